@@ -1,0 +1,73 @@
+// One bare mirror of a remote repository, kept under state_dir/mirrors/: cloned on first use,
+// then fetched incrementally (all branches and tags: a compare pair may sit on any branch).
+// Everything the core needs from git goes through this interface; the real implementation is
+// libgit2 (src/libgit2_mirror.cpp), and no libgit2 type crosses it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aaw/result.hpp"
+#include "aaw/source_tree.hpp"
+
+namespace aaw {
+
+struct CommitInfo {
+  ObjectId id;
+  std::vector<ObjectId> parents;  // first parent first
+  std::string author_name;
+  std::string author_email;
+  std::int64_t author_time = 0;       // seconds since the epoch
+  int author_offset_minutes = 0;      // the author's UTC offset
+  std::string subject;                // first line of the message
+  std::string message;                // whole message
+};
+
+struct MirrorOptions {
+  // Sent as HTTP basic credentials to http(s) remotes only; never logged, never stored.
+  std::string https_token;
+};
+
+class GitMirror {
+ public:
+  virtual ~GitMirror() = default;
+
+  // The remote URL as configured, with any user:password@ part removed (safe to print).
+  virtual std::string display_url() const = 0;
+  // The directory of the bare mirror.
+  virtual std::filesystem::path path() const = 0;
+
+  // Fetch all branches and tags from the remote, pruning deleted ones.
+  // network with the remote's message when it is unreachable or refuses us.
+  virtual Result<void> fetch() = 0;
+
+  // A full SHA, an unambiguous short SHA (>= 4 hex digits), a branch or a tag name -> the commit.
+  // invalid_input for a malformed revision, not_found for an unknown one, ambiguous for a short
+  // SHA matching several objects.
+  virtual Result<ObjectId> resolve(std::string_view revision) = 0;
+
+  // Author, date and message of a commit; not_found when the object is missing.
+  virtual Result<CommitInfo> commit_info(const ObjectId& commit) = 0;
+
+  // The files of a commit, read straight from the object database (no checkout).
+  virtual Result<std::unique_ptr<SourceTree>> tree(const ObjectId& commit) = 0;
+};
+
+// Opens the mirror of `url` under `mirrors_dir`, cloning it first when it does not exist yet (a
+// failed first clone leaves nothing behind). `url` may be a local path, file://, git:// or
+// http(s)://. Does not fetch an existing mirror: call fetch() for that.
+Result<std::unique_ptr<GitMirror>> open_mirror(const std::string& url,
+                                               const std::filesystem::path& mirrors_dir,
+                                               const MirrorOptions& options);
+
+// The directory name a URL's mirror gets: readable, and distinct for distinct URLs.
+std::string mirror_directory_name(std::string_view url);
+
+// `url` without the user:password@ part, for messages and logs.
+std::string redact_url(std::string_view url);
+
+}  // namespace aaw

@@ -1,0 +1,1 @@
+// placeholder: written in the compare-mode slice
