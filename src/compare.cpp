@@ -1,1 +1,57 @@
-// placeholder: written in the compare-mode slice
+#include "aaw/compare.hpp"
+
+#include <algorithm>
+
+namespace aaw {
+namespace {
+
+Result<std::vector<SignatureState>> states_at(GitMirror& mirror, StaticExtractor& extractor,
+                                              const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& functions) {
+  auto tree = mirror.tree(commit);
+  if (!tree) return tree.error();
+  auto extractions = extractor.extract(**tree, functions);
+  if (!extractions) return extractions.error();
+  std::vector<SignatureState> states;
+  for (Extraction& e : *extractions) states.push_back(std::move(e.state));
+  return states;
+}
+
+}  // namespace
+
+std::vector<const FunctionComparison*> Comparison::failures() const {
+  std::vector<const FunctionComparison*> out;
+  for (const FunctionComparison& f : functions)
+    if (is_machinery_failure(f.before.status) || is_machinery_failure(f.after.status)) out.push_back(&f);
+  return out;
+}
+
+Result<Comparison> compare_commits(GitMirror& mirror, StaticExtractor& extractor,
+                                   const std::vector<MonitoredFunction>& functions,
+                                   std::string_view old_revision, std::string_view new_revision) {
+  auto old_commit = mirror.resolve(old_revision);
+  if (!old_commit) return old_commit.error().context("old commit '" + std::string(old_revision) + "'");
+  auto new_commit = mirror.resolve(new_revision);
+  if (!new_commit) return new_commit.error().context("new commit '" + std::string(new_revision) + "'");
+  auto before = states_at(mirror, extractor, *old_commit, functions);
+  if (!before) return before.error().context("reading " + old_commit->hex);
+  auto after = states_at(mirror, extractor, *new_commit, functions);
+  if (!after) return after.error().context("reading " + new_commit->hex);
+  Comparison comparison{*old_commit, *new_commit, {}};
+  for (size_t i = 0; i < functions.size(); ++i) {
+    auto changes = diff_states((*before)[i], (*after)[i]);
+    comparison.functions.push_back({functions[i], (*before)[i], (*after)[i], std::move(changes)});
+  }
+  return comparison;
+}
+
+int compare_exit_code(const Comparison& comparison, FailOn fail_on) {
+  bool counted = std::any_of(comparison.functions.begin(), comparison.functions.end(), [&](const auto& f) {
+    if (fail_on == FailOn::any) return !f.changes.empty();
+    return highest(f.changes) == Severity::breaking;
+  });
+  if (counted) return 1;
+  return comparison.failures().empty() ? 0 : 2;
+}
+
+}  // namespace aaw

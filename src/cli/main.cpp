@@ -1,1 +1,18 @@
-int main() { return 0; }
+// aiter-api-watcher: wires the command line and reports what escapes it, as one line on stderr.
+#include <exception>
+#include <iostream>
+
+#include "app.hpp"
+#include "command_context.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    return aaw::cli::run_app(argc, argv);
+  } catch (const aaw::cli::CommandError& e) {
+    std::cerr << "aiter-api-watcher: error: " << e.message << "\n";
+    return aaw::cli::k_exit_error;
+  } catch (const std::exception& e) {
+    std::cerr << "aiter-api-watcher: error: " << e.what() << "\n";
+    return aaw::cli::k_exit_error;
+  }
+}

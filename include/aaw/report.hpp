@@ -1,0 +1,29 @@
+// The operator's log: the original tool's line format on the console and in a size-rotated file,
+//   2025-04-26 17:41:54,547 - aiter_api_watcher - INFO - Checking commit <sha>
+// Level names are Python logging's (DEBUG, INFO, WARNING, ERROR), as users grep for them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "aaw/config.hpp"
+#include "aaw/result.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace aaw {
+
+using Logger = spdlog::logger;
+
+enum class ConsoleStream { stdout_stream, stderr_stream, none };
+
+// A logger named "aiter_api_watcher" writing to `console` and to the rotating file of `config`
+// (`file` empty: no file). io when the log file cannot be opened (naming it and why).
+Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console);
+
+// A logger that writes nowhere, for code paths and tests that need one.
+std::shared_ptr<Logger> null_logger();
+
+}  // namespace aaw

@@ -1,0 +1,33 @@
+// `compare OLD NEW`: the states of every monitored function at two commits, printed as log lines
+// (text), the contract's JSON, or Markdown. Also the original tool's mode 3 (compare_pair).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace aaw {
+class Runtime;
+}
+
+namespace aaw::cli {
+
+struct CompareOptions {
+  std::filesystem::path config_path;
+  std::string old_revision;  // empty: compare_pair[0]
+  std::string new_revision;  // empty: compare_pair[1]
+  std::string format = "text";
+  std::string fail_on = "any";
+  std::string extractor;     // empty: the config's
+  bool original_mode = false;  // run as the original script did: startup lines, no subcommand
+};
+
+void add_compare_command(CLI::App& app, CompareOptions& options);
+
+// Returns the exit code: 0 nothing changed, 1 changes found, 2 error.
+int run_compare(const CompareOptions& options, Runtime& runtime);
+
+}  // namespace aaw::cli
