@@ -38,7 +38,9 @@ std::string did_you_mean(std::string_view key, const std::vector<std::string>& k
   std::string best;
   size_t best_distance = std::max<size_t>(2, key.size() / 3) + 1;
   for (const std::string& candidate : known) {
-    size_t d = edit_distance(key, candidate);
+    // A truncated key ("max_size" for "max_size_mb") is as likely a slip as a typo.
+    bool prefix = key.size() >= 4 && std::string_view(candidate).substr(0, key.size()) == key;
+    size_t d = prefix ? 1 : edit_distance(key, candidate);
     if (d < best_distance) {
       best_distance = d;
       best = candidate;
