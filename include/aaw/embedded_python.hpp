@@ -20,8 +20,11 @@ const std::vector<PythonSource>& embedded_python_sources();
 
 class EmbeddedPython final : public PythonHost {
  public:
-  // Starts the interpreter (at most one per process) and installs the embedded helper modules.
-  // Throws std::runtime_error when the interpreter cannot start: nothing works without it.
+  // Starts the interpreter (at most one per process, ever: Python cannot be restarted safely)
+  // isolated from PYTHON* variables and the user's site-packages, writing no bytecode and leaving
+  // SIGINT/SIGTERM to the daemon; then installs aaw_host (HostError) and the embedded helpers.
+  // Throws std::runtime_error when the interpreter cannot start or a helper does not load:
+  // nothing works without them. Calls must come from the constructing thread.
   EmbeddedPython();
   ~EmbeddedPython() override;
   EmbeddedPython(const EmbeddedPython&) = delete;
@@ -29,6 +32,11 @@ class EmbeddedPython final : public PythonHost {
 
   Result<Json> call(std::string_view module, std::string_view function, const Json& args,
                     const HostCallbacks& callbacks) override;
+
+  // Compiles `source` as module `name` (tracebacks name it "<aaw>/NAME.py"), runs it and puts it
+  // in sys.modules, replacing any module of that name. python with the exception when it does
+  // not compile or raises; sys.modules then keeps what it had under that name.
+  Result<void> install_module(std::string_view name, std::string_view source);
 
  private:
   struct Impl;
