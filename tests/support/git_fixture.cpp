@@ -1,1 +1,115 @@
-// placeholder: written in the compare-mode slice
+#include "support/git_fixture.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "support/process.hpp"
+
+namespace aaw::test {
+namespace {
+
+// 2023-11-14 22:13:20 UTC: any fixed instant will do; it makes commit ids reproducible.
+constexpr long long k_epoch = 1700000000;
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+std::string describe(const std::vector<std::string>& args) {
+  std::string out = "git";
+  for (const auto& arg : args) out += " " + arg;
+  return out;
+}
+
+}  // namespace
+
+RunOptions isolated_git_options() {
+  RunOptions options;
+  options.env = {{"GIT_CONFIG_NOSYSTEM", "1"},
+                 {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                 {"GIT_TERMINAL_PROMPT", "0"},
+                 {"LC_ALL", "C"}};
+  options.unset_env = {"GIT_DIR",
+                       "GIT_WORK_TREE",
+                       "GIT_INDEX_FILE",
+                       "GIT_OBJECT_DIRECTORY",
+                       "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                       "GIT_CEILING_DIRECTORIES",
+                       "GIT_NAMESPACE"};
+  return options;
+}
+
+GitFixture::GitFixture(std::filesystem::path dir) : m_dir(std::move(dir)) {
+  std::filesystem::create_directories(m_dir);
+  git({"init", "-q", "-b", "main"});
+  git({"config", "user.name", "Test Author"});
+  git({"config", "user.email", "author@example.com"});
+  git({"config", "commit.gpgsign", "false"});
+  git({"config", "tag.gpgsign", "false"});
+}
+
+std::string GitFixture::file_url() const {
+  return "file://" + std::filesystem::absolute(m_dir).string();
+}
+
+void GitFixture::write_file(const std::string& relative_path, std::string_view content) {
+  const auto file = m_dir / relative_path;
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+void GitFixture::remove_file(const std::string& relative_path) {
+  git({"rm", "-q", "-r", "--", relative_path});
+}
+
+std::string GitFixture::commit(const std::string& message) {
+  git({"add", "-A"});
+  // Dates one minute apart: ids are reproducible and "newest" is never a tie.
+  const std::string date = "@" + std::to_string(k_epoch + 60LL * m_commits++) + " +0000";
+  RunOptions options = isolated_git_options();
+  options.env["GIT_AUTHOR_DATE"] = date;
+  options.env["GIT_COMMITTER_DATE"] = date;
+  options.cwd = m_dir;
+  const ProcessResult result =
+      run_process({"git", "commit", "-q", "--allow-empty", "-m", message}, options);
+  if (!result.ok()) throw std::runtime_error("git commit failed: " + result.err);
+  return rev_parse("HEAD");
+}
+
+void GitFixture::branch(const std::string& name) { git({"branch", name}); }
+void GitFixture::checkout(const std::string& name) { git({"checkout", "-q", name}); }
+void GitFixture::delete_branch(const std::string& name) { git({"branch", "-q", "-D", name}); }
+void GitFixture::tag(const std::string& name) { git({"tag", name}); }
+void GitFixture::delete_tag(const std::string& name) { git({"tag", "-d", name}); }
+
+void GitFixture::annotated_tag(const std::string& name, const std::string& message) {
+  git({"tag", "-a", name, "-m", message});
+}
+
+std::string GitFixture::rev_parse(const std::string& revision) const {
+  return trimmed(git({"rev-parse", "--verify", revision}));
+}
+
+std::filesystem::path GitFixture::bare_clone(const std::filesystem::path& dest) const {
+  git({"clone", "-q", "--bare", m_dir.string(), dest.string()});
+  return dest;
+}
+
+void GitFixture::push_mirror(const std::filesystem::path& dest) const {
+  git({"push", "-q", "--mirror", dest.string()});
+}
+
+std::string GitFixture::git(const std::vector<std::string>& args) const {
+  RunOptions options = isolated_git_options();
+  options.cwd = m_dir;
+  std::vector<std::string> argv{"git"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const ProcessResult result = run_process(argv, options);
+  if (!result.ok()) throw std::runtime_error(describe(args) + " failed: " + result.err);
+  return result.out;
+}
+
+}  // namespace aaw::test
