@@ -126,6 +126,25 @@ std::optional<Severity> parse_severity(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<ChangeKind> parse_change_kind(std::string_view text) {
+  for (size_t i = 0; i < k_change_names.size(); ++i)
+    if (k_change_names[i] == text) return static_cast<ChangeKind>(i);
+  return std::nullopt;
+}
+
+Result<Change> change_from_json(const Json& json) {
+  auto text = [&](const char* key) -> std::optional<std::string> {
+    auto it = json.find(key);
+    if (it == json.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  auto kind = text("kind") ? parse_change_kind(*text("kind")) : std::nullopt;
+  if (!kind) return Error(ErrorCode::invalid_input, "change.kind: expected a change kind");
+  auto severity = text("severity") ? parse_severity(*text("severity")) : std::nullopt;
+  if (!severity) return Error(ErrorCode::invalid_input, "change.severity: expected a severity");
+  return Change{*kind, *severity, text("parameter"), text("old"), text("new")};
+}
+
 std::string Change::describe() const {
   auto quoted = [](const std::optional<std::string>& s) { return s ? "'" + *s + "'" : std::string("none"); };
   std::string p = parameter ? "parameter '" + *parameter + "'" : std::string();

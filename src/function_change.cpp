@@ -13,7 +13,7 @@ std::string iso8601(std::int64_t seconds, int offset_minutes) {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
   int magnitude = offset_minutes < 0 ? -offset_minutes : offset_minutes;
-  char zone[8];
+  char zone[24];
   std::snprintf(zone, sizeof zone, "%c%02d:%02d", offset_minutes < 0 ? '-' : '+', magnitude / 60, magnitude % 60);
   return std::string(date) + zone;
 }

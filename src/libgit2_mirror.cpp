@@ -48,6 +48,7 @@ using RemotePtr = std::unique_ptr<git_remote, GitFree<git_remote_free>>;
 using ObjectPtr = std::unique_ptr<git_object, GitFree<git_object_free>>;
 using TreePtr = std::unique_ptr<git_tree, GitFree<git_tree_free>>;
 using TreeEntryPtr = std::unique_ptr<git_tree_entry, GitFree<git_tree_entry_free>>;
+using RevwalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk_free>>;
 
 // libgit2's global state is reference counted, so each owner of handles may hold one count; the
 // mirror and every tree it hands out share one Session, whose repository is freed before the
@@ -308,6 +309,10 @@ class Libgit2Mirror final : public GitMirror {
   Result<ObjectId> resolve(std::string_view revision) override;
   Result<CommitInfo> commit_info(const ObjectId& commit) override;
   Result<std::unique_ptr<SourceTree>> tree(const ObjectId& commit) override;
+  Result<ObjectId> remote_head(std::string_view branch) override;
+  Result<std::vector<ObjectId>> first_parent_range(const ObjectId& since, const ObjectId& tip) override;
+  Result<bool> is_ancestor(const ObjectId& ancestor, const ObjectId& descendant) override;
+  Result<std::optional<ObjectId>> merge_base(const ObjectId& a, const ObjectId& b) override;
 
   Result<void> open_existing();
   Result<void> clone();
@@ -321,6 +326,8 @@ class Libgit2Mirror final : public GitMirror {
   Result<void> adopt_url();
   Result<void> fetch_origin(std::string_view verb);
   void point_head_at_default_branch(git_remote* remote);
+  Result<git_oid> commit_oid(const ObjectId& id) const;
+  Result<RemotePtr> connected_remote(CredentialState& credentials) const;
   Result<ObjectId> resolve_hex(const std::string& revision);
   Result<ObjectId> resolve_ref(const std::string& revision);
   Result<ObjectId> peel_to_commit(git_object* object, const std::string& revision);
@@ -609,6 +616,115 @@ std::string redact_url(std::string_view url) {
     if (const auto at = authority.rfind('@'); at != std::string::npos) text.erase(host, at + 1);
   }
   return text;
+}
+
+}  // namespace aaw
+
+namespace aaw {
+namespace {
+
+// The remote's advertisement: disconnect() before the remote is freed, as libgit2 asks.
+struct Disconnect {
+  void operator()(git_remote* remote) const {
+    git_remote_disconnect(remote);
+    git_remote_free(remote);
+  }
+};
+
+}  // namespace
+
+Result<git_oid> Libgit2Mirror::commit_oid(const ObjectId& id) const {
+  auto oid = parse_full_id(id.hex);
+  if (!oid) return Error(ErrorCode::invalid_input, "'" + id.hex + "' is not a full commit id");
+  auto object = lookup_object(repository(), id, GIT_OBJECT_COMMIT);
+  if (!object) return object.error();
+  return *oid;
+}
+
+Result<RemotePtr> Libgit2Mirror::connected_remote(CredentialState& credentials) const {
+  git_remote* raw = nullptr;
+  if (git_remote_lookup(&raw, repository(), k_remote) < 0) {
+    return git_failure(ErrorCode::git, "cannot read the remote of " + in_quotes(m_directory.string()));
+  }
+  RemotePtr remote(raw);
+  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  if (is_http(m_url)) {  // never offer the token to anything else
+    callbacks.credentials = provide_token;
+    callbacks.payload = &credentials;
+  }
+  if (git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) < 0) {
+    return git_failure(ErrorCode::network, "cannot reach " + in_quotes(display_url()), m_options.https_token);
+  }
+  return remote;
+}
+
+Result<ObjectId> Libgit2Mirror::remote_head(std::string_view branch) {
+  if (is_local_path(m_url) && !fs::is_directory(m_url)) {
+    return Error(ErrorCode::network, "cannot reach " + in_quotes(display_url()) + ": no such directory");
+  }
+  CredentialState credentials{&m_options.https_token};
+  auto remote = connected_remote(credentials);
+  if (!remote) return remote.error();
+  std::unique_ptr<git_remote, Disconnect> connection(remote->release());
+  const git_remote_head** heads = nullptr;
+  size_t count = 0;
+  if (git_remote_ls(&heads, &count, connection.get()) < 0) {
+    return git_failure(ErrorCode::network, "cannot list the refs of " + in_quotes(display_url()),
+                       m_options.https_token);
+  }
+  const std::string wanted = "refs/heads/" + std::string(branch);
+  for (size_t i = 0; i < count; ++i) {
+    if (wanted == heads[i]->name) return to_object_id(&heads[i]->oid);
+  }
+  return Error(ErrorCode::not_found, "branch " + in_quotes(branch) + " not found on " + in_quotes(display_url()));
+}
+
+Result<std::vector<ObjectId>> Libgit2Mirror::first_parent_range(const ObjectId& since, const ObjectId& tip) {
+  auto since_oid = commit_oid(since);
+  if (!since_oid) return since_oid.error();
+  auto tip_oid = commit_oid(tip);
+  if (!tip_oid) return tip_oid.error();
+  git_revwalk* raw = nullptr;
+  if (git_revwalk_new(&raw, repository()) < 0) return git_failure(ErrorCode::git, "cannot walk the history");
+  RevwalkPtr walk(raw);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+  git_revwalk_simplify_first_parent(walk.get());
+  if (git_revwalk_push(walk.get(), &*tip_oid) < 0 || git_revwalk_hide(walk.get(), &*since_oid) < 0) {
+    return git_failure(ErrorCode::git, "cannot walk from " + tip.hex + " to " + since.hex);
+  }
+  std::vector<ObjectId> out;
+  git_oid oid;
+  int status = 0;
+  while ((status = git_revwalk_next(&oid, walk.get())) == 0) out.push_back(to_object_id(&oid));
+  // A missing object half-way (real snapshots have them) ends the walk with an error, not a crash.
+  if (status != GIT_ITEROVER) return git_failure(ErrorCode::not_found, "cannot walk from " + tip.hex);
+  return out;
+}
+
+Result<bool> Libgit2Mirror::is_ancestor(const ObjectId& ancestor, const ObjectId& descendant) {
+  auto a = commit_oid(ancestor);
+  if (!a) return a.error();
+  auto d = commit_oid(descendant);
+  if (!d) return d.error();
+  if (git_oid_equal(&*a, &*d)) return true;
+  int result = git_graph_descendant_of(repository(), &*d, &*a);
+  if (result < 0) return git_failure(ErrorCode::git, "cannot compare " + ancestor.hex + " with " + descendant.hex);
+  return result == 1;
+}
+
+Result<std::optional<ObjectId>> Libgit2Mirror::merge_base(const ObjectId& a, const ObjectId& b) {
+  auto first = commit_oid(a);
+  if (!first) return first.error();
+  auto second = commit_oid(b);
+  if (!second) return second.error();
+  git_oid base;
+  int result = git_merge_base(&base, repository(), &*first, &*second);
+  if (result == GIT_ENOTFOUND) {
+    git_error_clear();
+    return std::optional<ObjectId>();
+  }
+  if (result < 0) return git_failure(ErrorCode::git, "cannot find the merge base of " + a.hex + " and " + b.hex);
+  return std::optional<ObjectId>(to_object_id(&base));
 }
 
 }  // namespace aaw

@@ -59,20 +59,26 @@ spdlog::sink_ptr console_sink(ConsoleStream console) {
   return nullptr;
 }
 
+Result<spdlog::sink_ptr> open_file_sink(const LogConfig& config) {
+  try {
+    auto max_bytes = static_cast<size_t>(config.max_size_mb) * 1024 * 1024;
+    // max_files counts the rotated files kept beside the live one, as Python's backupCount.
+    return spdlog::sink_ptr(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
+        config.file, max_bytes, static_cast<size_t>(config.max_files)));
+  } catch (const spdlog::spdlog_ex& e) {
+    return Error(ErrorCode::io, "cannot open log file '" + config.file + "': " + e.what());
+  }
+}
+
 }  // namespace
 
 Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console) {
   std::vector<spdlog::sink_ptr> sinks;
   if (auto sink = console_sink(console)) sinks.push_back(sink);
   if (!config.file.empty()) {
-    try {
-      auto max_bytes = static_cast<size_t>(config.max_size_mb) * 1024 * 1024;
-      // max_files counts the rotated files kept beside the live one, as Python's backupCount.
-      sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
-          config.file, max_bytes, static_cast<size_t>(config.max_files)));
-    } catch (const spdlog::spdlog_ex& e) {
-      return Error(ErrorCode::io, "cannot open log file '" + config.file + "': " + e.what());
-    }
+    auto file = open_file_sink(config);
+    if (!file) return file.error();
+    sinks.push_back(*file);
   }
   auto logger = std::make_shared<Logger>("aiter_api_watcher", sinks.begin(), sinks.end());
   logger->set_formatter(make_formatter());
@@ -80,6 +86,17 @@ Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStre
   // The log is how operators follow a daemon: every line reaches the file at once.
   logger->flush_on(spdlog::level::trace);
   return logger;
+}
+
+Result<void> reopen_log_file(Logger& log, const LogConfig& config) {
+  if (config.file.empty()) return {};
+  auto file = open_file_sink(config);
+  if (!file) return file.error();
+  (*file)->set_formatter(make_formatter());
+  for (spdlog::sink_ptr& sink : log.sinks()) {
+    if (std::dynamic_pointer_cast<spdlog::sinks::rotating_file_sink_mt>(sink)) sink = *file;
+  }
+  return {};
 }
 
 std::shared_ptr<Logger> null_logger() {

@@ -67,9 +67,12 @@ Result<PathProbe> probe_from_json(const Json& json) {
       !(json["blob"].is_string() || json["blob"].is_null())) {
     return malformed("a consulted entry that is not {\"path\": str, \"blob\": str|null}");
   }
-  PathProbe probe{json["path"].get<std::string>(), std::nullopt};
+  PathProbe probe{json["path"].get<std::string>(), std::nullopt, std::nullopt};
   if (json["blob"].is_string()) {
     probe.blob = ObjectId{json["blob"].get<std::string>()};
+  }
+  if (json.contains("directory") && json["directory"].is_boolean()) {
+    probe.directory = json["directory"].get<bool>();
   }
   return probe;
 }

@@ -544,9 +544,9 @@ TEST_F(StaticExtractorTest, ListsConsultedPathsIncludingAbsentProbes) {
   const Extraction extraction = extract_one("import pkg", "pkg.m.f");
 
   EXPECT_THAT(extraction.consulted,
-              Contains(PathProbe{"pkg/__init__.py", m_tree.blob_of("pkg/__init__.py")}));
-  EXPECT_THAT(extraction.consulted, Contains(PathProbe{"pkg/m/__init__.py", std::nullopt}));
-  EXPECT_THAT(extraction.consulted, Contains(PathProbe{"pkg/m.py", m_tree.blob_of("pkg/m.py")}));
+              Contains(PathProbe{"pkg/__init__.py", m_tree.blob_of("pkg/__init__.py"), std::nullopt}));
+  EXPECT_THAT(extraction.consulted, Contains(PathProbe{"pkg/m/__init__.py", std::nullopt, std::nullopt}));
+  EXPECT_THAT(extraction.consulted, Contains(PathProbe{"pkg/m.py", m_tree.blob_of("pkg/m.py"), std::nullopt}));
 }
 
 TEST_F(StaticExtractorTest, ReadsUnchangedBlobsOnlyOnceAcrossExtractions) {

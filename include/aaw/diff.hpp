@@ -32,6 +32,7 @@ enum class Severity { annotation, compatible, behavioural, unknown, breaking };
 std::string_view to_string(ChangeKind kind);
 std::string_view to_string(Severity severity);
 std::optional<Severity> parse_severity(std::string_view text);
+std::optional<ChangeKind> parse_change_kind(std::string_view text);
 
 struct Change {
   ChangeKind kind;
@@ -45,8 +46,9 @@ struct Change {
   bool operator==(const Change&) const = default;
 };
 
-// The contract's CHANGE object.
+// The contract's CHANGE object, and back (invalid_input naming the bad field).
 Json to_json(const Change& change);
+Result<Change> change_from_json(const Json& json);
 
 // Every change from `before` to `after`, in parameter order. Empty when nothing changed, and
 // when either side is a machinery failure (build_failed, import_error, extract_failed): those

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,21 @@ class GitMirror {
 
   // The files of a commit, read straight from the object database (no checkout).
   virtual Result<std::unique_ptr<SourceTree>> tree(const ObjectId& commit) = 0;
+
+  // The commit `branch` points to on the remote now, asked without fetching anything (what
+  // `git ls-remote` does). network when the remote cannot be reached; not_found when it has no
+  // such branch.
+  virtual Result<ObjectId> remote_head(std::string_view branch) = 0;
+
+  // The first-parent commits of `tip` that `since` does not reach, oldest first: what
+  // `git rev-list --first-parent --reverse tip ^since` prints. not_found when either is missing.
+  virtual Result<std::vector<ObjectId>> first_parent_range(const ObjectId& since, const ObjectId& tip) = 0;
+
+  // True when `ancestor` is `descendant` or one of its ancestors.
+  virtual Result<bool> is_ancestor(const ObjectId& ancestor, const ObjectId& descendant) = 0;
+
+  // The best common ancestor of two commits; nullopt when their histories are unrelated.
+  virtual Result<std::optional<ObjectId>> merge_base(const ObjectId& a, const ObjectId& b) = 0;
 };
 
 // Opens the mirror of `url` under `mirrors_dir`, cloning it first when it does not exist yet (a

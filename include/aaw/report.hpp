@@ -23,6 +23,10 @@ enum class ConsoleStream { stdout_stream, stderr_stream, none };
 // (`file` empty: no file). io when the log file cannot be opened (naming it and why).
 Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console);
 
+// Closes and reopens the log file of a logger made by make_logger (after logrotate moved it, on
+// SIGHUP); io when it cannot be reopened, in which case the old file is kept.
+Result<void> reopen_log_file(Logger& log, const LogConfig& config);
+
 // A logger that writes nowhere, for code paths and tests that need one.
 std::shared_ptr<Logger> null_logger();
 

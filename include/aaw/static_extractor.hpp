@@ -20,7 +20,8 @@ namespace aaw {
 // When none of these changed between two commits, neither did the function's state.
 struct PathProbe {
   std::string path;
-  std::optional<ObjectId> blob;
+  std::optional<ObjectId> blob;    // for a file probe: the blob found there, nullopt if none
+  std::optional<bool> directory;   // for a directory probe: whether a directory was there
   bool operator==(const PathProbe&) const = default;
 };
 

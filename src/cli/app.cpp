@@ -6,26 +6,10 @@
 #include "check_config_command.hpp"
 #include "command_context.hpp"
 #include "compare_command.hpp"
+#include "history_command.hpp"
+#include "watch_command.hpp"
 
 namespace aaw::cli {
-namespace {
-
-// Without a subcommand the binary behaves as the original script did: compare_pair -> compare and
-// exit; otherwise monitoring, which this version does not offer yet.
-int run_original_mode(const std::filesystem::path& config_path, Runtime& runtime) {
-  Config config = read_config_or_throw(config_path);
-  if (config.compare_pair.size() == 2) {
-    CompareOptions options;
-    options.config_path = config_path;
-    options.original_mode = true;
-    return run_compare(options, runtime);
-  }
-  throw CommandError{config_path.string() +
-                     ": no compare_pair: continuous monitoring and commit_list replay are not part of this "
-                     "version; run 'aiter-api-watcher compare --config " + config_path.string() + " OLD NEW'"};
-}
-
-}  // namespace
 
 int run_app(int argc, char** argv) {
   CLI::App app{"aiter-api-watcher: reports every change to the call signatures of the functions you "
@@ -38,6 +22,14 @@ int run_app(int argc, char** argv) {
 
   CompareOptions compare;
   add_compare_command(app, compare);
+  WatchOptions watch;
+  add_watch_command(app, watch);
+  WatchOptions replay;
+  add_replay_command(app, replay);
+  HistoryOptions history;
+  add_history_command(app, history);
+  ShowOptions show;
+  add_show_command(app, show);
   CheckConfigOptions check_config;
   add_check_config_command(app, check_config);
 
@@ -48,14 +40,14 @@ int run_app(int argc, char** argv) {
     throw CommandError{e.what()};
   }
   Runtime runtime;
-  if (app.got_subcommand("compare")) {
-    compare.config_path = config_path;
-    return run_compare(compare, runtime);
-  }
-  if (app.got_subcommand("check-config")) {
-    check_config.config_path = config_path;
-    return run_check_config(check_config);
-  }
+  compare.config_path = watch.config_path = replay.config_path = config_path;
+  history.config_path = show.config_path = check_config.config_path = config_path;
+  if (app.got_subcommand("compare")) return run_compare(compare, runtime);
+  if (app.got_subcommand("watch")) return run_watch(watch, runtime);
+  if (app.got_subcommand("replay")) return run_replay(replay, runtime);
+  if (app.got_subcommand("history")) return run_history(history);
+  if (app.got_subcommand("show")) return run_show(show, runtime);
+  if (app.got_subcommand("check-config")) return run_check_config(check_config);
   return run_original_mode(config_path, runtime);
 }
 

@@ -454,12 +454,14 @@ class _Session:
         self.directories = {}  # path -> bool
         self.summaries = {}    # blob id -> _Scope or _ParseFailure, for this call
         self.consulted = {}
+        self.consulted_dirs = {}
         self.forced = set()
         self.active = set()
         self.binding = set()
 
     def resolve_function(self, function):
         self.consulted = {}
+        self.consulted_dirs = {}
         self.forced = set()
         self.active = set()
         self.binding = set()
@@ -473,6 +475,10 @@ class _Session:
             state = _failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
         consulted = [{"path": path, "blob": blob} for path, blob in self.consulted.items()]
+        # Directory probes say whether the directory was there, so a caller re-checking them
+        # notices one appearing or disappearing (namespace packages).
+        consulted += [{"path": path, "blob": None, "directory": found}
+                      for path, found in self.consulted_dirs.items()]
         return {"state": state, "consulted": consulted}
 
     def _state(self, function):
@@ -783,7 +789,7 @@ class _Session:
         else:
             found = bool(self._host("is_directory", path, "look up '%s'" % path))
             self.directories[path] = found
-        self.consulted.setdefault(path, None)
+        self.consulted_dirs.setdefault(path, found)
         return found
 
     def _summary(self, module):

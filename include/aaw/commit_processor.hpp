@@ -1,0 +1,53 @@
+// One commit, start to finish: extract every monitored function, diff each against its baseline,
+// log the original tool's lines, record everything in one state-store transaction, then append
+// the commit's events to events.jsonl.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "aaw/clock.hpp"
+#include "aaw/event_log.hpp"
+#include "aaw/git_mirror.hpp"
+#include "aaw/report.hpp"
+#include "aaw/signature_source.hpp"
+#include "aaw/state_store.hpp"
+
+namespace aaw {
+
+class CommitProcessor {
+ public:
+  CommitProcessor(std::vector<MonitoredFunction> functions, GitMirror& mirror, SignatureSource& source,
+                  StateStore& store, EventLog& events, Logger& log, Clock& clock)
+      : m_functions(std::move(functions)), m_mirror(mirror), m_source(source), m_store(store),
+        m_events(events), m_log(log), m_clock(clock) {}
+
+  // Processes `commit`, diffing against the last good states recorded up to `against` (nullopt:
+  // the states are initial). A commit that cannot be read is recorded as failed with its error,
+  // and that is not an Error here: an Error means the state store or the event log failed.
+  // `verb` starts the log line: "Checking commit X" or "Processing commit X".
+  Result<void> process(const ObjectId& commit, const std::optional<ObjectId>& against, bool advances_line,
+                       std::string_view verb);
+
+  // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
+  Result<void> flush_events();
+
+  const std::vector<MonitoredFunction>& functions() const { return m_functions; }
+
+ private:
+  void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
+             const SignatureState* base, CommitRecord& record);
+  Json event(const char* type, Json function_change) const;
+  Result<void> record_failure(const ObjectId& commit, bool advances_line, const Error& error);
+
+  std::vector<MonitoredFunction> m_functions;
+  GitMirror& m_mirror;
+  SignatureSource& m_source;
+  StateStore& m_store;
+  EventLog& m_events;
+  Logger& m_log;
+  Clock& m_clock;
+};
+
+}  // namespace aaw

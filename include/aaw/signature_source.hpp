@@ -1,0 +1,58 @@
+// Where the states of the monitored functions at a commit come from. The static source reads the
+// commit's tree; the runtime source (a later module) builds and imports it.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aaw/git_mirror.hpp"
+#include "aaw/result.hpp"
+#include "aaw/signature.hpp"
+#include "aaw/static_extractor.hpp"
+
+namespace aaw {
+
+class SignatureSource {
+ public:
+  virtual ~SignatureSource() = default;
+  // One state per function, in order. An Error only when the commit cannot be read at all.
+  virtual Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                                      const std::vector<MonitoredFunction>& functions) = 0;
+};
+
+// Static extraction that remembers, per function, the paths its last resolution consulted and what
+// it found there. When none of them changed at the next commit, the function's state cannot have
+// changed either: it is reused without entering Python, so most commits of a long replay cost a
+// few tree lookups.
+class IncrementalStaticSource final : public SignatureSource {
+ public:
+  IncrementalStaticSource(GitMirror& mirror, StaticExtractor& extractor)
+      : m_mirror(mirror), m_extractor(extractor) {}
+
+  Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& functions) override;
+
+  // How many functions were resolved by Python, and how many were reused, since construction.
+  std::size_t resolved_count() const { return m_resolved; }
+  std::size_t reused_count() const { return m_reused; }
+
+ private:
+  using Key = std::pair<std::string, std::string>;  // import statement, function path
+  struct Memo {
+    SignatureState state;
+    std::vector<PathProbe> consulted;
+  };
+
+  bool unchanged(SourceTree& tree, const Memo& memo, std::map<std::string, PathProbe>& seen);
+
+  GitMirror& m_mirror;
+  StaticExtractor& m_extractor;
+  std::map<Key, Memo> m_memo;
+  std::size_t m_resolved = 0;
+  std::size_t m_reused = 0;
+};
+
+}  // namespace aaw

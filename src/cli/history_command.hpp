@@ -1,0 +1,36 @@
+// `history [FUNCTION_PATH]`: every recorded change, oldest first (text or the contract's JSON).
+// `show COMMIT`: the states recorded at a commit, or extracted on the fly when it was not.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace aaw {
+class Runtime;
+}
+
+namespace aaw::cli {
+
+struct HistoryOptions {
+  std::filesystem::path config_path;
+  std::string function_path;  // empty: all
+  std::string format = "text";
+};
+
+struct ShowOptions {
+  std::filesystem::path config_path;
+  std::string commit;
+  std::string format = "text";
+  std::string extractor;
+};
+
+void add_history_command(CLI::App& app, HistoryOptions& options);
+void add_show_command(CLI::App& app, ShowOptions& options);
+int run_history(const HistoryOptions& options);
+int run_show(const ShowOptions& options, Runtime& runtime);
+
+}  // namespace aaw::cli

@@ -1,0 +1,67 @@
+#include "watch_command.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "command_context.hpp"
+#include "compare_command.hpp"
+#include "watch_session.hpp"
+
+namespace aaw::cli {
+namespace {
+
+void add_common(CLI::App* cmd, WatchOptions& options) {
+  cmd->add_flag("--once", options.once, "Process what is pending, then exit instead of monitoring");
+  cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
+      ->check(CLI::IsMember({"static", "runtime", "both"}));
+}
+
+// Replays `commits`, then monitors unless `once`. Exit code 2 when a commit could not be replayed.
+int replay_then_watch(const Config& config, const std::vector<std::string>& commits, bool once,
+                      Runtime& runtime) {
+  WatchSession session(config, runtime);
+  int unresolved = session.watcher().replay(commits);
+  if (once) return unresolved ? k_exit_error : 0;
+  int code = session.watcher().run(false);
+  return unresolved ? k_exit_error : code;
+}
+
+}  // namespace
+
+void add_watch_command(CLI::App& app, WatchOptions& options) {
+  add_common(app.add_subcommand("watch", "Monitor the branch and record every signature change"), options);
+}
+
+void add_replay_command(CLI::App& app, WatchOptions& options) {
+  CLI::App* cmd = app.add_subcommand("replay", "Process these commits in order, then monitor");
+  cmd->add_option("COMMITS", options.commits, "Commits (SHA, short SHA, branch or tag), oldest first")->required();
+  add_common(cmd, options);
+}
+
+int run_watch(const WatchOptions& options, Runtime& runtime) {
+  Config config = read_config_or_throw(options.config_path);
+  apply_extractor(config, options.extractor);
+  WatchSession session(config, runtime);
+  return session.watcher().run(options.once);
+}
+
+int run_replay(const WatchOptions& options, Runtime& runtime) {
+  Config config = read_config_or_throw(options.config_path);
+  apply_extractor(config, options.extractor);
+  return replay_then_watch(config, options.commits, options.once, runtime);
+}
+
+int run_original_mode(const std::filesystem::path& config_path, Runtime& runtime) {
+  Config config = read_config_or_throw(config_path);
+  if (config.compare_pair.size() == 2) {
+    CompareOptions options;
+    options.config_path = config_path;
+    options.original_mode = true;
+    return run_compare(options, runtime);
+  }
+  apply_extractor(config, "");
+  if (!config.commit_list.empty()) return replay_then_watch(config, config.commit_list, false, runtime);
+  WatchSession session(config, runtime);
+  return session.watcher().run(false);
+}
+
+}  // namespace aaw::cli

@@ -1,0 +1,47 @@
+// Everything the watch and replay commands run on, built once from the config: the log, the
+// mirror, the interpreter, the static source, the state store, the event log, the clock and the
+// signal handlers. Construction failures throw CommandError (exit 2).
+#pragma once
+
+#include <cstdio>
+#include <memory>
+
+#include "aaw/clock.hpp"
+#include "aaw/commit_processor.hpp"
+#include "aaw/config.hpp"
+#include "aaw/control.hpp"
+#include "aaw/event_log.hpp"
+#include "aaw/git_mirror.hpp"
+#include "aaw/progress.hpp"
+#include "aaw/report.hpp"
+#include "aaw/runtime.hpp"
+#include "aaw/signature_source.hpp"
+#include "aaw/state_store.hpp"
+#include "aaw/static_extractor.hpp"
+#include "aaw/watcher.hpp"
+
+namespace aaw::cli {
+
+class WatchSession {
+ public:
+  WatchSession(const Config& config, Runtime& runtime);
+
+  Watcher& watcher() { return *m_watcher; }
+  Logger& log() { return *m_log; }
+
+ private:
+  const Config& m_config;
+  SignalControl m_control;  // first: Python must find our handlers already installed
+  SystemClock m_clock;
+  std::shared_ptr<Logger> m_log;
+  std::unique_ptr<GitMirror> m_mirror;
+  std::unique_ptr<StaticExtractor> m_extractor;
+  std::unique_ptr<IncrementalStaticSource> m_source;
+  std::unique_ptr<StateStore> m_store;
+  std::unique_ptr<EventLog> m_events;
+  std::unique_ptr<Progress> m_progress;
+  std::unique_ptr<CommitProcessor> m_processor;
+  std::unique_ptr<Watcher> m_watcher;
+};
+
+}  // namespace aaw::cli

@@ -1,0 +1,105 @@
+#include "aaw/commit_processor.hpp"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "aaw/function_change.hpp"
+
+namespace aaw {
+namespace {
+
+std::string utc_now(const Clock& clock) {
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(clock.now().time_since_epoch()).count();
+  return iso8601(seconds, 0).substr(0, 19) + "Z";
+}
+
+const SignatureState* find_state(const std::vector<FunctionState>& states, const MonitoredFunction& f) {
+  for (const FunctionState& s : states)
+    if (s.function == f) return &s.state;
+  return nullptr;
+}
+
+void log_change(Logger& log, const FunctionChange& c) {
+  log.info("API change detected for {} ({})", c.function.function_path, to_string(*highest(c.changes)));
+  log.info("  old: {}", c.before.summary());
+  log.info("  new: {}", c.after.summary());
+  for (const Change& change : c.changes) log.info("  {}", change.describe());
+}
+
+}  // namespace
+
+Json CommitProcessor::event(const char* type, Json function_change) const {
+  Json out = {{"type", type}, {"time", utc_now(m_clock)}};
+  out.update(function_change);
+  return out;
+}
+
+void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& function,
+                            const SignatureState& state, const SignatureState* base, CommitRecord& record) {
+  const std::string& name = function.function_path;
+  if (is_machinery_failure(state.status)) {
+    // Never diffed: the next good commit is compared with the last good state.
+    m_log.warn("Could not extract {} at {}: {}", name, commit.id.hex, state.summary());
+    return;
+  }
+  FunctionChange change{commit, std::nullopt, function, base ? *base : SignatureState{}, state, {}};
+  if (!base) {
+    m_log.info("Initial signature for {}: {}", name, state.summary());
+    Json initial = to_json(change);
+    initial["old"] = nullptr;
+    record.events.push_back(event("initial", std::move(initial)));
+    return;
+  }
+  change.changes = diff_states(*base, state);
+  if (change.changes.empty()) {
+    m_log.info("No API change for {}", name);
+    return;
+  }
+  log_change(m_log, change);
+  Json json = to_json(change);
+  record.changes.push_back(json);
+  record.events.push_back(event("change", std::move(json)));
+}
+
+Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advances_line, const Error& error) {
+  m_log.error("Cannot process commit {}: {}", commit.hex, error.message());
+  CommitRecord record;
+  record.commit.id = commit;
+  record.outcome = CommitOutcome::failed;
+  record.error = error.message();
+  record.advances_line = advances_line;
+  return m_store.record(record);
+}
+
+Result<void> CommitProcessor::process(const ObjectId& commit, const std::optional<ObjectId>& against,
+                                      bool advances_line, std::string_view verb) {
+  m_log.info("{} commit {}", verb, commit.hex);
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return record_failure(commit, advances_line, info.error());
+  auto states = m_source.extract(commit, m_functions);
+  if (!states) return record_failure(commit, advances_line, states.error());
+  std::vector<FunctionState> baseline;
+  if (against) {
+    auto loaded = m_store.baseline(*against);
+    if (!loaded) return loaded.error().context("loading the states at " + against->hex);
+    baseline = std::move(*loaded);
+  }
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = advances_line;
+  for (std::size_t i = 0; i < m_functions.size(); ++i) {
+    record.states.push_back({m_functions[i], (*states)[i]});
+    judge(*info, m_functions[i], (*states)[i], find_state(baseline, m_functions[i]), record);
+  }
+  auto recorded = m_store.record(record);
+  if (!recorded) return recorded.error().context("recording " + commit.hex);
+  return flush_events();
+}
+
+Result<void> CommitProcessor::flush_events() {
+  auto pending = m_store.events_after(m_events.last_id());
+  if (!pending) return pending.error();
+  return m_events.append(*pending);
+}
+
+}  // namespace aaw
