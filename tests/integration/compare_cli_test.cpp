@@ -240,13 +240,6 @@ TEST_F(CompareCliTest, UnknownFlagExitsTwo) {
   EXPECT_TRUE(contains(r.err, "aiter-api-watcher: error:")) << r.err;
 }
 
-TEST_F(CompareCliTest, NoComparePairAndNoSubcommandExitsTwo) {
-  auto config = write_config(daemon_url());
-  auto r = run({"--config", config.string()});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.err, "no compare_pair")) << r.err;
-}
-
 TEST_F(CompareCliTest, CheckConfigSummarisesValidConfig) {
   auto config = write_config(daemon_url());
   auto r = run({"check-config", "--config", config.string()});

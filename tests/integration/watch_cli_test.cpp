@@ -206,6 +206,16 @@ TEST_F(WatchCliTest, CommitListInConfigReplaysThenMonitors) {
   ASSERT_EQ(changes.size(), 2u);  // moe_sorting_ck renamed, asm_moe inserted: diffed base -> inserted
 }
 
+TEST_F(WatchCliTest, NoSubcommandWithoutComparePairMonitorsLikeTheOriginal) {
+  auto cfg = config("");
+  BackgroundProcess daemon(argv({"--config", cfg.string()}), m_dir.path() / "stdout.txt", options());
+  ASSERT_TRUE(eventually([&] { return count_of(log_text(), "Initial signature for ") == 10; })) << log_text();
+  EXPECT_NE(log_text().find("INFO - Check interval: 3600 seconds"), std::string::npos);
+  ASSERT_EQ(::kill(daemon.pid(), SIGINT), 0);
+  ASSERT_TRUE(eventually([&] { return !daemon.running(); }, 10s));
+  EXPECT_EQ(daemon.exit_code(), 0);
+}
+
 // A history of `count` commits on top of the synthetic package, each changing one default.
 std::vector<std::string> long_history(GitFixture& repo, int count) {
   std::vector<std::string> commits;
