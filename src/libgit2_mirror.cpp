@@ -17,6 +17,8 @@
 #include <memory>
 #include <optional>
 #include <system_error>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "aaw/git_mirror.hpp"
@@ -47,7 +49,6 @@ using RepositoryPtr = std::unique_ptr<git_repository, GitFree<git_repository_fre
 using RemotePtr = std::unique_ptr<git_remote, GitFree<git_remote_free>>;
 using ObjectPtr = std::unique_ptr<git_object, GitFree<git_object_free>>;
 using TreePtr = std::unique_ptr<git_tree, GitFree<git_tree_free>>;
-using TreeEntryPtr = std::unique_ptr<git_tree_entry, GitFree<git_tree_entry_free>>;
 using RevwalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk_free>>;
 
 // libgit2's global state is reference counted, so each owner of handles may hold one count; the
@@ -230,42 +231,68 @@ class Libgit2SourceTree final : public SourceTree {
       : m_session(std::move(session)), m_tree(std::move(tree)) {}
 
   Result<std::optional<ObjectId>> find_blob(std::string_view path) override {
-    auto entry = lookup(path);
-    if (!entry) return entry.error();
+    auto [dir, name] = split_path(path);
+    auto parent = directory(dir);
+    if (!parent) return parent.error();
+    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
     // Trees are directories and commits are submodules: neither is a file we could read.
-    if (!*entry || git_tree_entry_type(entry->get()) != GIT_OBJECT_BLOB) {
-      return std::optional<ObjectId>();
-    }
-    return std::optional<ObjectId>(to_object_id(git_tree_entry_id(entry->get())));
+    if (entry == nullptr || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(to_object_id(git_tree_entry_id(entry)));
   }
 
   Result<bool> is_directory(std::string_view path) override {
-    if (path.empty()) return true;  // the root
-    auto entry = lookup(path);
-    if (!entry) return entry.error();
-    return *entry && git_tree_entry_type(entry->get()) == GIT_OBJECT_TREE;
+    auto tree = directory(std::string(path));
+    if (!tree) return tree.error();
+    return *tree != nullptr;
   }
 
   Result<std::string> read_blob(const ObjectId& blob) override;
 
- private:
-  // The entry at `path`; null when there is none. An error only when an object on the way is
-  // missing, which libgit2 reports as an object-database error rather than a tree error.
-  Result<TreeEntryPtr> lookup(std::string_view path) {
-    if (path.empty()) return TreeEntryPtr();
-    git_tree_entry* raw = nullptr;
-    const int rc = git_tree_entry_bypath(&raw, m_tree.get(), std::string(path).c_str());
-    if (rc == 0) return TreeEntryPtr(raw);
-    const git_error* error = git_error_last();
-    const bool object_missing = error != nullptr && error->klass == GIT_ERROR_ODB;
-    if (rc == GIT_ENOTFOUND && !object_missing) return TreeEntryPtr();
-    const ErrorCode code = object_missing ? ErrorCode::not_found : ErrorCode::git;
-    return git_failure(code, "cannot read " + in_quotes(path) + " from tree " +
-                                 to_object_id(git_tree_id(m_tree.get())).hex);
+  bool has_directory_ids() const override { return true; }
+
+  Result<std::optional<ObjectId>> directory_id(std::string_view dir) override {
+    auto tree = directory(std::string(dir));
+    if (!tree) return tree.error();
+    if (*tree == nullptr) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(to_object_id(git_tree_id(*tree)));
   }
 
-  std::shared_ptr<Session> m_session;  // first: outlives m_tree
+  Result<std::vector<std::string>> changed_entries(const ObjectId& before, const ObjectId& after) override;
+
+ private:
+  // "a/b/c.py" -> {"a/b", "c.py"}; "c.py" -> {"", "c.py"}.
+  static std::pair<std::string, std::string> split_path(std::string_view path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string_view::npos) return {"", std::string(path)};
+    return {std::string(path.substr(0, slash)), std::string(path.substr(slash + 1))};
+  }
+
+  // The tree at `dir` ("" is the root), nullptr when no directory is there. Subtrees are cached
+  // for the life of this commit's view: a replay asks for the same few directories thousands of
+  // times, and git_tree_entry_bypath would parse every tree on the way each time. An error only
+  // when a tree object on the way is missing.
+  Result<const git_tree*> directory(const std::string& dir) {
+    if (dir.empty()) return static_cast<const git_tree*>(m_tree.get());
+    if (auto it = m_directories.find(dir); it != m_directories.end()) return static_cast<const git_tree*>(it->second.get());
+    auto [parent_dir, name] = split_path(dir);
+    auto parent = directory(parent_dir);
+    if (!parent) return parent.error();
+    TreePtr subtree;
+    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
+    if (entry != nullptr && git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+      git_tree* raw = nullptr;
+      if (git_tree_lookup(&raw, git_tree_owner(m_tree.get()), git_tree_entry_id(entry)) < 0) {
+        return git_failure(ErrorCode::not_found, "cannot read " + in_quotes(dir) + " from tree " +
+                                                     to_object_id(git_tree_id(m_tree.get())).hex);
+      }
+      subtree.reset(raw);
+    }
+    return static_cast<const git_tree*>(m_directories.emplace(dir, std::move(subtree)).first->second.get());
+  }
+
+  std::shared_ptr<Session> m_session;  // first: outlives the trees
   TreePtr m_tree;
+  std::unordered_map<std::string, TreePtr> m_directories;
 };
 
 // An object of the expected type; not_found when it is missing, invalid_input for another type.
@@ -290,6 +317,33 @@ Result<std::string> Libgit2SourceTree::read_blob(const ObjectId& blob) {
   const auto* handle = reinterpret_cast<const git_blob*>(object->get());
   const auto* data = static_cast<const char*>(git_blob_rawcontent(handle));
   return std::string(data, static_cast<std::size_t>(git_blob_rawsize(handle)));
+}
+
+Result<std::vector<std::string>> Libgit2SourceTree::changed_entries(const ObjectId& before, const ObjectId& after) {
+  git_repository* repository = git_tree_owner(m_tree.get());
+  auto old_tree = lookup_object(repository, before, GIT_OBJECT_TREE);
+  if (!old_tree) return old_tree.error();
+  auto new_tree = lookup_object(repository, after, GIT_OBJECT_TREE);
+  if (!new_tree) return new_tree.error();
+  const auto* a = reinterpret_cast<const git_tree*>(old_tree->get());
+  const auto* b = reinterpret_cast<const git_tree*>(new_tree->get());
+  std::unordered_map<std::string_view, const git_tree_entry*> old_entries;
+  for (size_t i = 0; i < git_tree_entrycount(a); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(a, i);
+    old_entries.emplace(git_tree_entry_name(e), e);
+  }
+  std::vector<std::string> changed;
+  for (size_t i = 0; i < git_tree_entrycount(b); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(b, i);
+    auto it = old_entries.find(git_tree_entry_name(e));
+    if (it == old_entries.end() || !git_oid_equal(git_tree_entry_id(it->second), git_tree_entry_id(e)) ||
+        git_tree_entry_filemode(it->second) != git_tree_entry_filemode(e)) {
+      changed.emplace_back(git_tree_entry_name(e));
+    }
+    if (it != old_entries.end()) old_entries.erase(it);
+  }
+  for (const auto& [name, entry] : old_entries) changed.emplace_back(name);
+  return changed;
 }
 
 // ---- the mirror ------------------------------------------------------------------------------

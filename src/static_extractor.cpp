@@ -74,6 +74,11 @@ Result<PathProbe> probe_from_json(const Json& json) {
   if (json.contains("directory") && json["directory"].is_boolean()) {
     probe.directory = json["directory"].get<bool>();
   }
+  if (json.contains("digest") && json["digest"].is_string()) {
+    probe.digest = json["digest"].get<std::string>();
+    for (const Json& name : json.value("names", Json::array()))
+      if (name.is_string()) probe.digest_names.push_back(name.get<std::string>());
+  }
   return probe;
 }
 
@@ -100,11 +105,19 @@ Result<Extraction> extraction_from_json(const Json& json) {
 }  // namespace
 
 Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
-                                                         const std::vector<MonitoredFunction>& functions) {
-  Json request = {{"functions", Json::array()}};
+                                                         const std::vector<MonitoredFunction>& functions,
+                                                         const std::vector<PathProbe>& known) {
+  Json request = {{"functions", Json::array()}, {"known_blobs", Json::object()}, {"known_directories", Json::object()}};
   for (const MonitoredFunction& function : functions) {
     request["functions"].push_back(
         {{"import_statement", function.import_statement}, {"function_path", function.function_path}});
+  }
+  for (const PathProbe& probe : known) {
+    if (probe.directory) {
+      request["known_directories"][probe.path] = *probe.directory;
+    } else {
+      request["known_blobs"][probe.path] = probe.blob ? Json(probe.blob->hex) : Json(nullptr);
+    }
   }
   auto answer = m_python.call("aaw_static", "resolve_all", request, tree_callbacks(tree));
   if (!answer) {
@@ -123,6 +136,18 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
     extractions.push_back(std::move(*extraction));
   }
   return extractions;
+}
+
+Result<std::vector<std::string>> StaticExtractor::digests(SourceTree& tree, const std::vector<DigestQuery>& queries) {
+  Json request = {{"queries", Json::array()}};
+  for (const DigestQuery& q : queries) request["queries"].push_back({{"blob", q.blob.hex}, {"names", *q.names}});
+  auto answer = m_python.call("aaw_static", "module_digests", request, tree_callbacks(tree));
+  if (!answer) return answer.error().context("computing module digests");
+  if (!answer->is_array() || answer->size() != queries.size())
+    return malformed("no list with one digest per query").context("computing module digests");
+  std::vector<std::string> out;
+  for (const Json& digest : *answer) out.push_back(digest.is_string() ? digest.get<std::string>() : "");
+  return out;
 }
 
 }  // namespace aaw

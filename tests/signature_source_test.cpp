@@ -6,6 +6,10 @@
 #include "support/shared_python.hpp"
 #include "support/temp_dir.hpp"
 #include "support/git_fixture.hpp"
+#include "support/process.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace aaw {
 namespace {
@@ -53,15 +57,50 @@ TEST_F(SignatureSourceTest, ReusesStatesWhenNoConsultedPathChanged) {
   EXPECT_EQ(again[0].signature.text(), "(x, y=1)");
 }
 
-TEST_F(SignatureSourceTest, ResolvesAgainOnlyFunctionsWhosePathsChanged) {
+TEST_F(SignatureSourceTest, ResolvesAgainOnlyFunctionsWhoseLookupsChanged) {
   m_repo.write_file("pkg/b.py", "def g(z, w=None):\n    pass\n");
   std::string second = m_repo.commit("g grows");
   open();
   extract(m_first);
   auto states = extract(second);
-  // pkg.f consults pkg/b.py too (the star import searched last-first), so both are resolved again.
-  EXPECT_EQ(m_source->resolved_count(), 4u);
+  // pkg.f consults pkg/b.py too (the star import is searched last-first), but only asks it about
+  // 'f', which it still does not bind: only g is resolved again.
+  EXPECT_EQ(m_source->resolved_count(), 3u);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
   EXPECT_EQ(states[1].signature.text(), "(z, w=None)");
+}
+
+TEST_F(SignatureSourceTest, BodyAndCommentEditsAreNotResolvedAgain) {
+  m_repo.write_file("pkg/a.py", "# a comment\n\n\ndef f(x, y=1):\n    return x + y\n\n\ndef h(q):\n    pass\n");
+  std::string second = m_repo.commit("f's body, a new function, a comment");
+  open();
+  extract(m_first);
+  auto states = extract(second);
+  EXPECT_EQ(m_source->resolved_count(), 2u);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
+}
+
+TEST_F(SignatureSourceTest, SignatureEditIsResolvedAgain) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=2):\n    pass\n");
+  std::string second = m_repo.commit("f's default");
+  open();
+  extract(m_first);
+  auto states = extract(second);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=2)");
+}
+
+TEST_F(SignatureSourceTest, BindingOrderChangeIsResolvedAgain) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\ng = f\ndef f(x):\n    pass\n");
+  std::string before = m_repo.commit("alias before the redefinition");
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\ndef f(x):\n    pass\ng = f\n");
+  std::string after = m_repo.commit("alias after the redefinition");
+  open();
+  std::vector<MonitoredFunction> alias = {{"from pkg.a import g", "g"}};
+  auto first = m_source->extract(ObjectId{before}, alias);
+  auto second = m_source->extract(ObjectId{after}, alias);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ((*first)[0].signature.text(), "(x, y=1)");
+  EXPECT_EQ((*second)[0].signature.text(), "(x)");
 }
 
 TEST_F(SignatureSourceTest, NoticesAModuleAppearingWhereOnlyAProbeWas) {
@@ -84,6 +123,38 @@ TEST_F(SignatureSourceTest, DoesNotReuseAMachineryFailure) {
   EXPECT_FALSE(missing) << "an unreadable commit is an error, not a state";
   extract(m_first);
   EXPECT_EQ(m_source->resolved_count(), resolved);
+}
+
+// The reuse must never change an answer: on every commit of a generated history (bodies,
+// comments, other functions' signatures and monitored signatures changing), the incremental
+// source agrees with a resolution from scratch.
+TEST(SignatureSourceEquivalenceTest, MatchesFromScratchOnEveryCommitOfAGeneratedHistory) {
+  test::TempDir dir("aaw-equivalence");
+  auto generated = test::run_process({"/usr/bin/python3", AAW_SOURCE_DIR "/bench/generate_history.py",
+                                      dir.path().string(), "--commits", "160", "--modules", "24",
+                                      "--functions", "16", "--touch-rate", "0.2", "--seed", "7"});
+  ASSERT_TRUE(generated.ok()) << generated.err;
+  auto config = nlohmann::json::parse(std::ifstream(dir.path() / "config.json"));
+  std::vector<MonitoredFunction> functions;
+  for (const auto& f : config["functions_to_monitor"]) functions.push_back({f["import_statement"], f["function_path"]});
+  auto mirror = open_mirror(config["repository_url"].get<std::string>(), dir.path() / "mirrors", {});
+  ASSERT_TRUE(mirror) << mirror.error().message();
+  auto head = (*mirror)->resolve("main");
+  auto root = (*mirror)->resolve(config["start_commit"].get<std::string>());
+  ASSERT_TRUE(head && root);
+  auto commits = (*mirror)->first_parent_range(*root, *head);
+  ASSERT_TRUE(commits);
+  commits->insert(commits->begin(), *root);
+  StaticExtractor extractor(test::shared_python());
+  IncrementalStaticSource incremental(**mirror, extractor);
+  for (const ObjectId& commit : *commits) {
+    auto reused = incremental.extract(commit, functions);
+    IncrementalStaticSource fresh(**mirror, extractor);
+    auto scratch = fresh.extract(commit, functions);
+    ASSERT_TRUE(reused && scratch);
+    ASSERT_EQ(*reused, *scratch) << "at " << commit.hex;
+  }
+  EXPECT_GT(incremental.reused_count(), incremental.resolved_count() * 5) << "the reuse should do most of the work";
 }
 
 }  // namespace

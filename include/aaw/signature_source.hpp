@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +28,8 @@ class SignatureSource {
 // Static extraction that remembers, per function, the paths its last resolution consulted and what
 // it found there. When none of them changed at the next commit, the function's state cannot have
 // changed either: it is reused without entering Python, so most commits of a long replay cost a
-// few tree lookups.
+// few tree lookups. On git trees the check goes by directory: an unchanged directory id vouches
+// for every path under it, and a changed one is narrowed to the entries that differ.
 class IncrementalStaticSource final : public SignatureSource {
  public:
   IncrementalStaticSource(GitMirror& mirror, StaticExtractor& extractor)
@@ -41,12 +44,33 @@ class IncrementalStaticSource final : public SignatureSource {
 
  private:
   using Key = std::pair<std::string, std::string>;  // import statement, function path
+  // The entries a resolution consulted in one directory, and that directory's id when they were
+  // last known to be as consulted.
+  struct DirectoryWatch {
+    std::optional<ObjectId> id;
+    std::map<std::string, std::vector<PathProbe>, std::less<>> probes;  // by entry name
+  };
   struct Memo {
     SignatureState state;
-    std::vector<PathProbe> consulted;
+    std::map<std::string, DirectoryWatch> directories;
   };
+  class CommitView;
+  // A memo that holds at this commit if each changed file kept its API digest.
+  struct Pending {
+    std::size_t index;  // of the function
+    Memo* memo;
+    std::vector<std::pair<PathProbe*, ObjectId>> changed;  // the probe, and the blob there now
+    std::map<std::string, std::optional<ObjectId>> directory_ids;  // now
+  };
+  enum class Verdict { valid, stale, pending };
 
-  bool unchanged(SourceTree& tree, const Memo& memo, std::map<std::string, PathProbe>& seen);
+  static Memo make_memo(Extraction extraction, CommitView& view);
+  static Verdict check(Memo& memo, CommitView& view, Pending& pending);
+  static bool compare_probes(DirectoryWatch& watch, const std::vector<std::string>* changed_names, CommitView& view,
+                             Pending& pending);
+  static void share_unchanged(const Memo& memo, CommitView& view);
+  Result<std::vector<std::size_t>> settle(std::vector<Pending>& pending, CommitView& view,
+                                          std::vector<SignatureState>& states);
 
   GitMirror& m_mirror;
   StaticExtractor& m_extractor;

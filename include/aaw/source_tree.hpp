@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "aaw/result.hpp"
 
@@ -31,6 +32,20 @@ class SourceTree {
 
   // The content of a blob returned by find_blob; not_found when the object is missing.
   virtual Result<std::string> read_blob(const ObjectId& blob) = 0;
+
+  // Optional, for trees that can name their directories by content (git trees): when a
+  // directory's id is the same at two commits, nothing under it changed. Callers check
+  // has_directory_ids() first; the defaults say nothing is known.
+  virtual bool has_directory_ids() const { return false; }
+  // The id of the directory `dir` ("" is the root); nullopt when there is no directory there.
+  virtual Result<std::optional<ObjectId>> directory_id(std::string_view /*dir*/) {
+    return std::optional<ObjectId>();
+  }
+  // The names of the entries that differ between two versions of one directory (added, removed,
+  // or changed content or mode), given their directory ids.
+  virtual Result<std::vector<std::string>> changed_entries(const ObjectId& /*before*/, const ObjectId& /*after*/) {
+    return Error(ErrorCode::internal, "changed_entries: this tree has no directory ids");
+  }
 };
 
 }  // namespace aaw

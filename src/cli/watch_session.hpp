@@ -25,6 +25,10 @@ namespace aaw::cli {
 class WatchSession {
  public:
   WatchSession(const Config& config, Runtime& runtime);
+  // Logs how much of the static extraction was reused: what makes long replays fast.
+  ~WatchSession();
+  WatchSession(const WatchSession&) = delete;
+  WatchSession& operator=(const WatchSession&) = delete;
 
   Watcher& watcher() { return *m_watcher; }
   Logger& log() { return *m_log; }

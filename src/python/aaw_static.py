@@ -12,6 +12,7 @@ Pure standard library, Python 3.9+.
 
 import ast
 import builtins
+import hashlib
 from collections import OrderedDict
 
 _CACHE_LIMIT = 4096
@@ -26,6 +27,14 @@ def resolve_all(args, host):
     if not isinstance(functions, list):
         raise TypeError("resolve_all expects {'functions': [...]}")
     session = _Session(host)
+    # What the caller already knows of this commit's tree ({path: blob id or None} and
+    # {path: bool}): answered here, without a call back into the host for each path.
+    known_blobs = args.get("known_blobs")
+    if isinstance(known_blobs, dict):
+        session.blobs.update(known_blobs)
+    known_directories = args.get("known_directories")
+    if isinstance(known_directories, dict):
+        session.directories.update(known_directories)
     return [session.resolve_function(function) for function in functions]
 
 
@@ -134,6 +143,10 @@ class _ParseFailure:
         self.line = line
         self.message = message
 
+    @property
+    def digest(self):
+        return "syntax:%s:%s" % (self.line, self.message)
+
 
 _EMPTY_SCOPE = _Scope()
 
@@ -146,6 +159,80 @@ def _summarize(text):
     except (ValueError, UnicodeError, MemoryError, RecursionError) as error:
         return _ParseFailure(None, str(error) or type(error).__name__)
     return _Collector().scope(tree.body, module_level=True)
+
+
+def module_digests(args, host):
+    """The digest of each {"blob", "names"} in args["queries"] (see _digest), in order: what the
+    caller compares to decide whether a changed file can change a resolution at all. Each
+    distinct blob is parsed once, ever."""
+    out = []
+    for query in args.get("queries", []):
+        blob = query["blob"]
+        summary = _summaries.get(blob)
+        if summary is None:
+            summary = _summarize(host.read_blob(blob))
+            _remember(blob, summary)
+        out.append(_digest(summary, sorted(query.get("names") or ())))
+    return out
+
+
+def _digest(summary, names):
+    """What resolving `names` in a module reads of it: their bindings and the star imports in
+    textual order, __all__, and whether names may be defined dynamically; the whole API surface
+    None when no names were asked (the caller then compares blobs). Positions are left out, so
+    edits elsewhere in the module (bodies, comments, other functions) keep the digest."""
+    if isinstance(summary, _ParseFailure):
+        return summary.digest
+    if not names:
+        return None
+    wanted = set(names)
+    events = [(index, "*", _star_repr(star)) for index, star in summary.stars]
+    for name in wanted:
+        events += [(index, name, _binding_repr(binding)) for index, binding in summary.bindings.get(name, ())]
+    events.sort(key=lambda event: event[0])
+    parts = [(name, text) for _, name, text in events]
+    parts.append(("__all__", repr(summary.all_names), summary.all_dynamic, bool(summary.dynamic)))
+    return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def _star_repr(star):
+    return "star %r %r" % (star.level, star.module)
+
+
+def _binding_repr(binding):
+    if isinstance(binding, _Def):
+        returns = ast.dump(binding.returns) if binding.returns is not None else ""
+        return "def %s %s %r" % (ast.dump(binding.args), returns, binding.decorators)
+    if isinstance(binding, _Class):
+        return "class %r %s" % (binding.has_bases, _scope_repr(binding.scope))
+    if isinstance(binding, _FromImport):
+        return "from %r %r %r" % (binding.level, binding.module, binding.name)
+    if isinstance(binding, _ModuleRef):
+        return "module %r" % (binding.module,)
+    if isinstance(binding, _Alias):
+        return "alias %r" % (binding.parts,)
+    if isinstance(binding, _Deleted):
+        return "deleted"
+    if isinstance(binding, _Opaque):
+        node = binding.node
+        text = node if isinstance(node, str) or node is None else ast.dump(node)
+        return "opaque %s %r" % (binding.what, text)
+    return "other %s" % type(binding).__name__
+
+
+def _scope_repr(scope):
+    """Every binding of a class body, in textual order (methods are looked up by name)."""
+    events = [(index, name, _binding_repr(binding))
+              for name, bound in scope.bindings.items() for index, binding in bound]
+    events += [(index, "*", _star_repr(star)) for index, star in scope.stars]
+    events.sort(key=lambda event: event[0])
+    return repr([(name, text) for _, name, text in events])
+
+
+def _remember(blob, summary):
+    _summaries[blob] = summary
+    while len(_summaries) > _CACHE_LIMIT:
+        _summaries.popitem(last=False)
 
 
 class _Collector:
@@ -455,6 +542,7 @@ class _Session:
         self.summaries = {}    # blob id -> _Scope or _ParseFailure, for this call
         self.consulted = {}
         self.consulted_dirs = {}
+        self.asked = {}        # path -> names looked up in that module, for digests
         self.forced = set()
         self.active = set()
         self.binding = set()
@@ -462,6 +550,7 @@ class _Session:
     def resolve_function(self, function):
         self.consulted = {}
         self.consulted_dirs = {}
+        self.asked = {}
         self.forced = set()
         self.active = set()
         self.binding = set()
@@ -474,7 +563,7 @@ class _Session:
         except Exception as error:  # a bug here must cost one function, not the whole call
             state = _failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
-        consulted = [{"path": path, "blob": blob} for path, blob in self.consulted.items()]
+        consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         # Directory probes say whether the directory was there, so a caller re-checking them
         # notices one appearing or disappearing (namespace packages).
         consulted += [{"path": path, "blob": None, "directory": found}
@@ -597,6 +686,7 @@ class _Session:
             self.active.discard(key)
 
     def _member_uncut(self, module, name, before):
+        self._ask(module, name)
         scope = self._summary(module)
         outside_stars = []
         cycle = False
@@ -672,6 +762,7 @@ class _Session:
 
     def _exports(self, module, name):
         """Whether `from module import *` binds `name`."""
+        self._ask(module, name)
         scope = self._summary(module)
         if scope.all_names is not None:
             if name in scope.all_names:
@@ -681,6 +772,7 @@ class _Session:
         return not name.startswith("_") and self._binds(module, name)
 
     def _binds(self, module, name):
+        self._ask(module, name)
         if name in self._summary(module).bindings:
             return True
         key = (module.name, name)
@@ -807,14 +899,25 @@ class _Session:
                     raise _HostFailure("cannot read '%s': read_blob returned %s"
                                        % (module.path, type(text).__name__))
                 summary = _summarize(text)
-                _summaries[blob] = summary
-                while len(_summaries) > _CACHE_LIMIT:
-                    _summaries.popitem(last=False)
+                _remember(blob, summary)
             self.summaries[blob] = summary
         if isinstance(summary, _ParseFailure):
             where = module.path if summary.line is None else "%s:%d" % (module.path, summary.line)
             raise _SyntaxFailure("%s: %s" % (where, summary.message))
         return summary
+
+    def _ask(self, module, name):
+        if module.blob is not None:
+            self.asked.setdefault(module.path, set()).add(name)
+
+    def _consulted_entry(self, path, blob):
+        """A file probe, with the digest of what resolution read there: the bindings of the names
+        it asked about (or the module's whole API surface when it asked about none)."""
+        summary = self.summaries.get(blob) if blob is not None else None
+        names = sorted(self.asked.get(path, ()))
+        if summary is None or not names:
+            return {"path": path, "blob": blob, "digest": None, "names": []}
+        return {"path": path, "blob": blob, "digest": _digest(summary, names), "names": names}
 
     def _host(self, callback, argument, what):
         try:
