@@ -1,6 +1,7 @@
 #include "aaw/signature_source.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace aaw {
 namespace {
@@ -25,8 +26,8 @@ class IncrementalStaticSource::CommitView {
 
   // What the tree holds where `probe` looked, asked the same way; nullopt when unreadable.
   std::optional<PathProbe> probe_now(const PathProbe& probe) {
-    std::string key = (probe.directory ? "d:" : "f:") + probe.path;
-    if (auto it = m_probes.find(key); it != m_probes.end()) return it->second;
+    auto& answers = probe.directory ? m_directory_probes : m_file_probes;
+    if (auto it = answers.find(probe.path); it != answers.end()) return it->second;
     PathProbe now{probe.path, std::nullopt, std::nullopt};
     if (probe.directory) {
       auto is_dir = m_tree.is_directory(probe.path);
@@ -37,7 +38,7 @@ class IncrementalStaticSource::CommitView {
       if (!blob) return std::nullopt;
       now.blob = *blob;
     }
-    return m_probes.emplace(key, now).first->second;
+    return answers.emplace(probe.path, now).first->second;
   }
 
   Result<std::optional<ObjectId>> directory_id(const std::string& dir) {
@@ -58,15 +59,19 @@ class IncrementalStaticSource::CommitView {
   // Answers known for this tree, to spare the resolver its questions.
   std::vector<PathProbe> known() const {
     std::vector<PathProbe> out;
-    for (const auto& [key, probe] : m_probes) out.push_back(probe);
+    for (const auto& [path, probe] : m_file_probes) out.push_back(probe);
+    for (const auto& [path, probe] : m_directory_probes) out.push_back(probe);
     return out;
   }
-  void remember(const PathProbe& probe) { m_probes.emplace((probe.directory ? "d:" : "f:") + probe.path, probe); }
+  void remember(const PathProbe& probe) {
+    (probe.directory ? m_directory_probes : m_file_probes).emplace(probe.path, probe);
+  }
 
  private:
   SourceTree& m_tree;
-  std::map<std::string, PathProbe> m_probes;
-  std::map<std::string, std::optional<ObjectId>> m_directories;
+  std::unordered_map<std::string, PathProbe> m_file_probes;
+  std::unordered_map<std::string, PathProbe> m_directory_probes;
+  std::unordered_map<std::string, std::optional<ObjectId>> m_directories;
   std::map<std::pair<ObjectId, ObjectId>, std::vector<std::string>> m_changes;
 };
 
