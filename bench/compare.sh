@@ -30,7 +30,7 @@ PY
 run_once() {  # prints "seconds max_rss_kb"
   /usr/bin/time -f "%e %M" -o "$work/time" "$binary" compare --config "$work/config.json" "$old" "$new" \
     >/dev/null 2>"$work/err" || [ $? -eq 1 ] || { cat "$work/err" >&2; exit 2; }
-  cat "$work/time"
+  tail -n 1 "$work/time"  # time prefixes a "Command exited with non-zero status" line
 }
 
 median() { sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
