@@ -1,1 +1,777 @@
-// placeholder: written with the state store
+// The real StateStore: one SQLite database in WAL mode. This file is the only place where sqlite3
+// return codes and messages become aaw::Error, and nlohmann parse errors of stored JSON become io
+// errors (a stored document that does not parse means a damaged file).
+//
+// Schema (version 1; see k_migrations):
+//   meta           the store's own facts: repository_url (redacted), created_at
+//   named_values   set_value() / value(), apart from meta so no key can overwrite repository_url
+//   functions      each monitored function once: (import_statement, function_path)
+//   states         each distinct STATE once, keyed by its compact JSON text, which is canonical
+//                  (nlohmann sorts object keys); machinery_failure lets baseline() filter in SQL
+//   commits        one row per recorded commit; `sequence` (the rowid) is the processing order and
+//                  the key the other tables use, so a re-recorded commit keeps its place
+//   commit_states  (commit, function) -> state, with the function's position in the record
+//   changes        FUNCTION_CHANGE objects, at most one per (commit, function)
+//   events         lines for events.jsonl; AUTOINCREMENT ids never go back, so a reader's cursor
+//                  (events_after) stays valid
+#include <sqlite3.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <ctime>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include "aaw/state_store.hpp"
+
+namespace aaw {
+
+std::string_view to_string(CommitOutcome outcome) {
+  switch (outcome) {
+    case CommitOutcome::processed: return "processed";
+    case CommitOutcome::failed: return "failed";
+  }
+  return "processed";
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Long enough for a reader (`history`, `status`) to wait out one record() of the daemon, or the
+// daemon to wait out a reader's checkpoint.
+constexpr int k_busy_timeout_ms = 5000;
+
+// ---- schema ------------------------------------------------------------------------------------
+
+// Migration i takes the schema from version i to i + 1. Each runs in its own transaction together
+// with the user_version bump, so a crash mid-migration leaves the previous version intact. Never
+// edit a released entry: append one.
+constexpr std::array<const char*, 1> k_migrations = {
+    R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE named_values(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE functions(
+  id INTEGER PRIMARY KEY,
+  import_statement TEXT NOT NULL,
+  function_path TEXT NOT NULL,
+  UNIQUE(import_statement, function_path));
+CREATE INDEX functions_by_path ON functions(function_path);
+CREATE TABLE states(
+  id INTEGER PRIMARY KEY,
+  json TEXT NOT NULL UNIQUE,
+  machinery_failure INTEGER NOT NULL CHECK(machinery_failure IN (0, 1)));
+CREATE TABLE commits(
+  sequence INTEGER PRIMARY KEY,
+  sha TEXT NOT NULL UNIQUE,
+  outcome TEXT NOT NULL CHECK(outcome IN ('processed', 'failed')),
+  error TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  author_name TEXT NOT NULL,
+  author_email TEXT NOT NULL,
+  author_time INTEGER NOT NULL,
+  author_offset_minutes INTEGER NOT NULL,
+  subject TEXT NOT NULL,
+  advances_line INTEGER NOT NULL CHECK(advances_line IN (0, 1)));
+CREATE INDEX commits_on_line ON commits(sequence) WHERE advances_line = 1;
+CREATE TABLE commit_states(
+  commit_sequence INTEGER NOT NULL REFERENCES commits(sequence),
+  function_id INTEGER NOT NULL REFERENCES functions(id),
+  state_id INTEGER NOT NULL REFERENCES states(id),
+  position INTEGER NOT NULL,
+  PRIMARY KEY(commit_sequence, function_id)) WITHOUT ROWID;
+CREATE TABLE changes(
+  id INTEGER PRIMARY KEY,
+  commit_sequence INTEGER NOT NULL REFERENCES commits(sequence),
+  function_id INTEGER NOT NULL REFERENCES functions(id),
+  json TEXT NOT NULL,
+  UNIQUE(commit_sequence, function_id));
+CREATE INDEX changes_by_function ON changes(function_id, commit_sequence);
+CREATE TABLE events(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  dedupe_key TEXT NOT NULL UNIQUE,
+  json TEXT NOT NULL);
+)sql",
+};
+constexpr int k_schema_version = static_cast<int>(k_migrations.size());
+
+// ---- sqlite handles and errors -------------------------------------------------------------------
+
+struct CloseDatabase {
+  // close_v2: the connection goes once its last statement is finalized, whatever the order.
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct FinalizeStatement {
+  void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
+};
+using DatabasePtr = std::unique_ptr<sqlite3, CloseDatabase>;
+using StatementPtr = std::unique_ptr<sqlite3_stmt, FinalizeStatement>;
+
+ErrorCode error_code_of(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return ErrorCode::timeout;
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_TOOBIG: return ErrorCode::invalid_input;
+    case SQLITE_IOERR:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_CANTOPEN:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_PROTOCOL:
+    case SQLITE_NOLFS: return ErrorCode::io;
+    default: return ErrorCode::internal;
+  }
+}
+
+// SQLITE_TRANSIENT is an old-style cast in a macro; this is the same value without the warning.
+sqlite3_destructor_type transient() {
+  return reinterpret_cast<sqlite3_destructor_type>(static_cast<std::intptr_t>(-1));
+}
+
+std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+// Canonical text of a JSON value; invalid UTF-8 (a commit subject can hold any bytes) is replaced
+// rather than thrown on.
+std::string compact(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string utc_now() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+class Database;
+
+// A cached prepared statement, leased for one use: bound, stepped, then reset and unbound when the
+// lease ends. One lease of a given SQL at a time (a nested lease would reset the outer one).
+class Query {
+ public:
+  Query(const Database& db, sqlite3_stmt* statement) : m_db(&db), m_statement(statement) {}
+  Query(Query&& other) noexcept
+      : m_db(other.m_db), m_statement(std::exchange(other.m_statement, nullptr)),
+        m_bind_rc(other.m_bind_rc) {}
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+  Query& operator=(Query&&) = delete;
+  ~Query() {
+    if (m_statement == nullptr) return;
+    sqlite3_reset(m_statement);
+    sqlite3_clear_bindings(m_statement);
+  }
+
+  Query& bind(int index, std::string_view text) {
+    // A null pointer would bind SQL NULL; an empty string_view may well have one.
+    const char* data = text.data() != nullptr ? text.data() : "";
+    return keep(sqlite3_bind_text64(m_statement, index, data, text.size(), transient(), SQLITE_UTF8));
+  }
+  Query& bind(int index, std::int64_t value) {
+    return keep(sqlite3_bind_int64(m_statement, index, value));
+  }
+
+  // True when a row is ready, false when the statement is done.
+  Result<bool> step();
+  // Steps to the end, ignoring rows.
+  Result<void> run();
+
+  std::string text(int column) const {
+    const auto* data = sqlite3_column_text(m_statement, column);
+    if (data == nullptr) return {};
+    auto size = static_cast<std::size_t>(sqlite3_column_bytes(m_statement, column));
+    return std::string(reinterpret_cast<const char*>(data), size);
+  }
+  std::int64_t integer(int column) const { return sqlite3_column_int64(m_statement, column); }
+  bool is_null(int column) const { return sqlite3_column_type(m_statement, column) == SQLITE_NULL; }
+
+ private:
+  // Bind failures are bugs (bad index, oversized value); report the first one at step().
+  Query& keep(int rc) {
+    if (m_bind_rc == SQLITE_OK) m_bind_rc = rc;
+    return *this;
+  }
+
+  const Database* m_db;
+  sqlite3_stmt* m_statement;
+  int m_bind_rc = SQLITE_OK;
+};
+
+// One connection and its statement cache.
+class Database {
+ public:
+  static Result<Database> open(const fs::path& path) {
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    Database db(path, DatabasePtr(raw));  // owns the handle even when opening failed
+    if (rc != SQLITE_OK) return db.error(rc);
+    sqlite3_busy_timeout(raw, k_busy_timeout_ms);
+    return db;
+  }
+
+  const fs::path& path() const { return m_path; }
+
+  // "state store '<path>': <sqlite's message>"; call right after the failure.
+  Error error(int rc) const {
+    const char* message = m_db ? sqlite3_errmsg(m_db.get()) : sqlite3_errstr(rc);
+    return Error(error_code_of(rc), "state store " + quoted(m_path) + ": " + message);
+  }
+  Error corrupt(std::string_view what) const {
+    return Error(ErrorCode::io, "state store " + quoted(m_path) + " is damaged: " + std::string(what));
+  }
+
+  // Several statements, no parameters: schema scripts and pragmas with a value.
+  Result<void> exec_script(const std::string& sql) {
+    int rc = sqlite3_exec(m_db.get(), sql.c_str(), nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return error(rc);
+    return {};
+  }
+
+  // The statement for `sql`, prepared on first use and kept: record() runs the same few statements
+  // for every commit and function.
+  Result<Query> query(const char* sql) {
+    auto cached = m_statements.find(sql);
+    if (cached == m_statements.end()) {
+      sqlite3_stmt* raw = nullptr;
+      int rc = sqlite3_prepare_v3(m_db.get(), sql, -1, SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
+      if (rc != SQLITE_OK) return error(rc);
+      cached = m_statements.emplace(sql, StatementPtr(raw)).first;
+    }
+    return Query(*this, cached->second.get());
+  }
+
+  std::int64_t last_insert_id() const { return sqlite3_last_insert_rowid(m_db.get()); }
+  bool in_transaction() const { return sqlite3_get_autocommit(m_db.get()) == 0; }
+
+ private:
+  Database(fs::path path, DatabasePtr db) : m_path(std::move(path)), m_db(std::move(db)) {}
+
+  fs::path m_path;
+  DatabasePtr m_db;
+  // Declared after m_db, so the statements are finalized before the connection closes.
+  std::unordered_map<std::string, StatementPtr> m_statements;
+};
+
+Result<bool> Query::step() {
+  if (m_bind_rc != SQLITE_OK) return m_db->error(m_bind_rc);
+  int rc = sqlite3_step(m_statement);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return m_db->error(rc);
+}
+
+Result<void> Query::run() {
+  for (;;) {
+    auto row = step();
+    if (!row) return row.error();
+    if (!*row) return {};
+  }
+}
+
+// Runs one SQL statement without rows to the end.
+template <class... Values>
+Result<void> run(Database& db, const char* sql, const Values&... values) {
+  auto query = db.query(sql);
+  if (!query) return query.error();
+  int index = 0;
+  (query->bind(++index, values), ...);
+  return query->run();
+}
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back when the guard goes without commit(). IMMEDIATE takes
+// the write lock up front, so a transaction never fails half way because another writer came first.
+class Transaction {
+ public:
+  static Result<Transaction> begin(Database& db) {
+    auto begun = run(db, "BEGIN IMMEDIATE");
+    if (!begun) return begun.error();
+    return Transaction(db);
+  }
+  Transaction(Transaction&& other) noexcept : m_db(std::exchange(other.m_db, nullptr)) {}
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  Transaction& operator=(Transaction&&) = delete;
+  ~Transaction() {
+    // SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR, ...).
+    if (m_db != nullptr && m_db->in_transaction()) (void)run(*m_db, "ROLLBACK");
+  }
+
+  Result<void> commit() {
+    auto committed = run(*m_db, "COMMIT");
+    if (committed) m_db = nullptr;
+    return committed;
+  }
+
+ private:
+  explicit Transaction(Database& db) : m_db(&db) {}
+  Database* m_db;
+};
+
+// ---- opening -------------------------------------------------------------------------------------
+
+Result<void> make_parent_directories(const fs::path& path) {
+  if (!path.has_parent_path()) return {};
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) {
+    return Error(ErrorCode::io, "cannot create directory " + quoted(path.parent_path()) + ": " + ec.message());
+  }
+  return {};
+}
+
+Result<int> schema_version(Database& db) {
+  auto query = db.query("PRAGMA user_version");
+  if (!query) return query.error();
+  auto row = query->step();
+  if (!row) return row.error();
+  return static_cast<int>(query->integer(0));
+}
+
+// Reading the version is also the first read of the file: a file that is not a database fails here
+// (io, "file is not a database") before anything is written to it.
+Result<int> check_schema_version(Database& db) {
+  auto version = schema_version(db);
+  if (!version) return version.error();
+  if (*version > k_schema_version) {
+    return Error(ErrorCode::invalid_input,
+                 "state store " + quoted(db.path()) + " has schema version " + std::to_string(*version) +
+                     ", newer than version " + std::to_string(k_schema_version) +
+                     " that this aiter-api-watcher knows: use a newer aiter-api-watcher or another state_dir");
+  }
+  return *version;
+}
+
+// WAL: readers (`history`, `status`) never block the daemon's writer nor see half a commit. With
+// WAL, synchronous=NORMAL still makes every commit atomic, and a committed transaction survives a
+// crash of the process (it is in the OS's page cache); only a power loss or kernel crash may lose
+// the last few commits, never corrupt the file, and the watcher then processes them again.
+Result<void> configure(Database& db) {
+  return db.exec_script("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+}
+
+Result<void> apply_next_migration(Database& db) {
+  auto transaction = Transaction::begin(db);
+  if (!transaction) return transaction.error();
+  // Read again under the write lock: another process may have migrated since we looked.
+  auto version = schema_version(db);
+  if (!version) return version.error();
+  if (*version >= k_schema_version) return transaction->commit();
+  auto applied = db.exec_script(k_migrations[static_cast<std::size_t>(*version)]);
+  if (applied) applied = db.exec_script("PRAGMA user_version = " + std::to_string(*version + 1));
+  if (!applied) return applied.error().context("migrating to schema version " + std::to_string(*version + 1));
+  return transaction->commit();
+}
+
+Result<void> migrate(Database& db, int version) {
+  for (; version < k_schema_version; ++version) {
+    if (auto applied = apply_next_migration(db); !applied) return applied;
+  }
+  return {};
+}
+
+Result<std::optional<std::string>> meta_value(Database& db, std::string_view key) {
+  auto query = db.query("SELECT value FROM meta WHERE key = ?1");
+  if (!query) return query.error();
+  auto row = query->bind(1, key).step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(query->text(0));
+}
+
+// A state store belongs to one repository: the states of two histories must never mix.
+Result<void> claim_repository(Database& db, const std::string& url) {
+  auto owner = meta_value(db, "repository_url");
+  if (!owner) return owner.error();
+  if (!*owner) {
+    // Only a new store is written to here, so that readers (`history`, `status`) open without
+    // waiting for the daemon's write lock. Two processes may race to create it: the first wins.
+    auto claimed = run(db,
+                       "INSERT INTO meta(key, value) VALUES('repository_url', ?1), ('created_at', ?2) "
+                       "ON CONFLICT(key) DO NOTHING",
+                       url, utc_now());
+    if (!claimed) return claimed;
+    owner = meta_value(db, "repository_url");
+    if (!owner) return owner.error();
+    if (!*owner) return db.corrupt("no repository_url");
+  }
+  if (**owner != url) {
+    return Error(ErrorCode::invalid_input, "state store " + quoted(db.path()) + " belongs to '" + **owner +
+                                               "', not '" + url + "': use another state_dir");
+  }
+  return {};
+}
+
+// ---- the store -----------------------------------------------------------------------------------
+
+std::string event_key(const Json& event) {
+  // Identity, not content: an event carries its "time", and a re-run may word it differently.
+  if (event.contains("commit")) {
+    auto field = [&](const char* name) { return event.contains(name) ? event[name] : Json(nullptr); };
+    return compact(Json::array({field("type"), event["commit"], field("import_statement"), field("function_path")}));
+  }
+  Json identity = event;
+  identity.erase("time");
+  return compact(identity);
+}
+
+Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId& commit) {
+  auto text = [&](const char* name) -> const Json* {
+    auto found = change.find(name);
+    return found != change.end() && found->is_string() ? &*found : nullptr;
+  };
+  if (!change.is_object() || !text("commit") || !text("import_statement") || !text("function_path")) {
+    return Error(ErrorCode::invalid_input,
+                 "a FUNCTION_CHANGE needs the string fields 'commit', 'import_statement' and 'function_path'");
+  }
+  if (text("commit")->get<std::string>() != commit.hex) {
+    return Error(ErrorCode::invalid_input,
+                 "FUNCTION_CHANGE of commit '" + text("commit")->get<std::string>() + "' recorded with another commit");
+  }
+  return MonitoredFunction{text("import_statement")->get<std::string>(), text("function_path")->get<std::string>()};
+}
+
+class SqliteStateStore final : public StateStore {
+ public:
+  explicit SqliteStateStore(Database db) : m_db(std::move(db)) {}
+
+  Result<void> record(const CommitRecord& record) override {
+    auto transaction = Transaction::begin(m_db);
+    Result<void> done = transaction ? write_record(record) : Result<void>(transaction.error());
+    if (done) done = transaction->commit();
+    if (!done) {
+      m_known.clear();  // it may hold ids the rollback took back
+      m_parsed.clear();
+      return done.error().context("cannot record commit '" + record.commit.id.hex + "'");
+    }
+    return {};
+  }
+
+  Result<std::optional<CommitStatus>> commit_status(const ObjectId& commit) override {
+    auto query = m_db.query("SELECT sequence, outcome, error, recorded_at FROM commits WHERE sha = ?1");
+    if (!query) return query.error();
+    auto row = query->bind(1, commit.hex).step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<CommitStatus>();
+    CommitOutcome outcome = query->text(1) == to_string(CommitOutcome::failed) ? CommitOutcome::failed
+                                                                                : CommitOutcome::processed;
+    return std::optional<CommitStatus>(
+        CommitStatus{commit, outcome, query->text(2), query->integer(0), query->text(3)});
+  }
+
+  Result<std::vector<FunctionState>> states_at(const ObjectId& commit) override {
+    auto query = m_db.query(
+        "SELECT f.import_statement, f.function_path, cs.state_id FROM commits c "
+        "JOIN commit_states cs ON cs.commit_sequence = c.sequence JOIN functions f ON f.id = cs.function_id "
+        "WHERE c.sha = ?1 ORDER BY cs.position");
+    if (!query) return query.error();
+    query->bind(1, commit.hex);
+    return read_function_states(*query);
+  }
+
+  Result<std::vector<FunctionState>> baseline(const std::optional<ObjectId>& up_to) override {
+    auto bound = sequence_bound(up_to);
+    if (!bound) return bound.error();
+    // Per function, commit_states is walked backwards from the bound to the first usable state,
+    // which is nearly always in the last commit. There is deliberately no index by function: it
+    // would make every record() write one index page per function (3-5x the cost for 50 functions);
+    // only a function without any usable state makes this read the whole table (~5 ms for 3,000
+    // commits of 50 functions).
+    auto query = m_db.query(
+        "SELECT f.import_statement, f.function_path, "
+        "  (SELECT cs.state_id FROM commit_states cs JOIN states s ON s.id = cs.state_id "
+        "   WHERE cs.function_id = f.id AND cs.commit_sequence <= ?1 AND s.machinery_failure = 0 "
+        "   ORDER BY cs.commit_sequence DESC LIMIT 1) AS state_id "
+        "FROM functions f ORDER BY f.id");
+    if (!query) return query.error();
+    query->bind(1, *bound);
+    return read_function_states(*query);
+  }
+
+  Result<std::optional<ObjectId>> line_head() override {
+    auto query = m_db.query("SELECT sha FROM commits WHERE advances_line = 1 ORDER BY sequence DESC LIMIT 1");
+    if (!query) return query.error();
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(ObjectId{query->text(0)});
+  }
+
+  Result<std::vector<Json>> history(const std::optional<std::string>& function_path) override {
+    auto query = m_db.query(
+        "SELECT c.json FROM changes c JOIN functions f ON f.id = c.function_id "
+        "WHERE ?1 IS NULL OR f.function_path = ?1 ORDER BY c.commit_sequence, c.id");
+    if (!query) return query.error();
+    if (function_path) query->bind(1, *function_path);
+    std::vector<Json> changes;
+    for (;;) {
+      auto row = query->step();
+      if (!row) return row.error();
+      if (!*row) return changes;
+      auto change = parse(query->text(0));
+      if (!change) return change.error();
+      changes.push_back(std::move(*change));
+    }
+  }
+
+  Result<std::vector<StoredEvent>> events_after(std::int64_t after) override {
+    auto query = m_db.query("SELECT id, json FROM events WHERE id > ?1 ORDER BY id");
+    if (!query) return query.error();
+    query->bind(1, after);
+    std::vector<StoredEvent> events;
+    for (;;) {
+      auto row = query->step();
+      if (!row) return row.error();
+      if (!*row) return events;
+      auto event = parse(query->text(1));
+      if (!event) return event.error();
+      events.push_back(StoredEvent{query->integer(0), std::move(*event)});
+    }
+  }
+
+  Result<std::int64_t> commit_count() override {
+    auto query = m_db.query("SELECT count(*) FROM commits");
+    if (!query) return query.error();
+    auto row = query->step();
+    if (!row) return row.error();
+    return query->integer(0);
+  }
+
+  Result<void> set_value(std::string_view key, std::string_view value) override {
+    return run(m_db,
+               "INSERT INTO named_values(key, value) VALUES(?1, ?2) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+               key, value);
+  }
+
+  Result<std::optional<std::string>> value(std::string_view key) override {
+    auto query = m_db.query("SELECT value FROM named_values WHERE key = ?1");
+    if (!query) return query.error();
+    auto row = query->bind(1, key).step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<std::string>();
+    return std::optional<std::string>(query->text(0));
+  }
+
+ private:
+  // What record() learnt about a function: its row, and the row of the state it had last.
+  struct KnownFunction {
+    std::int64_t id = 0;
+    std::optional<SignatureState> last_state;
+    std::int64_t last_state_id = 0;
+  };
+
+  Result<void> write_record(const CommitRecord& record) {
+    auto sequence = write_commit(record);
+    if (!sequence) return sequence.error();
+    if (auto written = write_states(*sequence, record.states); !written) return written;
+    for (std::size_t i = 0; i < record.changes.size(); ++i) {
+      auto written = write_change(*sequence, record.commit.id, record.changes[i]);
+      if (!written) return written.error().context("change " + std::to_string(i));
+    }
+    for (std::size_t i = 0; i < record.events.size(); ++i) {
+      auto written = write_event(record.events[i]);
+      if (!written) return written.error().context("event " + std::to_string(i));
+    }
+    return {};
+  }
+
+  // A new commit goes after every other; a known one keeps its sequence, and once it has advanced
+  // the line it keeps doing so (replaying an old commit must not move line_head back).
+  Result<std::int64_t> write_commit(const CommitRecord& record) {
+    auto query = m_db.query(
+        "INSERT INTO commits(sequence, sha, outcome, error, recorded_at, author_name, author_email, "
+        "  author_time, author_offset_minutes, subject, advances_line) "
+        "VALUES((SELECT coalesce(max(sequence), 0) + 1 FROM commits), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+        "ON CONFLICT(sha) DO UPDATE SET outcome = excluded.outcome, error = excluded.error, "
+        "  recorded_at = excluded.recorded_at, author_name = excluded.author_name, "
+        "  author_email = excluded.author_email, author_time = excluded.author_time, "
+        "  author_offset_minutes = excluded.author_offset_minutes, subject = excluded.subject, "
+        "  advances_line = max(advances_line, excluded.advances_line) "
+        "RETURNING sequence");
+    if (!query) return query.error();
+    const CommitInfo& commit = record.commit;
+    query->bind(1, commit.id.hex).bind(2, to_string(record.outcome)).bind(3, record.error).bind(4, utc_now());
+    query->bind(5, commit.author_name).bind(6, commit.author_email).bind(7, commit.author_time);
+    query->bind(8, std::int64_t{commit.author_offset_minutes}).bind(9, commit.subject);
+    query->bind(10, std::int64_t{record.advances_line ? 1 : 0});
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return Error(ErrorCode::internal, "no sequence returned for commit '" + commit.id.hex + "'");
+    return query->integer(0);
+  }
+
+  Result<void> write_states(std::int64_t sequence, const std::vector<FunctionState>& states) {
+    auto cleared = run(m_db, "DELETE FROM commit_states WHERE commit_sequence = ?1", sequence);
+    if (!cleared) return cleared;
+    for (std::size_t position = 0; position < states.size(); ++position) {
+      auto function = known_function(states[position].function);
+      if (!function) return function.error();
+      auto state = state_id(**function, states[position].state);
+      if (!state) return state.error();
+      auto written = run(m_db,
+                         "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) "
+                         "VALUES(?1, ?2, ?3, ?4)",
+                         sequence, (*function)->id, *state, static_cast<std::int64_t>(position));
+      if (!written) return written.error().context("function '" + states[position].function.function_path + "'");
+    }
+    return {};
+  }
+
+  // A change recorded again for the same (commit, function) replaces the old text in place: it keeps
+  // its place in history, and a better extraction on a re-run wins.
+  Result<void> write_change(std::int64_t sequence, const ObjectId& commit, const Json& change) {
+    auto function = function_of_change(change, commit);
+    if (!function) return function.error();
+    auto known = known_function(*function);
+    if (!known) return known.error();
+    return run(m_db,
+               "INSERT INTO changes(commit_sequence, function_id, json) VALUES(?1, ?2, ?3) "
+               "ON CONFLICT(commit_sequence, function_id) DO UPDATE SET json = excluded.json",
+               sequence, (*known)->id, compact(change));
+  }
+
+  // An event recorded once stays as it was: it may already be in events.jsonl or on its way to a
+  // notification.
+  Result<void> write_event(const Json& event) {
+    if (!event.is_object()) return Error(ErrorCode::invalid_input, "an event must be a JSON object");
+    return run(m_db, "INSERT INTO events(dedupe_key, json) VALUES(?1, ?2) ON CONFLICT(dedupe_key) DO NOTHING",
+               event_key(event), compact(event));
+  }
+
+  Result<KnownFunction*> known_function(const MonitoredFunction& function) {
+    std::string key = function.import_statement + '\n' + function.function_path;
+    auto found = m_known.find(key);
+    if (found != m_known.end()) return &found->second;
+    auto id = function_id(function);
+    if (!id) return id.error();
+    return &m_known.emplace(std::move(key), KnownFunction{*id, std::nullopt, 0}).first->second;
+  }
+
+  // Most functions keep their state from one commit to the next: comparing with the last one is
+  // far cheaper than serializing it to find its row.
+  Result<std::int64_t> state_id(KnownFunction& function, const SignatureState& state) {
+    if (function.last_state && *function.last_state == state) return function.last_state_id;
+    auto id = state_id(state);
+    if (!id) return id.error();
+    function.last_state = state;
+    function.last_state_id = *id;
+    return *id;
+  }
+
+  Result<std::int64_t> function_id(const MonitoredFunction& function) {
+    {
+      auto query = m_db.query("SELECT id FROM functions WHERE import_statement = ?1 AND function_path = ?2");
+      if (!query) return query.error();
+      auto row = query->bind(1, function.import_statement).bind(2, function.function_path).step();
+      if (!row) return row.error();
+      if (*row) return query->integer(0);
+    }
+    auto inserted = run(m_db, "INSERT INTO functions(import_statement, function_path) VALUES(?1, ?2)",
+                        function.import_statement, function.function_path);
+    if (!inserted) return inserted.error();
+    return m_db.last_insert_id();
+  }
+
+  Result<std::int64_t> state_id(const SignatureState& state) {
+    std::string json = compact(to_json(state));
+    {
+      auto query = m_db.query("SELECT id FROM states WHERE json = ?1");
+      if (!query) return query.error();
+      auto row = query->bind(1, json).step();
+      if (!row) return row.error();
+      if (*row) return query->integer(0);
+    }
+    std::int64_t machinery_failure = is_machinery_failure(state.status) ? 1 : 0;
+    auto inserted = run(m_db, "INSERT INTO states(json, machinery_failure) VALUES(?1, ?2)", json, machinery_failure);
+    if (!inserted) return inserted.error();
+    return m_db.last_insert_id();
+  }
+
+  // The highest sequence baseline() may look at; not_found for a commit never recorded (a caller
+  // asking for the baseline of an unknown point has lost track, and "everything" would be wrong).
+  Result<std::int64_t> sequence_bound(const std::optional<ObjectId>& up_to) {
+    if (!up_to) return std::numeric_limits<std::int64_t>::max();
+    auto status = commit_status(*up_to);
+    if (!status) return status.error();
+    if (!*status) {
+      return Error(ErrorCode::not_found,
+                   "commit '" + up_to->hex + "' is not recorded in state store " + quoted(m_db.path()));
+    }
+    return (*status)->sequence;
+  }
+
+  // Rows of (import_statement, function_path, state id or NULL); NULL rows are skipped.
+  Result<std::vector<FunctionState>> read_function_states(Query& query) {
+    std::vector<FunctionState> states;
+    for (;;) {
+      auto row = query.step();
+      if (!row) return row.error();
+      if (!*row) return states;
+      if (query.is_null(2)) continue;
+      auto state = state_by_id(query.integer(2));
+      if (!state) return state.error();
+      states.push_back(FunctionState{MonitoredFunction{query.text(0), query.text(1)}, **state});
+    }
+  }
+
+  // The watcher asks for a baseline before every commit: parsing its 50 STATE objects each time
+  // would cost more than the query. A state row never changes once committed.
+  Result<const SignatureState*> state_by_id(std::int64_t id) {
+    auto cached = m_parsed.find(id);
+    if (cached != m_parsed.end()) return &cached->second;
+    auto query = m_db.query("SELECT json FROM states WHERE id = ?1");
+    if (!query) return query.error();
+    auto row = query->bind(1, id).step();
+    if (!row) return row.error();
+    if (!*row) return m_db.corrupt("no state " + std::to_string(id));
+    auto json = parse(query->text(0));
+    if (!json) return json.error();
+    auto state = state_from_json(*json);
+    if (!state) return m_db.corrupt(state.error().message());
+    return &m_parsed.emplace(id, std::move(*state)).first->second;
+  }
+
+  Result<Json> parse(const std::string& text) const {
+    try {
+      return Json::parse(text);
+    } catch (const Json::exception& e) {
+      return m_db.corrupt(e.what());
+    }
+  }
+
+  Database m_db;
+  // Keyed by "import_statement\nfunction_path". record() sees the same functions, mostly in the
+  // same states, commit after commit; this spares it a lookup and a JSON dump for each. Rows are
+  // never deleted, so an id stays valid, except one written by a transaction that rolled back.
+  std::unordered_map<std::string, KnownFunction> m_known;
+  // STATE rows read back, by id (see state_by_id).
+  std::unordered_map<std::int64_t, SignatureState> m_parsed;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<StateStore>> StateStore::open(const fs::path& path, std::string_view repository_url) {
+  if (auto made = make_parent_directories(path); !made) return made.error();
+  auto db = Database::open(path);
+  if (!db) return db.error();
+  auto version = check_schema_version(*db);
+  if (!version) return version.error();
+  if (auto configured = configure(*db); !configured) return configured.error();
+  if (auto migrated = migrate(*db, *version); !migrated) return migrated.error();
+  // Redacted: the store must never hold a password embedded in a URL.
+  if (auto claimed = claim_repository(*db, redact_url(repository_url)); !claimed) return claimed.error();
+  return std::unique_ptr<StateStore>(std::make_unique<SqliteStateStore>(std::move(*db)));
+}
+
+}  // namespace aaw
