@@ -83,14 +83,14 @@ class StateStore {
 
   // For every function ever recorded: its latest state that is not a machinery failure, among the
   // commits recorded up to and including `up_to` in processing order (all commits when nullopt).
-  // This is what the next commit is diffed against.
+  // This is what the next commit is diffed against. not_found when `up_to` is not recorded.
   virtual Result<std::vector<FunctionState>> baseline(const std::optional<ObjectId>& up_to) = 0;
 
   // The last commit recorded with advances_line, i.e. where continuous monitoring resumes.
   virtual Result<std::optional<ObjectId>> line_head() = 0;
 
   // FUNCTION_CHANGE objects in processing order, oldest first; only those of `function_path`
-  // when given.
+  // (under any import statement) when given.
   virtual Result<std::vector<Json>> history(const std::optional<std::string>& function_path) = 0;
 
   // Events with id > `after`, oldest first.
