@@ -68,6 +68,16 @@ Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advanc
   record.outcome = CommitOutcome::failed;
   record.error = error.message();
   record.advances_line = advances_line;
+  // A commit recorded well before (by a replay, say) keeps what it has: a passing failure to
+  // read it again must not wipe its states.
+  auto known = m_store.commit_status(commit);
+  if (known && *known && (*known)->outcome == CommitOutcome::processed) {
+    auto states = m_store.states_at(commit);
+    if (!states) return states.error();
+    record.outcome = CommitOutcome::processed;
+    record.error.clear();
+    record.states = std::move(*states);
+  }
   return m_store.record(record);
 }
 

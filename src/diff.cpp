@@ -79,18 +79,39 @@ void diff_common(const Parameter& a, const Parameter& b, const Signature& before
   }
 }
 
+// The parameter of `after` that a caller of `a` meets: the one of the same name; for parameters a
+// caller can never name (*args, **kwargs, positional-only ones), the one in the same place under
+// a new name, since renaming those breaks no call.
+const Parameter* counterpart(const Parameter& a, const Signature& before, const Signature& after) {
+  if (const Parameter* b = after.find(a.name)) return b;
+  auto unnamed_in_before = [&](const Parameter& b) { return before.find(b.name) == nullptr; };
+  if (a.kind == Kind::var_positional || a.kind == Kind::var_keyword) {
+    for (const Parameter& b : after.parameters)
+      if (b.kind == a.kind && unnamed_in_before(b)) return &b;
+    return nullptr;
+  }
+  if (a.kind != Kind::positional_only) return nullptr;
+  size_t index = 0;
+  while (&before.parameters[index] != &a) ++index;
+  if (index >= after.parameters.size()) return nullptr;
+  const Parameter& b = after.parameters[index];
+  return b.kind == Kind::positional_only && unnamed_in_before(b) ? &b : nullptr;
+}
+
 std::vector<Change> diff_signatures(const Signature& before, const Signature& after) {
   std::vector<Change> out;
+  std::vector<const Parameter*> matched;
   for (const Parameter& a : before.parameters) {
-    const Parameter* b = after.find(a.name);
+    const Parameter* b = counterpart(a, before, after);
     if (!b) {
       out.push_back(change(ChangeKind::parameter_removed, Severity::breaking, a.name, a.text(), {}));
     } else {
+      matched.push_back(b);
       diff_common(a, *b, before, after, out);
     }
   }
   for (const Parameter& b : after.parameters) {
-    if (!before.find(b.name))
+    if (std::find(matched.begin(), matched.end(), &b) == matched.end())
       out.push_back(change(ChangeKind::parameter_added, added_severity(b), b.name, {}, b.text()));
   }
   if (before.return_annotation != after.return_annotation) {

@@ -30,6 +30,17 @@ std::pair<std::int64_t, std::uintmax_t> scan(const std::string& text) {
   return {last_id, good_length};
 }
 
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<EventLog> EventLog::open(const std::filesystem::path& path) {
@@ -43,8 +54,11 @@ Result<EventLog> EventLog::open(const std::filesystem::path& path) {
   // written again from the state store.
   if (good_length < text.str().size() && ::truncate(path.c_str(), static_cast<off_t>(good_length)) != 0)
     return io_error(path, "repair");
-  if (!in && ::close(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) != 0)
-    return io_error(path, "create");
+  if (!in) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return io_error(path, "create");
+    ::close(fd);
+  }
   return EventLog(path, last_id);
 }
 
@@ -61,9 +75,19 @@ Result<void> EventLog::append(const std::vector<StoredEvent>& events) {
   if (lines.empty()) return {};
   int fd = ::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return io_error(m_path, "open");
-  bool ok = ::write(fd, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size()) && ::fdatasync(fd) == 0;
+  off_t before = ::lseek(fd, 0, SEEK_END);
+  bool ok = write_all(fd, lines) && ::fdatasync(fd) == 0;
+  if (!ok) {
+    // A disk that filled half-way leaves part of a line: cut it, so the next attempt starts on a
+    // clean line and nothing is written twice.
+    Error error = io_error(m_path, "append to");
+    if (before >= 0 && ::ftruncate(fd, before) != 0) {
+      // Nothing more to do: the torn line is cut when the log is next opened.
+    }
+    ::close(fd);
+    return error;
+  }
   ::close(fd);
-  if (!ok) return io_error(m_path, "append to");
   m_last_id = last;
   return {};
 }

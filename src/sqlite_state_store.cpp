@@ -41,6 +41,10 @@ std::string_view to_string(CommitOutcome outcome) {
 
 namespace {
 
+// The named value holding the last processed commit of the watched branch.
+constexpr std::string_view k_line_head = "line_head";
+
+
 namespace fs = std::filesystem;
 
 // Long enough for a reader (`history`, `status`) to wait out one record() of the daemon, or the
@@ -498,13 +502,14 @@ class SqliteStateStore final : public StateStore {
     return read_function_states(*query);
   }
 
+  // Kept as a named value written with the commit that moved it, not derived from sequence
+  // numbers: a commit replayed earlier and reached by the line later keeps its old sequence, and
+  // must still become the head.
   Result<std::optional<ObjectId>> line_head() override {
-    auto query = m_db.query("SELECT sha FROM commits WHERE advances_line = 1 ORDER BY sequence DESC LIMIT 1");
-    if (!query) return query.error();
-    auto row = query->step();
-    if (!row) return row.error();
-    if (!*row) return std::optional<ObjectId>();
-    return std::optional<ObjectId>(ObjectId{query->text(0)});
+    auto head = value(k_line_head);
+    if (!head) return head.error();
+    if (!*head) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(ObjectId{**head});
   }
 
   Result<std::vector<Json>> history(const std::optional<std::string>& function_path) override {
@@ -574,6 +579,9 @@ class SqliteStateStore final : public StateStore {
   Result<void> write_record(const CommitRecord& record) {
     auto sequence = write_commit(record);
     if (!sequence) return sequence.error();
+    if (record.advances_line) {
+      if (auto moved = set_value(k_line_head, record.commit.id.hex); !moved) return moved;
+    }
     if (auto written = write_states(*sequence, record.states); !written) return written;
     for (std::size_t i = 0; i < record.changes.size(); ++i) {
       auto written = write_change(*sequence, record.commit.id, record.changes[i]);

@@ -132,6 +132,24 @@ TEST_F(DiffTest, VarKeywordsRemovedIsBreaking) {
   EXPECT_EQ(c.old_text, "**kw");
 }
 
+TEST_F(DiffTest, RenamingVarArgsAndVarKeywordsBreaksNoCall) {
+  auto before = ok({p("a"), p("args", {}, K::var_positional), p("kw", {}, K::var_keyword)});
+  auto after = ok({p("a"), p("rest", {}, K::var_positional), p("options", {}, K::var_keyword)});
+  EXPECT_TRUE(diff_states(before, after).empty());
+}
+
+TEST_F(DiffTest, RenamingPositionalOnlyParameterBreaksNoCall) {
+  auto before = ok({p("a", {}, K::positional_only), p("b")});
+  auto after = ok({p("x", {}, K::positional_only), p("b")});
+  EXPECT_TRUE(diff_states(before, after).empty());
+}
+
+TEST_F(DiffTest, RenamedPositionalOnlyParameterStillReportsItsDefault) {
+  auto c = only_change(ok({p("a", "1", K::positional_only)}), ok({p("x", "2", K::positional_only)}));
+  EXPECT_EQ(c.kind, ChangeKind::default_changed);
+  EXPECT_EQ(c.parameter, "a");
+}
+
 TEST_F(DiffTest, DefaultChangedIsBehavioural) {
   auto c = only_change(ok({p("a", "32")}), ok({p("a", "64")}));
   EXPECT_EQ(c.kind, ChangeKind::default_changed);

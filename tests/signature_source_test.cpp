@@ -89,6 +89,20 @@ TEST_F(SignatureSourceTest, SignatureEditIsResolvedAgain) {
   EXPECT_EQ(states[0].signature.text(), "(x, y=2)");
 }
 
+TEST_F(SignatureSourceTest, StateThatIsNotOkIsResolvedAgainToKeepItsDetailTrue) {
+  m_repo.write_file("pkg/d.py", "f = make()\n");
+  std::string before = m_repo.commit("f from a call");
+  m_repo.write_file("pkg/d.py", "# one\n# two\n# three\nf = make()\n");
+  std::string after = m_repo.commit("comments above");
+  open();
+  std::vector<MonitoredFunction> dynamic = {{"from pkg.d import f", "f"}};
+  auto first = m_source->extract(ObjectId{before}, dynamic);
+  auto second = m_source->extract(ObjectId{after}, dynamic);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ((*second)[0].status, Status::unresolved);
+  EXPECT_NE((*second)[0].detail.find("pkg/d.py:4"), std::string::npos) << (*second)[0].detail;
+}
+
 TEST_F(SignatureSourceTest, BindingOrderChangeIsResolvedAgain) {
   m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\ng = f\ndef f(x):\n    pass\n");
   std::string before = m_repo.commit("alias before the redefinition");

@@ -251,6 +251,15 @@ TEST_F(WatcherTest, ReplayResumesWithoutDuplicates) {
   EXPECT_EQ(history(), changes);
 }
 
+TEST_F(WatcherTest, CommitReplayedEarlierStillBecomesTheLineHead) {
+  ASSERT_EQ(m_watcher->replay({m_commits.compatible}), 0);
+  ASSERT_EQ(m_watcher->run(true), 0);
+  EXPECT_EQ(m_store->line_head()->value().hex, m_commits.compatible) << "not the commit before it";
+  std::size_t resolved = m_static->resolved_count() + m_static->reused_count();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  EXPECT_EQ(m_static->resolved_count() + m_static->reused_count(), resolved) << "nothing left to process";
+}
+
 TEST_F(WatcherTest, ReopenRequestReopensLogsBetweenPolls) {
   m_clock.on_sleep([this](std::size_t sleeps) {
     if (sleeps == 1) m_control.request_reopen();

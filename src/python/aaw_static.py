@@ -576,6 +576,11 @@ class _Session:
             state = _failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
         consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
+        if state.get("status") != "ok":
+            # Details name lines ("bound to a call at m.py:12"), which digests leave out: a state
+            # that is not ok is resolved again whenever one of its files changes at all.
+            for entry in consulted:
+                entry["digest"], entry["names"] = None, []
         # Directory probes say whether the directory was there, so a caller re-checking them
         # notices one appearing or disappearing (namespace packages).
         consulted += [{"path": path, "blob": None, "directory": found}
