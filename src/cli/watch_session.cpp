@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <ctime>
+
 #include "command_context.hpp"
 
 namespace aaw::cli {
@@ -14,6 +16,24 @@ T value_or_throw(Result<T> result) {
   return std::move(*result);
 }
 
+// events.jsonl resumes after the last event id in it, which the state store numbers. A store that
+// knows fewer events than the file holds was replaced (deleted, restored from a backup): its new
+// ids would be skipped as already written, so the old file is set aside and a new one begun.
+EventLog open_event_log(const std::filesystem::path& path, StateStore& store, Logger& log) {
+  EventLog events = value_or_throw(EventLog::open(path));
+  auto recorded = value_or_throw(store.events_after(0));
+  std::int64_t known = recorded.empty() ? 0 : recorded.back().id;
+  if (events.last_id() <= known) return events;
+  auto kept = path.string() + "." + std::to_string(std::time(nullptr)) + ".old";
+  std::error_code ec;
+  std::filesystem::rename(path, kept, ec);
+  if (ec) throw CommandError{"cannot set aside '" + path.string() + "': " + ec.message()};
+  log.warn("{} holds events up to {} but the state store only knows {}: the store was replaced; "
+           "the old events are kept in {}",
+           path.string(), events.last_id(), known, kept);
+  return value_or_throw(EventLog::open(path));
+}
+
 }  // namespace
 
 WatchSession::WatchSession(const Config& config, Runtime& runtime)
@@ -23,7 +43,7 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   m_extractor = std::make_unique<StaticExtractor>(runtime.python());
   m_source = std::make_unique<IncrementalStaticSource>(*m_mirror, *m_extractor);
   m_store = value_or_throw(StateStore::open(config.state_dir / "state.db", config.repository_url));
-  m_events = std::make_unique<EventLog>(value_or_throw(EventLog::open(config.state_dir / "events.jsonl")));
+  m_events = std::make_unique<EventLog>(open_event_log(config.state_dir / "events.jsonl", *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
   m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, *m_source, *m_store,
                                                   *m_events, *m_log, m_clock);

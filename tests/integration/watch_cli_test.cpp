@@ -152,6 +152,20 @@ TEST_F(WatchCliTest, ReplayNamesUnknownCommitAndProcessesTheOthers) {
   EXPECT_EQ(changes[0]["commit"], m_commits.renamed);
 }
 
+TEST_F(WatchCliTest, ReplacedStateStoreStartsANewEventLogAndKeepsTheOld) {
+  auto cfg = config("\"start_commit\": \"" + m_commits.base + "\"");
+  ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
+  for (const char* name : {"state.db", "state.db-wal", "state.db-shm"}) std::filesystem::remove(m_dir.path() / "state" / name);
+  auto r = run({"watch", "--config", cfg.string(), "--once"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the store was replaced"), std::string::npos) << r.out;
+  EXPECT_EQ(events().size(), 21u) << "every event of the new store is written";
+  int old_logs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(m_dir.path() / "state"))
+    old_logs += entry.path().filename().string().rfind("events.jsonl.", 0) == 0;
+  EXPECT_EQ(old_logs, 1);
+}
+
 TEST_F(WatchCliTest, SyntaxErrorCommitIsRecordedAsUnknownChange) {
   auto cfg = config("\"start_commit\": \"" + m_commits.defaults + "\"");
   ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
