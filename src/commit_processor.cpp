@@ -9,8 +9,7 @@ namespace aaw {
 namespace {
 
 std::string utc_now(const Clock& clock) {
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(clock.now().time_since_epoch()).count();
-  return iso8601(seconds, 0).substr(0, 19) + "Z";
+  return iso8601_utc(std::chrono::duration_cast<std::chrono::seconds>(clock.now().time_since_epoch()).count());
 }
 
 const SignatureState* find_state(const std::vector<FunctionState>& states, const MonitoredFunction& f) {

@@ -18,6 +18,8 @@ std::string iso8601(std::int64_t seconds, int offset_minutes) {
   return std::string(date) + zone;
 }
 
+std::string iso8601_utc(std::int64_t seconds) { return iso8601(seconds, 0).substr(0, 19) + "Z"; }
+
 std::string author_of(const CommitInfo& commit) {
   if (commit.author_email.empty()) return commit.author_name;
   return commit.author_name + " <" + commit.author_email + ">";

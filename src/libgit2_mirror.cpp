@@ -231,7 +231,7 @@ class Libgit2SourceTree final : public SourceTree {
       : m_session(std::move(session)), m_tree(std::move(tree)) {}
 
   Result<std::optional<ObjectId>> find_blob(std::string_view path) override {
-    auto [dir, name] = split_path(path);
+    auto [dir, name] = split_tree_path(path);
     auto parent = directory(dir);
     if (!parent) return parent.error();
     const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
@@ -260,13 +260,6 @@ class Libgit2SourceTree final : public SourceTree {
   Result<std::vector<std::string>> changed_entries(const ObjectId& before, const ObjectId& after) override;
 
  private:
-  // "a/b/c.py" -> {"a/b", "c.py"}; "c.py" -> {"", "c.py"}.
-  static std::pair<std::string, std::string> split_path(std::string_view path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string_view::npos) return {"", std::string(path)};
-    return {std::string(path.substr(0, slash)), std::string(path.substr(slash + 1))};
-  }
-
   // The tree at `dir` ("" is the root), nullptr when no directory is there. Subtrees are cached
   // for the life of this commit's view: a replay asks for the same few directories thousands of
   // times, and git_tree_entry_bypath would parse every tree on the way each time. An error only
@@ -274,7 +267,7 @@ class Libgit2SourceTree final : public SourceTree {
   Result<const git_tree*> directory(const std::string& dir) {
     if (dir.empty()) return static_cast<const git_tree*>(m_tree.get());
     if (auto it = m_directories.find(dir); it != m_directories.end()) return static_cast<const git_tree*>(it->second.get());
-    auto [parent_dir, name] = split_path(dir);
+    auto [parent_dir, name] = split_tree_path(dir);
     auto parent = directory(parent_dir);
     if (!parent) return parent.error();
     TreePtr subtree;

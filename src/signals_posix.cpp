@@ -8,7 +8,6 @@
 #include <csignal>
 #include <stdexcept>
 
-#include "aaw/clock.hpp"
 #include "aaw/control.hpp"
 
 namespace aaw {

@@ -4,17 +4,6 @@
 #include <unordered_map>
 
 namespace aaw {
-namespace {
-
-// "a/b/c.py" -> {"a/b", "c.py"}; "c.py" -> {"", "c.py"}.
-std::pair<std::string, std::string> split_path(const std::string& path) {
-  auto slash = path.rfind('/');
-  if (slash == std::string::npos) return {"", path};
-  return {path.substr(0, slash), path.substr(slash + 1)};
-}
-
-}  // namespace
-
 // One commit's tree, with every answer cached: many functions consult the same files and
 // directories (a package's __init__.py), so each is looked up once per commit.
 class IncrementalStaticSource::CommitView {
@@ -78,7 +67,7 @@ class IncrementalStaticSource::CommitView {
 IncrementalStaticSource::Memo IncrementalStaticSource::make_memo(Extraction extraction, CommitView& view) {
   Memo memo{std::move(extraction.state), {}};
   for (PathProbe& probe : extraction.consulted) {
-    auto [dir, name] = split_path(probe.path);
+    auto [dir, name] = split_tree_path(probe.path);
     view.remember(probe);
     memo.directories[dir].probes[name].push_back(std::move(probe));
   }

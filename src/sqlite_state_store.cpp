@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "aaw/function_change.hpp"
 #include "aaw/state_store.hpp"
 
 namespace aaw {
@@ -149,14 +150,7 @@ std::string compact(const Json& json) {
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string utc_now() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
+std::string utc_now() { return iso8601_utc(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())); }
 
 class Database;
 

@@ -3,17 +3,13 @@
 #include <algorithm>
 #include <spdlog/spdlog.h>
 
+#include "aaw/function_change.hpp"
+
 namespace aaw {
 namespace {
 
 std::string utc_text(TimePoint t) {
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
-  std::time_t time = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&time, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
+  return iso8601_utc(std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count());
 }
 
 }  // namespace
@@ -114,8 +110,8 @@ Result<void> Watcher::continue_line(const ObjectId& line_head, const ObjectId& t
   if (!*ancestor) {
     auto base = m_deps.mirror.merge_base(line_head, tip);
     if (!base) return base.error();
-    bool recorded = *base && m_deps.store.commit_status(**base).has_value() &&
-                    m_deps.store.commit_status(**base)->has_value();
+    auto status = *base ? m_deps.store.commit_status(**base) : Result<std::optional<CommitStatus>>(std::nullopt);
+    bool recorded = status && status->has_value();
     m_deps.log.warn("Upstream history was rewritten: {} is no longer an ancestor of {}; continuing from {}",
                     line_head.hex, tip.hex, *base ? (*base)->hex : std::string("the new history"));
     if (recorded) against = **base;

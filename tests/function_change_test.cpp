@@ -13,6 +13,11 @@ TEST(FunctionChangeTest, FormatsDateInAuthorsOffset) {
   EXPECT_EQ(iso8601(0, 0), "1970-01-01T00:00:00+00:00");
 }
 
+TEST(FunctionChangeTest, FormatsUtcTimesWithZ) {
+  EXPECT_EQ(iso8601_utc(1745689314), "2025-04-26T17:41:54Z");
+  EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00Z");
+}
+
 TEST(FunctionChangeTest, JsonFollowsContract) {
   FunctionChange c;
   c.commit.id = ObjectId{std::string(40, 'c')};

@@ -24,6 +24,9 @@ struct FunctionChange {
 // "2025-04-26T17:41:54+02:00": the author date in the author's own offset.
 std::string iso8601(std::int64_t seconds, int offset_minutes);
 
+// "2026-11-21T06:07:23Z": a UTC time, as the state store and events.jsonl write it.
+std::string iso8601_utc(std::int64_t seconds);
+
 // "Name <email>".
 std::string author_of(const CommitInfo& commit);
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "aaw/result.hpp"
@@ -18,6 +19,13 @@ struct ObjectId {
   bool operator==(const ObjectId&) const = default;
   auto operator<=>(const ObjectId&) const = default;
 };
+
+// "a/b/c.py" -> {"a/b", "c.py"}; "c.py" -> {"", "c.py"}: a tree path's directory and entry name.
+inline std::pair<std::string, std::string> split_tree_path(std::string_view path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {"", std::string(path)};
+  return {std::string(path.substr(0, slash)), std::string(path.substr(slash + 1))};
+}
 
 class SourceTree {
  public:
