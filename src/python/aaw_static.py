@@ -552,20 +552,19 @@ class _Session:
         self.blobs = {}        # path -> blob id or None
         self.directories = {}  # path -> bool
         self.summaries = {}    # blob id -> _Scope or _ParseFailure, for this call
-        self.consulted = {}
-        self.consulted_dirs = {}
-        self.asked = {}        # path -> names looked up in that module, for digests
+        self._start_function()
+
+    def _start_function(self):
+        """What one function's resolution tracks; the caches above are shared by all."""
+        self.consulted = {}       # path -> blob id or None
+        self.consulted_dirs = {}  # path -> bool
+        self.asked = {}           # path -> names looked up in that module, for digests
         self.forced = set()
         self.active = set()
         self.binding = set()
 
     def resolve_function(self, function):
-        self.consulted = {}
-        self.consulted_dirs = {}
-        self.asked = {}
-        self.forced = set()
-        self.active = set()
-        self.binding = set()
+        self._start_function()
         try:
             state = self._state(function)
         except _SyntaxFailure as failure:
