@@ -1,0 +1,83 @@
+// GitHub's REST API, as much as the daemon uses: the branch head with ETag (a 304 costs no rate
+// limit), the pull request that merged a commit, and issues (find by a hidden marker, create).
+//
+// Every call goes to `api_url` with the token (when set) and to nowhere else. Network errors and
+// 5xx answers are retried with capped exponential backoff and jitter. Rate limits are honoured as
+// GitHub documents them (x-ratelimit-remaining: 0 with x-ratelimit-reset, retry-after, 403 and 429
+// secondary limits): a short wait is slept on the clock; a longer one makes the call fail with
+// ErrorCode::timeout and every call until then fail the same way without a request, logged once.
+// The token never appears in a log line or an Error.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aaw/clock.hpp"
+#include "aaw/http_transport.hpp"
+#include "aaw/report.hpp"
+#include "aaw/result.hpp"
+
+namespace aaw {
+
+struct GithubClientOptions {
+  std::string api_url = "https://api.github.com";  // no trailing slash needed
+  std::string token;                               // empty: anonymous
+  std::string user_agent = "aiter-api-watcher";
+  int max_attempts = 4;                            // per call, for network errors and 5xx
+  std::chrono::milliseconds backoff_base{1000};
+  std::chrono::milliseconds backoff_cap{30'000};
+  std::chrono::seconds max_rate_limit_wait{60};    // longer waits fail fast instead of sleeping
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds total_timeout{30'000};
+};
+
+// "owner/name" of a GitHub repository URL (https://github.com/o/n(.git), git@github.com:o/n.git,
+// ssh://...), or nullopt when the URL is not on `host` (default github.com).
+std::optional<std::string> github_repo_of(std::string_view url, std::string_view host = "github.com");
+
+struct HeadPoll {
+  bool not_modified = false;  // 304: the head is where it was when `etag` was returned
+  std::string sha;            // when modified
+  std::string etag;           // to send next time
+};
+
+struct PullRequest {
+  std::int64_t number = 0;
+  std::string title;
+  std::string url;  // html_url
+};
+
+struct IssueRef {
+  std::int64_t number = 0;
+  std::string url;  // html_url
+};
+
+class GithubClient {
+ public:
+  virtual ~GithubClient() = default;
+
+  // GET /repos/{repo}/commits/{branch} with If-None-Match: etag.
+  virtual Result<HeadPoll> branch_head(std::string_view repo, std::string_view branch, std::string_view etag) = 0;
+
+  // GET /repos/{repo}/commits/{sha}/pulls: the merged pull request containing the commit (the
+  // first merged one, else the first), or nullopt when there is none.
+  virtual Result<std::optional<PullRequest>> pull_request_for(std::string_view repo, std::string_view sha) = 0;
+
+  // The issue whose body contains `marker`, among the repository's issues (open and closed), or
+  // nullopt. Reads the issue list (not the search API, whose index lags behind a just-created issue).
+  virtual Result<std::optional<IssueRef>> find_issue(std::string_view repo, std::string_view marker) = 0;
+
+  // POST /repos/{repo}/issues. A 4xx other than a rate limit is ErrorCode::invalid_input naming
+  // the status and GitHub's message; network and 5xx after the retries are ErrorCode::network.
+  virtual Result<IssueRef> create_issue(std::string_view repo, std::string_view title, std::string_view body,
+                                        const std::vector<std::string>& labels) = 0;
+};
+
+std::unique_ptr<GithubClient> make_github_client(GithubClientOptions options, HttpTransport& transport,
+                                                 Clock& clock, Logger& log);
+
+}  // namespace aaw

@@ -1,0 +1,82 @@
+// Running a command we do not trust (a commit's build, the extraction child that imports it) in a
+// child process we can always take back: an allow-listed environment (secrets never pass), its own
+// process group killed as a whole at the wall-clock timeout, rlimits, output to a capped log file,
+// and, with bubblewrap, a read-only view of the filesystem except the sandbox directory and no
+// network when asked.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aaw/config.hpp"
+#include "aaw/report.hpp"
+#include "aaw/result.hpp"
+
+namespace aaw {
+
+struct SandboxRequest {
+  std::vector<std::string> argv;  // argv[0] is looked up in the sandbox PATH when not absolute
+  std::filesystem::path cwd;      // must be inside the sandbox root
+  // Added to the allow-listed environment (build.env). A name that looks like a secret (GITHUB_TOKEN,
+  // *_TOKEN, *_KEY, *_SECRET, case-insensitive) is dropped even when listed here.
+  std::map<std::string, std::string> env;
+  std::chrono::seconds timeout{3600};
+  std::filesystem::path log_file;                 // stdout and stderr, truncated at start
+  std::uint64_t log_limit_bytes = 16u << 20;      // output past this is discarded (child not blocked)
+  std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS when set
+  // Extra paths the child may write besides the sandbox root (bwrap only; the plain runner cannot
+  // stop writes anywhere).
+  std::vector<std::filesystem::path> writable;
+};
+
+struct SandboxResult {
+  enum class Outcome { exited, signaled, timed_out };
+  Outcome outcome = Outcome::exited;
+  int exit_code = 0;   // when exited
+  int signal = 0;      // when signaled
+  bool log_truncated = false;
+  std::chrono::milliseconds elapsed{0};
+
+  bool succeeded() const { return outcome == Outcome::exited && exit_code == 0; }
+  // "exited with status 2", "killed by signal 11 (Segmentation fault)", "timed out after 600 s".
+  std::string describe() const;
+};
+
+class Sandbox {
+ public:
+  virtual ~Sandbox() = default;
+  // Runs the request to completion (or its timeout, when the whole process group is killed).
+  // An Error only when the child cannot be started (fork, log file, missing program): a command
+  // that fails is a result, not an Error.
+  virtual Result<SandboxResult> run(const SandboxRequest& request) = 0;
+  virtual std::string_view kind() const = 0;  // "process" or "bwrap"
+  const std::filesystem::path& root() const { return m_root; }
+
+ protected:
+  explicit Sandbox(std::filesystem::path root) : m_root(std::move(root)) {}
+
+ private:
+  std::filesystem::path m_root;
+};
+
+// The sandbox chosen by `config.kind` with `root` as its writable directory (created when missing;
+// HOME is root/home and TMPDIR root/tmp). auto: bubblewrap when it can create namespaces here, else
+// the plain runner with one warning on `log`; bwrap: invalid_input when bubblewrap is missing or
+// cannot run here; process: the plain runner.
+Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const std::filesystem::path& root,
+                                              Logger& log);
+
+// The last `max_bytes` of a log file (whole lines where possible), for a build_failed detail.
+std::string log_tail(const std::filesystem::path& file, std::size_t max_bytes = 4000);
+
+// True when the environment variable name must never reach a child or a log.
+bool is_secret_name(std::string_view name);
+
+}  // namespace aaw
