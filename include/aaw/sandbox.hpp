@@ -23,7 +23,7 @@ namespace aaw {
 
 struct SandboxRequest {
   std::vector<std::string> argv;  // argv[0] is looked up in the sandbox PATH when not absolute
-  std::filesystem::path cwd;      // must be inside the sandbox root
+  std::filesystem::path cwd;      // must be inside the sandbox root or a `writable` path
   // Added to the allow-listed environment (build.env). A name that looks like a secret (GITHUB_TOKEN,
   // *_TOKEN, *_KEY, *_SECRET, case-insensitive) is dropped even when listed here.
   std::map<std::string, std::string> env;
@@ -31,8 +31,8 @@ struct SandboxRequest {
   std::filesystem::path log_file;                 // stdout and stderr, truncated at start
   std::uint64_t log_limit_bytes = 16u << 20;      // output past this is discarded (child not blocked)
   std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS when set
-  // Extra paths the child may write besides the sandbox root (bwrap only; the plain runner cannot
-  // stop writes anywhere).
+  // Extra directories the child may write besides the sandbox root (the work tree, the venv). Only
+  // bwrap enforces the difference; the plain runner cannot stop writes anywhere.
   std::vector<std::filesystem::path> writable;
 };
 
