@@ -81,11 +81,11 @@ Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advanc
 }
 
 Result<void> CommitProcessor::process(const ObjectId& commit, const std::optional<ObjectId>& against,
-                                      bool advances_line, std::string_view verb) {
+                                      bool advances_line, std::string_view verb, const CommitStates* extracted) {
   m_log.info("{} commit {}", verb, commit.hex);
   auto info = m_mirror.commit_info(commit);
   if (!info) return record_failure(commit, advances_line, info.error());
-  auto states = m_source.extract(commit, m_functions);
+  auto states = extracted ? Result<CommitStates>(*extracted) : extract(commit);
   if (!states) return record_failure(commit, advances_line, states.error());
   std::vector<FunctionState> baseline;
   if (against) {
@@ -103,6 +103,22 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
   auto recorded = m_store.record(record);
   if (!recorded) return recorded.error().context("recording " + commit.hex);
   return flush_events();
+}
+
+Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const CommitStates& states,
+                                               bool advances_line) {
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return record_failure(commit, advances_line, info.error());
+  m_log.info("Commit {} not built: unchanged by bisection", commit.hex);
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = advances_line;
+  record.bisected = true;
+  for (std::size_t i = 0; i < m_functions.size() && i < states.size(); ++i)
+    record.states.push_back({m_functions[i], states[i]});
+  auto recorded = m_store.record(record);
+  if (!recorded) return recorded.error().context("recording " + commit.hex);
+  return {};
 }
 
 Result<void> CommitProcessor::flush_events() {

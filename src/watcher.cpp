@@ -125,6 +125,18 @@ Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::o
   if (commits.empty()) return {};
   m_deps.log.info("Found {} new commits since {}", commits.size(), against ? against->hex : std::string("the start"));
   m_deps.progress.start(commits.size());
+  auto done = against && bisects(commits.size()) ? process_bisected(commits, *against)
+                                                 : process_in_order(commits, against);
+  m_deps.progress.finish();
+  return done;
+}
+
+bool Watcher::bisects(std::size_t pending) const {
+  // A static extraction costs milliseconds and is exact per commit: bisecting would only blur it.
+  return m_config.extractor != ExtractorKind::static_ast && m_config.runtime.bisect && pending > 2;
+}
+
+Result<void> Watcher::process_in_order(const std::vector<ObjectId>& commits, std::optional<ObjectId> against) {
   for (const ObjectId& commit : commits) {
     if (m_deps.control.stop_requested()) break;
     check_reopen();
@@ -132,7 +144,40 @@ Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::o
     against = commit;
     m_deps.progress.step();
   }
-  m_deps.progress.finish();
+  return {};
+}
+
+Result<void> Watcher::process_bisected(const std::vector<ObjectId>& commits, const ObjectId& against) {
+  auto baseline = m_deps.store.baseline(against);
+  if (!baseline) return baseline.error().context("loading the states at " + against.hex);
+  std::vector<std::optional<SignatureState>> before;
+  for (const MonitoredFunction& function : m_deps.processor.functions()) {
+    auto found = std::find_if(baseline->begin(), baseline->end(),
+                              [&](const FunctionState& s) { return s.function == function; });
+    before.push_back(found == baseline->end() ? std::nullopt : std::optional(found->state));
+  }
+  m_deps.log.info("Bisecting {} commits: building the newest first", commits.size());
+  auto settled = bisect_range(commits, before, [&](const ObjectId& commit) -> Result<CommitStates> {
+    if (m_deps.control.stop_requested()) return Error(ErrorCode::internal, "stop requested");
+    return m_deps.processor.extract(commit);
+  });
+  if (!settled && m_deps.control.stop_requested()) return {};  // nothing recorded: redone on restart
+  if (!settled) {
+    m_deps.log.warn("Bisection stopped ({}); processing the commits one by one", settled.error().message());
+    return process_in_order(commits, against);
+  }
+  m_deps.log.info("Bisection built {} of {} commits", settled->builds, commits.size());
+  std::optional<ObjectId> previous = against;
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    if (m_deps.control.stop_requested()) break;
+    check_reopen();
+    const auto& extracted = settled->extracted[i];
+    auto done = extracted ? m_deps.processor.process(commits[i], previous, true, "Checking", &*extracted)
+                          : m_deps.processor.record_unchanged(commits[i], settled->states[i], true);
+    if (!done) return done;
+    previous = commits[i];
+    m_deps.progress.step();
+  }
   return {};
 }
 

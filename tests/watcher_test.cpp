@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -273,6 +274,107 @@ TEST_F(WatcherTest, StopRequestBeforeStartProcessesNothing) {
   m_control.request_stop();
   EXPECT_EQ(m_watcher->run(false), 0);
   EXPECT_EQ(commit_count(), 0);
+}
+
+
+// A source that costs a "build" per commit, as the runtime extractor does: the watcher bisects a
+// long pending range instead of building every commit. States come from a table by commit.
+class CountingSource final : public SignatureSource {
+ public:
+  std::map<std::string, SignatureState> state_by_commit;
+  std::vector<std::string> built;
+  Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>&) override {
+    built.push_back(commit.hex);
+    return std::vector<SignatureState>{state_by_commit.at(commit.hex)};
+  }
+};
+
+class WatcherBisectTest : public ::testing::Test {
+ protected:
+  // A base commit and 64 pending ones, made once for the suite (65 git commits take seconds).
+  static void SetUpTestSuite() {
+    s_dir = std::make_unique<test::TempDir>("aaw-bisect-repo");
+    s_repo = std::make_unique<test::GitFixture>(s_dir->path() / "upstream");
+    for (int i = 0; i <= 64; ++i) {
+      s_repo->write_file("n.txt", std::to_string(i));
+      s_commits.push_back(s_repo->commit("commit " + std::to_string(i)));
+    }
+  }
+  static void TearDownTestSuite() {
+    s_repo.reset();
+    s_dir.reset();
+    s_commits.clear();
+  }
+
+  // Commit 37 of the pending ones adds a parameter.
+  void SetUp() override {
+    Signature before, after;
+    before.parameters = {{"a", ParameterKind::positional_or_keyword, std::nullopt, std::nullopt}};
+    after.parameters = before.parameters;
+    after.parameters.push_back({"b", ParameterKind::positional_or_keyword, "1", std::nullopt});
+    for (int i = 0; i <= 64; ++i) m_source.state_by_commit[s_commits[i]] = SignatureState::ok(i < 37 ? before : after);
+    m_config.repository_url = s_repo->path().string();
+    m_config.functions_to_monitor = {{"import pkg", "pkg.f"}};
+    m_config.start_commit = s_commits[0];
+    m_config.extractor = ExtractorKind::runtime;
+    m_mirror = std::move(*open_mirror(m_config.repository_url, m_dir.path() / "mirrors", {}));
+    m_store = std::move(*StateStore::open(m_dir.path() / "state.db", m_config.repository_url));
+    m_events = std::make_unique<EventLog>(std::move(*EventLog::open(m_dir.path() / "events.jsonl")));
+    m_log = null_logger();
+  }
+
+  int run() {
+    Progress progress(m_clock, *m_log, nullptr);
+    CommitProcessor processor(m_config.functions_to_monitor, *m_mirror, m_source, *m_store, *m_events, *m_log,
+                              m_clock);
+    Watcher watcher(m_config, WatcherDeps{*m_mirror, processor, *m_store, *m_log, m_clock, m_control, progress, {}});
+    return watcher.run(true);
+  }
+
+  static inline std::unique_ptr<test::TempDir> s_dir;
+  static inline std::unique_ptr<test::GitFixture> s_repo;
+  static inline std::vector<std::string> s_commits;
+  const std::vector<std::string>& m_commits = s_commits;
+  test::TempDir m_dir{"aaw-bisect"};
+  CountingSource m_source;
+  Config m_config;
+  test::FakeClock m_clock;
+  test::FakeControl m_control;
+  std::unique_ptr<GitMirror> m_mirror;
+  std::unique_ptr<StateStore> m_store;
+  std::unique_ptr<EventLog> m_events;
+  std::shared_ptr<Logger> m_log;
+};
+
+TEST_F(WatcherBisectTest, AttributesTheChangeToItsCommitWithFewBuilds) {
+  ASSERT_EQ(run(), 0);
+
+  auto changes = m_store->history(std::nullopt);
+  ASSERT_TRUE(changes);
+  ASSERT_EQ(changes->size(), 1u);
+  EXPECT_EQ((*changes)[0]["commit"], m_commits[37]);
+  EXPECT_EQ((*changes)[0]["changes"][0]["kind"], "parameter_added");
+  EXPECT_LE(m_source.built.size(), 1u + 8u) << "the start commit, then at most 8 builds for 64 commits";
+  EXPECT_EQ(*m_store->commit_count(), 65);
+  EXPECT_EQ(m_store->line_head()->value().hex, m_commits[64]);
+  auto inferred = m_store->states_at(ObjectId{m_commits[20]});
+  ASSERT_TRUE(inferred);
+  ASSERT_EQ(inferred->size(), 1u);
+  EXPECT_EQ((*inferred)[0].state, m_source.state_by_commit[m_commits[20]]);
+}
+
+TEST_F(WatcherBisectTest, StaticExtractionBuildsEveryCommit) {
+  m_config.extractor = ExtractorKind::static_ast;
+  ASSERT_EQ(run(), 0);
+  EXPECT_EQ(m_source.built.size(), 65u);
+  EXPECT_EQ((*m_store->history(std::nullopt))[0]["commit"], m_commits[37]);
+}
+
+TEST_F(WatcherBisectTest, DisabledBisectBuildsEveryCommit) {
+  m_config.runtime.bisect = false;
+  ASSERT_EQ(run(), 0);
+  EXPECT_EQ(m_source.built.size(), 65u);
 }
 
 }  // namespace

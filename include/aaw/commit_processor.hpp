@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aaw/bisect.hpp"
 #include "aaw/clock.hpp"
 #include "aaw/event_log.hpp"
 #include "aaw/git_mirror.hpp"
@@ -27,8 +28,16 @@ class CommitProcessor {
   // the states are initial). A commit that cannot be read is recorded as failed with its error,
   // and that is not an Error here: an Error means the state store or the event log failed.
   // `verb` starts the log line: "Checking commit X" or "Processing commit X".
+  // `extracted`: the commit's states when already extracted (by a bisection), else extracted here.
   Result<void> process(const ObjectId& commit, const std::optional<ObjectId>& against, bool advances_line,
-                       std::string_view verb);
+                       std::string_view verb, const CommitStates* extracted = nullptr);
+
+  // Records a commit a bisection showed unchanged without building it: `states` are the last good
+  // states before it. Nothing is diffed (nothing changed) and no event is written.
+  Result<void> record_unchanged(const ObjectId& commit, const CommitStates& states, bool advances_line);
+
+  // The states of every monitored function at `commit`, from the source; recorded nowhere.
+  Result<CommitStates> extract(const ObjectId& commit) { return m_source.extract(commit, m_functions); }
 
   // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
   Result<void> flush_events();

@@ -45,6 +45,7 @@ struct CommitRecord {
   std::vector<Json> changes;         // FUNCTION_CHANGE objects found at this commit
   std::vector<Json> events;          // lines for events.jsonl, in order
   bool advances_line = false;        // this commit becomes the last processed of the watched branch
+  bool bisected = false;             // not built: a bisection showed it unchanged (states inferred)
 };
 
 struct CommitStatus {

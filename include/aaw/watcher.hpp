@@ -55,6 +55,9 @@ class Watcher {
   Result<void> start_line(const ObjectId& tip);
   Result<void> continue_line(const ObjectId& line_head, const ObjectId& tip);
   Result<void> process_range(const std::vector<ObjectId>& commits, std::optional<ObjectId> against);
+  Result<void> process_in_order(const std::vector<ObjectId>& commits, std::optional<ObjectId> against);
+  Result<void> process_bisected(const std::vector<ObjectId>& commits, const ObjectId& against);
+  bool bisects(std::size_t pending) const;
   Result<void> ensure_fetched(const ObjectId& head);
   void check_reopen();
   void wait_until(TimePoint deadline);
