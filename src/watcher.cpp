@@ -76,7 +76,7 @@ Result<void> Watcher::ensure_fetched(const ObjectId& head) {
 
 Result<void> Watcher::poll() {
   m_deps.log.info("Checking for API changes...");
-  auto head = m_deps.mirror.remote_head(m_config.branch);
+  auto head = m_deps.heads ? m_deps.heads->head(m_config.branch) : m_deps.mirror.remote_head(m_config.branch);
   if (!head) return head.error();
   (void)m_deps.store.set_value("remote_head", head->hex);
   if (auto fetched = ensure_fetched(*head); !fetched) return fetched.error();

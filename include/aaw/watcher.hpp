@@ -15,6 +15,7 @@
 #include "aaw/config.hpp"
 #include "aaw/control.hpp"
 #include "aaw/git_mirror.hpp"
+#include "aaw/head_watch.hpp"
 #include "aaw/progress.hpp"
 #include "aaw/report.hpp"
 #include "aaw/state_store.hpp"
@@ -30,6 +31,7 @@ struct WatcherDeps {
   Control& control;
   Progress& progress;
   std::function<void()> reopen_logs;  // on SIGHUP
+  HeadWatch* heads = nullptr;         // where polls learn the head; nullptr: git ls-remote
 };
 
 class Watcher {

@@ -5,20 +5,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "aaw/url.hpp"
+
 namespace aaw::cli {
 namespace {
-
-std::string host_of(const std::string& url) {
-  auto scheme = url.find("://");
-  if (scheme == std::string::npos) return "";
-  auto start = scheme + 3;
-  auto end = url.find_first_of("/?#", start);
-  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  auto at = authority.rfind('@');
-  if (at != std::string::npos) authority = authority.substr(at + 1);
-  auto colon = authority.find(':');
-  return authority.substr(0, colon);
-}
 
 std::string trim(std::string text) {
   auto first = text.find_first_not_of(" \t\r\n");
@@ -61,8 +51,8 @@ std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream co
 }
 
 std::string https_token_for(const Config& config) {
-  std::string host = host_of(config.repository_url);
-  if (host.empty() || (host != "github.com" && host != host_of(config.github.api_url))) return "";
+  std::string host = url_host(config.repository_url);
+  if (host.empty() || (host != "github.com" && host != url_host(config.github.api_url))) return "";
   if (const char* token = std::getenv("GITHUB_TOKEN"); token && *token) return token;
   if (!config.github.token_file.empty()) return read_token_file(config.github.token_file);
   return "";
