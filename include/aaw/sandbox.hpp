@@ -21,28 +21,37 @@
 
 namespace aaw {
 
+// The child's environment is PATH (ours, or /usr/local/bin:/usr/bin:/bin when unset), LANG (ours,
+// or C.UTF-8), HOME=root/home, TMPDIR=root/tmp, then `env` on top; nothing else of ours.
 struct SandboxRequest {
-  std::vector<std::string> argv;  // argv[0] is looked up in the sandbox PATH when not absolute
-  std::filesystem::path cwd;      // must be inside the sandbox root or a `writable` path
+  // argv[0] is looked up in the sandbox PATH (after `env`) unless it has a slash (then relative to
+  // cwd); a program not found there is an Error (not_found), never an exit status 127.
+  std::vector<std::string> argv;
+  // Must exist and be inside the sandbox root or a `writable` path (invalid_input otherwise); empty
+  // means the root, a relative path is relative to the root.
+  std::filesystem::path cwd;
   // Added to the allow-listed environment (build.env). A name that looks like a secret (GITHUB_TOKEN,
-  // *_TOKEN, *_KEY, *_SECRET, case-insensitive) is dropped even when listed here.
+  // *_TOKEN, *_KEY, *_SECRET, case-insensitive: is_secret_name) is dropped even when listed here,
+  // with one warning naming it (never its value) per sandbox.
   std::map<std::string, std::string> env;
   std::chrono::seconds timeout{3600};
-  std::filesystem::path log_file;                 // stdout and stderr, truncated at start
-  std::uint64_t log_limit_bytes = 16u << 20;      // output past this is discarded (child not blocked)
+  std::filesystem::path log_file;                    // stdout and stderr, truncated at start
+  std::uint64_t log_limit_bytes = 16u << 20;         // output past this is discarded (child not blocked)
   std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS when set
   // Extra directories the child may write besides the sandbox root (the work tree, the venv). Only
-  // bwrap enforces the difference; the plain runner cannot stop writes anywhere.
+  // bwrap enforces the difference; the plain runner cannot stop writes anywhere. Must exist
+  // (not_found otherwise).
   std::vector<std::filesystem::path> writable;
 };
 
 struct SandboxResult {
   enum class Outcome { exited, signaled, timed_out };
   Outcome outcome = Outcome::exited;
-  int exit_code = 0;   // when exited
-  int signal = 0;      // when signaled
+  int exit_code = 0;  // when exited
+  int signal = 0;     // when signaled
   bool log_truncated = false;
   std::chrono::milliseconds elapsed{0};
+  std::chrono::seconds timeout{0};  // the request's timeout, for describe()
 
   bool succeeded() const { return outcome == Outcome::exited && exit_code == 0; }
   // "exited with status 2", "killed by signal 11 (Segmentation fault)", "timed out after 600 s".
@@ -52,9 +61,13 @@ struct SandboxResult {
 class Sandbox {
  public:
   virtual ~Sandbox() = default;
-  // Runs the request to completion (or its timeout, when the whole process group is killed).
-  // An Error only when the child cannot be started (fork, log file, missing program): a command
-  // that fails is a result, not an Error.
+  // Runs the request to completion (or its timeout, when the whole process group gets SIGTERM and,
+  // a second later, SIGKILL). Whatever the command leaves running in its process group when it
+  // exits is killed too. Under the plain runner a process that leaves the group (setsid, a daemon)
+  // escapes; under bwrap nothing escapes (a PID namespace). Under bwrap a command killed by signal
+  // N is reported as exited with status 128 + N (bwrap's own init reports it so).
+  // An Error only when the child cannot be started (fork, log file, missing program, bad cwd): a
+  // command that fails is a result, not an Error.
   virtual Result<SandboxResult> run(const SandboxRequest& request) = 0;
   virtual std::string_view kind() const = 0;  // "process" or "bwrap"
   const std::filesystem::path& root() const { return m_root; }
@@ -69,7 +82,9 @@ class Sandbox {
 // The sandbox chosen by `config.kind` with `root` as its writable directory (created when missing;
 // HOME is root/home and TMPDIR root/tmp). auto: bubblewrap when it can create namespaces here, else
 // the plain runner with one warning on `log`; bwrap: invalid_input when bubblewrap is missing or
-// cannot run here; process: the plain runner.
+// cannot run here; process: the plain runner. io when root cannot be created. root() is its
+// canonical path (bwrap binds it at that path). `log` must outlive the sandbox (it gets the
+// warnings about secrets dropped from a request's env).
 Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const std::filesystem::path& root,
                                               Logger& log);
 
