@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -521,12 +522,15 @@ TEST_F(SandboxTest, BwrapTimeoutKillsEverythingInside) {
   const std::string marker = std::to_string(900000 + ::getpid() % 90000);
   SandboxRequest request =
       shell("trap '' TERM; sleep " + marker + " & setsid sleep " + marker + " & sleep " + marker);
-  request.timeout = 1s;
+  request.timeout = 2s;
 
-  const SandboxResult result = run_ok(*sandbox, request);
+  auto running_run = std::async(std::launch::async, [&] { return run_ok(*sandbox, request); });
+  EXPECT_TRUE(eventually([&] { return processes_with_argument(marker).size() == 3; }, 1500ms))
+      << "the three sleeps never ran: " << processes_with_argument(marker).size();
+  const SandboxResult result = running_run.get();
 
   EXPECT_EQ(result.outcome, SandboxResult::Outcome::timed_out);
-  EXPECT_LT(result.elapsed, 2900ms);
+  EXPECT_LT(result.elapsed, 3900ms);
   EXPECT_TRUE(eventually([&] { return processes_with_argument(marker).empty(); }))
       << processes_with_argument(marker).size() << " left";
 }
