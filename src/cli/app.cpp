@@ -6,6 +6,7 @@
 #include "check_config_command.hpp"
 #include "command_context.hpp"
 #include "compare_command.hpp"
+#include "extract_command.hpp"
 #include "history_command.hpp"
 #include "watch_command.hpp"
 
@@ -32,6 +33,8 @@ int run_app(int argc, char** argv) {
   add_show_command(app, show);
   CheckConfigOptions check_config;
   add_check_config_command(app, check_config);
+  ExtractOptions extract;
+  add_extract_command(app, extract);
 
   try {
     app.parse(argc, argv);
@@ -48,6 +51,7 @@ int run_app(int argc, char** argv) {
   if (app.got_subcommand("history")) return run_history(history);
   if (app.got_subcommand("show")) return run_show(show, runtime);
   if (app.got_subcommand("check-config")) return run_check_config(check_config);
+  if (app.got_subcommand("__extract")) return run_extract(extract, runtime);
   return run_original_mode(config_path, runtime);
 }
 

@@ -1,0 +1,25 @@
+#include "extract_command.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "aaw/runtime.hpp"
+#include "aaw/runtime_extractor.hpp"
+#include "command_context.hpp"
+
+namespace aaw::cli {
+
+void add_extract_command(CLI::App& app, ExtractOptions& options) {
+  // An empty group hides the subcommand from --help.
+  CLI::App* cmd = app.add_subcommand("__extract", "Extraction child of the runtime extractor (internal)");
+  cmd->group("");
+  cmd->add_option("REQUEST", options.request, "Request file written by the runtime extractor")->required();
+  cmd->add_option("RESULT", options.result, "Where to write the states")->required();
+}
+
+int run_extract(const ExtractOptions& options, Runtime& runtime) {
+  auto written = run_extraction_child(options.request, options.result, runtime.python());
+  if (!written) throw CommandError{written.error().message()};
+  return 0;
+}
+
+}  // namespace aaw::cli

@@ -1,0 +1,147 @@
+"""Runtime extraction: import the built package and read inspect.signature of each function.
+
+Runs in the extraction child (`aiter-api-watcher __extract`), a process of its own inside the
+sandbox: whatever the package does at import (crash, hang, sys.exit) costs that child only.
+Called from C++ (src/cli/extract_command.cpp) as extract_all(args, host) with
+args = {"work_tree": path, "venv": path or None, "functions": [{"import_statement",
+"function_path"}]}; returns one STATE object (DESIGN.md) per function, in order, shaped like the
+static resolver's (aaw_static.py): kinds as inspect names them, defaults as repr() prints them,
+annotations as inspect.formatannotation prints them.
+Pure standard library, Python 3.9+.
+"""
+
+import ast
+import faulthandler
+import glob
+import inspect
+import os
+import site
+import sys
+
+
+def extract_all(args, host=None):
+    if not isinstance(args, dict) or not isinstance(args.get("functions"), list):
+        raise TypeError("extract_all expects {'work_tree': ..., 'venv': ..., 'functions': [...]}")
+    # A crash in an extension module prints the Python stack to the log before the child dies.
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    _enter_environment(args.get("work_tree"), args.get("venv"))
+    return [_state(function) for function in args["functions"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# The environment: what `<venv>/bin/python` started in the work tree would see.
+
+def _enter_environment(work_tree, venv):
+    before = list(sys.path)
+    if venv:
+        version = "python%d.%d" % sys.version_info[:2]
+        for directory in glob.glob(os.path.join(venv, "lib", version, "site-packages")):
+            site.addsitedir(directory)  # runs its .pth files: `setup.py develop` leaves one
+        sys.prefix = sys.exec_prefix = venv
+        python = os.path.join(venv, "bin", "python")
+        if os.access(python, os.X_OK):
+            sys.executable = python
+    # As in a venv: the work tree first, then the venv's site-packages, then the system's.
+    head = [work_tree] if work_tree else []
+    added = [entry for entry in sys.path if entry not in before and entry not in head]
+    sys.path[:] = head + added + [entry for entry in before if entry not in head]
+    if work_tree:
+        os.chdir(work_tree)
+
+
+# ---------------------------------------------------------------------------------------------
+# One function.
+
+def _state(function):
+    statement = function.get("import_statement") if isinstance(function, dict) else None
+    path = function.get("function_path") if isinstance(function, dict) else None
+    if not isinstance(statement, str) or not isinstance(path, str):
+        return _failed("unresolved", "an entry needs 'import_statement' and 'function_path'")
+    namespace = {}
+    try:
+        exec(compile(statement.strip(), "<import_statement>", "exec", dont_inherit=True), namespace)
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as error:  # SystemExit too: a package may exit at import
+        return _import_failure(statement, error)
+    parts = path.split(".")
+    if parts[0] not in namespace:
+        return _failed("unresolved", "'%s' is not bound by '%s'" % (parts[0], statement.strip()))
+    try:
+        value = namespace[parts[0]]
+        for attribute in parts[1:]:
+            value = getattr(value, attribute)
+    except AttributeError as error:
+        return _failed("missing", "%s: %s" % (type(error).__name__, error))
+    try:
+        signature = inspect.signature(value)
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as error:
+        return _failed("import_error", "%s: %s" % (type(error).__name__, error))
+    return _ok(signature)
+
+
+def _import_failure(statement, error):
+    """missing when the watched package's own module or name is not there; import_error else."""
+    text = "%s: %s" % (type(error).__name__, error)
+    package, from_module, names = _imported(statement)
+    if isinstance(error, ModuleNotFoundError) and package and error.name and (
+            error.name == package or error.name.startswith(package + ".")):
+        return _failed("missing", text)
+    # `from pkg.m import f` without f: "cannot import name 'f' from 'pkg.m'" is f missing, as
+    # an AttributeError on the function path would be; anything else is a broken import.
+    if type(error) is ImportError and from_module and error.name == from_module:
+        module = sys.modules.get(from_module)
+        if module is not None and any(not hasattr(module, name) for name in names):
+            return _failed("missing", text)
+    return _failed("import_error", text)
+
+
+def _imported(statement):
+    """(top-level package, module of a `from` import, names it imports) of an import statement."""
+    try:
+        node = ast.parse(statement.strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None, None, []
+    if isinstance(node, ast.Import):
+        return node.names[0].name.split(".")[0], None, []
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return node.module.split(".")[0], node.module, [a.name for a in node.names if a.name != "*"]
+    return None, None, []
+
+
+# ---------------------------------------------------------------------------------------------
+# STATE objects.
+
+def _failed(status, detail):
+    return {"status": status, "detail": detail}
+
+
+def _ok(signature):
+    parameters = [_parameter(p) for p in signature.parameters.values()]
+    returns = _annotation(signature.return_annotation)
+    return {"status": "ok", "text": str(signature),
+            "signature": {"parameters": parameters, "return_annotation": returns}}
+
+
+def _parameter(parameter):
+    default = None if parameter.default is inspect.Parameter.empty else _repr(parameter.default)
+    return {"name": parameter.name, "kind": parameter.kind.name, "default": default,
+            "annotation": _annotation(parameter.annotation)}
+
+
+def _annotation(annotation):
+    if annotation is inspect.Parameter.empty or annotation is inspect.Signature.empty:
+        return None
+    try:
+        return inspect.formatannotation(annotation)
+    except Exception as error:
+        return "<unprintable annotation: %s>" % type(error).__name__
+
+
+def _repr(value):
+    try:
+        return repr(value)
+    except Exception as error:  # a default whose __repr__ raises must not cost the function
+        return "<%s object: repr raised %s>" % (type(value).__name__, type(error).__name__)
