@@ -1,6 +1,7 @@
 #include "aaw/compare.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace aaw {
 namespace {
@@ -17,6 +18,27 @@ Result<std::vector<SignatureState>> states_at(GitMirror& mirror, StaticExtractor
   return states;
 }
 
+using StatesAt = std::function<Result<std::vector<SignatureState>>(const ObjectId&)>;
+
+Result<Comparison> compare_with(GitMirror& mirror, const std::vector<MonitoredFunction>& functions,
+                                std::string_view old_revision, std::string_view new_revision,
+                                const StatesAt& states_of) {
+  auto old_commit = mirror.resolve(old_revision);
+  if (!old_commit) return old_commit.error().context("old commit '" + std::string(old_revision) + "'");
+  auto new_commit = mirror.resolve(new_revision);
+  if (!new_commit) return new_commit.error().context("new commit '" + std::string(new_revision) + "'");
+  auto before = states_of(*old_commit);
+  if (!before) return before.error().context("reading " + old_commit->hex);
+  auto after = states_of(*new_commit);
+  if (!after) return after.error().context("reading " + new_commit->hex);
+  Comparison comparison{*old_commit, *new_commit, {}};
+  for (size_t i = 0; i < functions.size(); ++i) {
+    auto changes = diff_states((*before)[i], (*after)[i]);
+    comparison.functions.push_back({functions[i], (*before)[i], (*after)[i], std::move(changes)});
+  }
+  return comparison;
+}
+
 }  // namespace
 
 std::vector<const FunctionComparison*> Comparison::failures() const {
@@ -26,23 +48,18 @@ std::vector<const FunctionComparison*> Comparison::failures() const {
   return out;
 }
 
+Result<Comparison> compare_commits(GitMirror& mirror, SignatureSource& source,
+                                   const std::vector<MonitoredFunction>& functions,
+                                   std::string_view old_revision, std::string_view new_revision) {
+  return compare_with(mirror, functions, old_revision, new_revision,
+                      [&](const ObjectId& commit) { return source.extract(commit, functions); });
+}
+
 Result<Comparison> compare_commits(GitMirror& mirror, StaticExtractor& extractor,
                                    const std::vector<MonitoredFunction>& functions,
                                    std::string_view old_revision, std::string_view new_revision) {
-  auto old_commit = mirror.resolve(old_revision);
-  if (!old_commit) return old_commit.error().context("old commit '" + std::string(old_revision) + "'");
-  auto new_commit = mirror.resolve(new_revision);
-  if (!new_commit) return new_commit.error().context("new commit '" + std::string(new_revision) + "'");
-  auto before = states_at(mirror, extractor, *old_commit, functions);
-  if (!before) return before.error().context("reading " + old_commit->hex);
-  auto after = states_at(mirror, extractor, *new_commit, functions);
-  if (!after) return after.error().context("reading " + new_commit->hex);
-  Comparison comparison{*old_commit, *new_commit, {}};
-  for (size_t i = 0; i < functions.size(); ++i) {
-    auto changes = diff_states((*before)[i], (*after)[i]);
-    comparison.functions.push_back({functions[i], (*before)[i], (*after)[i], std::move(changes)});
-  }
-  return comparison;
+  return compare_with(mirror, functions, old_revision, new_revision,
+                      [&](const ObjectId& commit) { return states_at(mirror, extractor, commit, functions); });
 }
 
 int compare_exit_code(const Comparison& comparison, FailOn fail_on) {

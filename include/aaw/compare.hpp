@@ -8,6 +8,7 @@
 #include "aaw/git_mirror.hpp"
 #include "aaw/result.hpp"
 #include "aaw/signature.hpp"
+#include "aaw/signature_source.hpp"
 #include "aaw/static_extractor.hpp"
 
 namespace aaw {
@@ -33,6 +34,10 @@ enum class FailOn { any, breaking };
 // Resolves both revisions in `mirror` and extracts every function at each. Errors name the
 // revision that failed ("old commit 'abc1': unknown commit, branch or tag 'abc1'").
 Result<Comparison> compare_commits(GitMirror& mirror, StaticExtractor& extractor,
+                                   const std::vector<MonitoredFunction>& functions,
+                                   std::string_view old_revision, std::string_view new_revision);
+// The same through any source (the runtime one builds and imports each commit).
+Result<Comparison> compare_commits(GitMirror& mirror, SignatureSource& source,
                                    const std::vector<MonitoredFunction>& functions,
                                    std::string_view old_revision, std::string_view new_revision);
 

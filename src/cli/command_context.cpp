@@ -39,9 +39,6 @@ void apply_extractor(Config& config, const std::string& override_value) {
     if (!kind) throw CommandError{"--extractor: expected static, runtime or both, got '" + override_value + "'"};
     config.extractor = *kind;
   }
-  if (config.extractor != ExtractorKind::static_ast)
-    throw CommandError{"extractor '" + std::string(to_string(config.extractor)) +
-                       "': this version extracts signatures statically only; use \"extractor\": \"static\""};
 }
 
 std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console) {

@@ -23,7 +23,7 @@ struct CommandError {
 // Reads `path`, printing each warning to stderr; throws CommandError with the reason.
 Config read_config_or_throw(const std::filesystem::path& path);
 
-// Applies an --extractor override and rejects extractors this build cannot run.
+// Applies an --extractor override (static, runtime or both).
 void apply_extractor(Config& config, const std::string& override_value);
 
 std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console);

@@ -8,8 +8,8 @@
 #include "aaw/compare.hpp"
 #include "aaw/render.hpp"
 #include "aaw/runtime.hpp"
-#include "aaw/static_extractor.hpp"
 #include "command_context.hpp"
+#include "signature_sources.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -70,8 +70,8 @@ int run_compare(const CompareOptions& options, Runtime& runtime) {
   auto mirror = open_mirror_or_throw(config);
   refresh_mirror(*mirror, *log, old_rev, new_rev);
   log->info("Comparing two commits: {} -> {}", old_rev, new_rev);
-  StaticExtractor extractor(runtime.python());
-  auto comparison = compare_commits(*mirror, extractor, config.functions_to_monitor, old_rev, new_rev);
+  SignatureSources sources(config, *mirror, runtime, *log);
+  auto comparison = compare_commits(*mirror, sources.source(), config.functions_to_monitor, old_rev, new_rev);
   if (!comparison) throw CommandError{comparison.error().message()};
   print_result(*comparison, options.format, *log);
   log->info("Exiting after comparing two commits");

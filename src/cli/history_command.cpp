@@ -9,6 +9,7 @@
 #include "aaw/signature_source.hpp"
 #include "aaw/state_store.hpp"
 #include "command_context.hpp"
+#include "signature_sources.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -50,9 +51,10 @@ Json states_json(const std::vector<FunctionState>& states) {
 }
 
 std::vector<FunctionState> extract_now(const Config& config, GitMirror& mirror, const ObjectId& commit, Runtime& runtime) {
-  StaticExtractor extractor(runtime.python());
-  IncrementalStaticSource source(mirror, extractor);
-  auto states = source.extract(commit, config.functions_to_monitor);
+  // On stderr: stdout carries the states. A runtime extraction logs its checkout and build there.
+  auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
+  SignatureSources sources(config, mirror, runtime, *log);
+  auto states = sources.source().extract(commit, config.functions_to_monitor);
   if (!states) throw CommandError{states.error().context("extracting at " + commit.hex).message()};
   std::vector<FunctionState> out;
   for (std::size_t i = 0; i < states->size(); ++i) out.push_back({config.functions_to_monitor[i], (*states)[i]});

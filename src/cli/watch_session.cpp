@@ -40,12 +40,11 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
     : m_config(config), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
   m_mirror = open_mirror_or_throw(config);
-  m_extractor = std::make_unique<StaticExtractor>(runtime.python());
-  m_source = std::make_unique<IncrementalStaticSource>(*m_mirror, *m_extractor);
+  m_sources = std::make_unique<SignatureSources>(config, *m_mirror, runtime, *m_log);
   m_store = value_or_throw(StateStore::open(config.state_dir / "state.db", config.repository_url));
   m_events = std::make_unique<EventLog>(open_event_log(config.state_dir / "events.jsonl", *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
-  m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, *m_source, *m_store,
+  m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, m_sources->source(), *m_store,
                                                   *m_events, *m_log, m_clock);
   auto reopen = [this] {
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened) m_log->error("{}", reopened.error().message());
@@ -55,8 +54,9 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
 }
 
 WatchSession::~WatchSession() {
-  m_log->info("Static extraction: {} function states resolved in Python, {} reused unchanged",
-              m_source->resolved_count(), m_source->reused_count());
+  if (const IncrementalStaticSource* source = m_sources->static_source())
+    m_log->info("Static extraction: {} function states resolved in Python, {} reused unchanged",
+                source->resolved_count(), source->reused_count());
 }
 
 }  // namespace aaw::cli

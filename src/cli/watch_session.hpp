@@ -19,6 +19,7 @@
 #include "aaw/state_store.hpp"
 #include "aaw/static_extractor.hpp"
 #include "aaw/watcher.hpp"
+#include "signature_sources.hpp"
 
 namespace aaw::cli {
 
@@ -39,8 +40,7 @@ class WatchSession {
   SystemClock m_clock;
   std::shared_ptr<Logger> m_log;
   std::unique_ptr<GitMirror> m_mirror;
-  std::unique_ptr<StaticExtractor> m_extractor;
-  std::unique_ptr<IncrementalStaticSource> m_source;
+  std::unique_ptr<SignatureSources> m_sources;
   std::unique_ptr<StateStore> m_store;
   std::unique_ptr<EventLog> m_events;
   std::unique_ptr<Progress> m_progress;

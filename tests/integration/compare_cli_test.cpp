@@ -227,11 +227,12 @@ TEST_F(CompareCliTest, UnknownKeyWarnsButRuns) {
       << r.err;
 }
 
-TEST_F(CompareCliTest, RuntimeExtractorIsRefusedClearly) {
+TEST_F(CompareCliTest, UnknownExtractorIsRefusedClearly) {
   auto config = write_config(daemon_url());
-  auto r = run({"compare", "--config", config.string(), "--extractor", "runtime", "main", "feature"});
+  auto r = run({"compare", "--config", config.string(), "--extractor", "dynamic", "main", "feature"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.err, "extractor 'runtime'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--extractor")) << r.err;
+  EXPECT_TRUE(contains(r.err, "dynamic")) << r.err;
 }
 
 TEST_F(CompareCliTest, UnknownFlagExitsTwo) {

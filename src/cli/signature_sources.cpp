@@ -1,0 +1,48 @@
+#include "signature_sources.hpp"
+
+#include "aaw/both_source.hpp"
+#include "aaw/runtime.hpp"
+#include "aaw/runtime_extractor.hpp"
+#include "aaw/sandbox.hpp"
+#include "aaw/static_extractor.hpp"
+#include "aaw/work_tree.hpp"
+#include "command_context.hpp"
+
+namespace aaw::cli {
+namespace {
+
+template <class T>
+T value_or_throw(Result<T> result) {
+  if (!result) throw CommandError{result.error().message()};
+  return std::move(*result);
+}
+
+}  // namespace
+
+SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runtime& runtime, Logger& log) {
+  if (config.extractor != ExtractorKind::runtime) {
+    m_extractor = std::make_unique<StaticExtractor>(runtime.python());
+    m_static = std::make_unique<IncrementalStaticSource>(mirror, *m_extractor);
+  }
+  if (config.extractor == ExtractorKind::static_ast) return;
+  // The work tree's origin is the redacted URL: it only resolves relative submodule URLs, and
+  // state_dir must hold no credentials.
+  m_work_tree = value_or_throw(open_work_tree(config.state_dir / "work", mirror.path(), mirror.display_url(), log));
+  m_sandbox = value_or_throw(make_sandbox(config.sandbox, config.state_dir / "sandbox", log));
+  RuntimeSourceOptions options;
+  options.state_dir = config.state_dir;
+  options.build = config.build;
+  options.runtime = config.runtime;
+  m_runtime = std::make_unique<RuntimeSource>(*m_work_tree, *m_sandbox, std::move(options), log);
+  if (config.extractor == ExtractorKind::both) m_both = std::make_unique<BothSource>(*m_static, *m_runtime, log);
+}
+
+SignatureSources::~SignatureSources() = default;
+
+SignatureSource& SignatureSources::source() {
+  if (m_both) return *m_both;
+  if (m_runtime) return *m_runtime;
+  return *m_static;
+}
+
+}  // namespace aaw::cli

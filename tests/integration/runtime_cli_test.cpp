@@ -1,0 +1,121 @@
+// The built binary with runtime extraction on the fixpkg history (real builds of a C extension in
+// the sandbox, the binary re-executing itself as the extraction child): compare prints the
+// planted changes; watch --once records broken builds, segfaulting and hanging imports as
+// machinery failures and goes on; history then holds the real changes only.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/git_fixture.hpp"
+#include "support/process.hpp"
+#include "support/runtime_fixture.hpp"
+#include "support/temp_dir.hpp"
+
+namespace aaw::test {
+namespace {
+
+using json = nlohmann::json;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class RuntimeCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override { m_commits = RuntimeFixture::build(m_repo); }
+
+  std::filesystem::path config(const std::string& extra = "", const std::string& extractor = "runtime") {
+    json parsed = json::parse(RuntimeFixture::config_json(m_repo.file_url(), m_dir.path(), extra));
+    parsed["extractor"] = extractor;
+    auto path = m_dir.path() / "config.json";
+    std::ofstream(path) << parsed.dump(2);
+    return path;
+  }
+  ProcessResult run(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {AAW_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunOptions options;
+    options.cwd = m_dir.path();
+    options.unset_env = {"GITHUB_TOKEN"};
+    return run_process(argv, options);
+  }
+  json show(const std::filesystem::path& cfg, const std::string& commit) {
+    auto r = run({"show", "--config", cfg.string(), commit, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  }
+
+  TempDir m_dir{"aaw-runtime-cli"};
+  GitFixture m_repo{m_dir.path() / "fixpkg"};
+  RuntimeFixtureCommits m_commits;
+};
+
+TEST_F(RuntimeCliTest, CompareWithTheRuntimeExtractorPrintsThePlantedChanges) {
+  auto cfg = config("", "static");
+  auto r = run({"compare", "--config", cfg.string(), "--extractor", "runtime", m_commits.base,
+                m_commits.default_changed});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const std::string between = " between " + m_commits.base + " and " + m_commits.default_changed;
+  EXPECT_TRUE(contains(r.out, "INFO - Installing fixpkg package")) << r.out;
+  EXPECT_TRUE(contains(r.out, "INFO - Successfully installed fixpkg")) << r.out;
+  EXPECT_TRUE(contains(r.out, "API change detected for fixpkg.scale" + between + " (compatible)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "compatible: parameter 'offset' added: 'offset: Optional[float] = None'")) << r.out;
+  EXPECT_TRUE(contains(r.out, "API change detected for combine" + between + " (breaking)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "breaking: parameter 'b' removed (was 'b')")) << r.out;
+  EXPECT_TRUE(contains(r.out, "behavioural: parameter 'hi' default changed from '1' to '10'")) << r.out;
+  EXPECT_TRUE(contains(r.out, "No API change for fixpkg.fused" + between)) << r.out;  // static cannot see it
+}
+
+TEST_F(RuntimeCliTest, WatchRecordsMachineryFailuresGoesOnAndHistoryHoldsTheRealChangesOnly) {
+  auto cfg = config("\"start_commit\": \"" + m_commits.base + "\", \"runtime\": {\"extract_timeout_seconds\": 3, "
+                    "\"bisect\": false}");
+  auto r = run({"watch", "--config", cfg.string(), "--once"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "INFO - Checking out commit " + m_commits.docs_changed)) << r.out;
+  EXPECT_TRUE(contains(r.out, "WARNING - Could not extract fixpkg.scale at " + m_commits.build_fails + ": build_failed"))
+      << r.out;
+
+  auto h = run({"history", "--config", cfg.string(), "--format", "json"});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  json changes = json::parse(h.out)["changes"];
+  std::vector<std::pair<std::string, std::string>> seen;
+  for (const json& c : changes) seen.emplace_back(c["commit"], c["function_path"]);
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::string>>{
+                      {m_commits.param_added, "fixpkg.scale"},
+                      {m_commits.param_removed, "combine"},
+                      {m_commits.default_changed, "api.clamp"},
+                      {m_commits.native_changed, "fixpkg.product"},
+                  }))
+      << changes.dump(2);
+
+  auto status_at = [&](const std::string& commit) {
+    json shown = show(cfg, commit);
+    EXPECT_TRUE(shown["recorded"].get<bool>()) << shown.dump(2);
+    return shown["functions"][0]["state"]["status"].get<std::string>();
+  };
+  EXPECT_EQ(status_at(m_commits.build_fails), "build_failed");
+  EXPECT_EQ(status_at(m_commits.build_fixed), "ok");
+  EXPECT_EQ(status_at(m_commits.import_segfaults), "extract_failed");
+  EXPECT_EQ(status_at(m_commits.segfault_fixed), "ok");
+  EXPECT_EQ(status_at(m_commits.import_hangs), "extract_failed");
+  EXPECT_EQ(status_at(m_commits.hang_fixed), "ok");
+}
+
+TEST_F(RuntimeCliTest, ShowExtractsAnUnrecordedCommitByBuildingIt) {
+  auto cfg = config();
+  json shown = show(cfg, m_commits.native_changed);
+  EXPECT_FALSE(shown["recorded"].get<bool>());
+  ASSERT_EQ(shown["functions"].size(), 5u) << shown.dump(2);
+  EXPECT_EQ(shown["functions"][3]["function_path"], "fixpkg.fused");
+  EXPECT_EQ(shown["functions"][3]["state"]["text"], "(x, y, *, scale=1.0)");
+  EXPECT_EQ(shown["functions"][4]["state"]["text"], "(a, b)");
+}
+
+TEST_F(RuntimeCliTest, ExtractSubcommandIsHiddenFromHelp) {
+  auto r = run({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_FALSE(contains(r.out, "__extract")) << r.out;
+}
+
+}  // namespace
+}  // namespace aaw::test
