@@ -59,7 +59,8 @@ std::string read_text(const fs::path& file) {
 
 class Libgit2WorkTree final : public WorkTree {
  public:
-  Libgit2WorkTree(fs::path directory, Logger& log) : m_directory(std::move(directory)), m_log(log) {
+  // Absolute: the path goes to child processes that run elsewhere (a build's cwd, a sandbox).
+  Libgit2WorkTree(const fs::path& directory, Logger& log) : m_directory(fs::absolute(directory).lexically_normal()), m_log(log) {
     git_libgit2_init();
   }
   ~Libgit2WorkTree() override {

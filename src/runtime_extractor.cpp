@@ -150,9 +150,12 @@ RuntimeSource::RuntimeSource(WorkTree& work_tree, Sandbox& sandbox, RuntimeSourc
     : m_work_tree(work_tree),
       m_sandbox(sandbox),
       m_options(std::move(options)),
-      m_log(log),
-      m_venv(m_options.state_dir / "venv"),
-      m_logs(m_options.state_dir / "logs") {}
+      m_log(log) {
+  // Absolute: these paths go to children whose working directory is elsewhere (the work tree).
+  m_options.state_dir = fs::absolute(m_options.state_dir).lexically_normal();
+  m_venv = m_options.state_dir / "venv";
+  m_logs = m_options.state_dir / "logs";
+}
 
 Result<std::vector<SignatureState>> RuntimeSource::extract(const ObjectId& commit,
                                                            const std::vector<MonitoredFunction>& functions) {

@@ -28,7 +28,7 @@ SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runt
   // The work tree's origin is the redacted URL: it only resolves relative submodule URLs, and
   // state_dir must hold no credentials.
   m_work_tree = value_or_throw(open_work_tree(config.state_dir / "work", mirror.path(), mirror.display_url(), log));
-  m_sandbox = value_or_throw(make_sandbox(config.sandbox, config.state_dir / "sandbox", log));
+  m_sandbox = value_or_throw(make_sandbox(config.sandbox, std::filesystem::absolute(config.state_dir / "sandbox"), log));
   RuntimeSourceOptions options;
   options.state_dir = config.state_dir;
   options.build = config.build;

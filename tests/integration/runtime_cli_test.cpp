@@ -25,7 +25,8 @@ class RuntimeCliTest : public ::testing::Test {
   void SetUp() override { m_commits = RuntimeFixture::build(m_repo); }
 
   std::filesystem::path config(const std::string& extra = "", const std::string& extractor = "runtime") {
-    json parsed = json::parse(RuntimeFixture::config_json(m_repo.file_url(), m_dir.path(), extra));
+    json parsed = json::parse(RuntimeFixture::config_json(m_repo.file_url(), m_dir.path()));
+    parsed.merge_patch(json::parse("{" + extra + "}"));  // the extra keys win
     parsed["extractor"] = extractor;
     auto path = m_dir.path() / "config.json";
     std::ofstream(path) << parsed.dump(2);
@@ -102,13 +103,14 @@ TEST_F(RuntimeCliTest, WatchRecordsMachineryFailuresGoesOnAndHistoryHoldsTheReal
 }
 
 TEST_F(RuntimeCliTest, ShowExtractsAnUnrecordedCommitByBuildingIt) {
-  auto cfg = config();
+  auto cfg = config("\"state_dir\": \"relative-state\"");  // relative to the working directory
   json shown = show(cfg, m_commits.native_changed);
   EXPECT_FALSE(shown["recorded"].get<bool>());
   ASSERT_EQ(shown["functions"].size(), 5u) << shown.dump(2);
   EXPECT_EQ(shown["functions"][3]["function_path"], "fixpkg.fused");
   EXPECT_EQ(shown["functions"][3]["state"]["text"], "(x, y, *, scale=1.0)");
   EXPECT_EQ(shown["functions"][4]["state"]["text"], "(a, b)");
+  EXPECT_TRUE(std::filesystem::exists(m_dir.path() / "relative-state" / "venv" / "bin" / "python"));
 }
 
 TEST_F(RuntimeCliTest, ExtractSubcommandIsHiddenFromHelp) {
