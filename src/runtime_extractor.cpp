@@ -3,10 +3,15 @@
 // decides what to run, when a build can be skipped, and how to read what came back.
 #include "aaw/runtime_extractor.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -96,6 +101,35 @@ std::string child_failure(const std::string& reason, const fs::path& log_file) {
   return what + " (log: " + log_file.string() + ")";
 }
 
+// An exclusive flock on state_dir/runtime.lock for one extraction: a `show` run beside the daemon
+// must not move the work tree under the daemon's build. Released when the descriptor closes (also
+// when the process dies), and never inherited by a child (O_CLOEXEC).
+class StateLock {
+ public:
+  static Result<StateLock> acquire(const fs::path& file, Logger& log) {
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return Error(ErrorCode::io, "cannot open '" + file.string() + "': " + std::strerror(errno));
+    StateLock lock(fd);
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return lock;
+    log.info("Waiting for another process using {}", file.parent_path().string());
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) return Error(ErrorCode::io, "cannot lock '" + file.string() + "': " + std::strerror(errno));
+    }
+    return lock;
+  }
+  StateLock(StateLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+  StateLock& operator=(StateLock&&) = delete;
+  StateLock(const StateLock&) = delete;
+  StateLock& operator=(const StateLock&) = delete;
+  ~StateLock() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+
+ private:
+  explicit StateLock(int fd) : m_fd(fd) {}
+  int m_fd;
+};
+
 Json request_json(const fs::path& work_tree, const fs::path& venv, const std::vector<MonitoredFunction>& functions) {
   Json list = Json::array();
   for (const MonitoredFunction& f : functions)
@@ -161,13 +195,15 @@ Result<std::vector<SignatureState>> RuntimeSource::extract(const ObjectId& commi
                                                            const std::vector<MonitoredFunction>& functions) {
   m_timings = RuntimeTimings{};
   if (functions.empty()) return std::vector<SignatureState>{};
+  std::error_code ec;
+  fs::create_directories(m_logs, ec);
+  if (ec) return Error(ErrorCode::io, "cannot create '" + m_logs.string() + "': " + ec.message());
+  auto lock = StateLock::acquire(m_options.state_dir / "runtime.lock", m_log);
+  if (!lock) return lock.error();
   auto start = Clock::now();
   auto checked_out = m_work_tree.checkout(commit, m_options.build.submodules);
   m_timings.checkout = since(start);
   if (!checked_out) return checked_out.error();
-  std::error_code ec;
-  fs::create_directories(m_logs, ec);
-  if (ec) return Error(ErrorCode::io, "cannot create '" + m_logs.string() + "': " + ec.message());
   if (auto venv = ensure_venv(); !venv) return venv.error();
 
   start = Clock::now();
@@ -234,7 +270,7 @@ Result<void> RuntimeSource::ensure_venv() {
 
 // The last successful build still holds when it ran the same command with the same environment
 // and no file under build.paths (any file when empty) differs between its commit and this one.
-Result<bool> RuntimeSource::build_is_current(const ObjectId& commit) {
+bool RuntimeSource::build_is_current(const ObjectId& commit) {
   const BuildConfig& build = m_options.build;
   if (!build.skip_if_unchanged) return false;
   auto text = read_text(m_options.state_dir / "last_build.json");
@@ -259,9 +295,7 @@ Result<bool> RuntimeSource::build_is_current(const ObjectId& commit) {
 Result<std::optional<std::string>> RuntimeSource::build(const ObjectId& commit, const std::string& package) {
   const BuildConfig& config = m_options.build;
   if (config.command.empty()) return std::optional<std::string>();
-  auto current = build_is_current(commit);
-  if (!current) return current.error();
-  if (*current) return std::optional<std::string>();
+  if (build_is_current(commit)) return std::optional<std::string>();
   // From here the outputs belong to no known commit until this build succeeds.
   std::error_code ec;
   const fs::path record = m_options.state_dir / "last_build.json";

@@ -1,11 +1,15 @@
 // RuntimeSource with real parts: the fixpkg history in a real mirror and work tree, real builds of
 // its C extension through the real sandbox, and the built binary as the extraction child.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <stdexcept>
 
@@ -255,6 +259,18 @@ TEST_F(RuntimeExtractorTest, KeepsTheLogsOfTheNewestCommitsOnly) {
   EXPECT_FALSE(fs::exists(state_dir() / "logs" / (m_commits.base + "-extract.log")));
   EXPECT_TRUE(fs::exists(state_dir() / "logs" / (m_commits.param_removed + "-extract.log")));
   EXPECT_TRUE(fs::exists(state_dir() / "logs" / (m_commits.param_added + "-extract.log")));
+}
+
+TEST_F(RuntimeExtractorTest, WaitsWhileAnotherProcessHoldsTheStateDirectory) {
+  fs::create_directories(state_dir());
+  const int fd = ::open((state_dir() / "runtime.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // as another process's extraction would
+  auto running = std::async(std::launch::async, [&] { return extract(m_commits.base); });
+  EXPECT_EQ(running.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout);
+  EXPECT_FALSE(fs::exists(m_work_tree->path() / "setup.py"));  // not even checked out
+  ::close(fd);
+  EXPECT_EQ(running.get()[scale].status, Status::ok);
 }
 
 TEST_F(RuntimeExtractorTest, UnknownCommitIsAnError) {

@@ -12,7 +12,7 @@
 // Layout under state_dir: work/ (the work tree), venv/ (one per repository, created once with
 // --system-site-packages), sandbox/ (HOME, TMPDIR and the child's request and result files),
 // logs/<sha>-build.log and logs/<sha>-extract.log (the newest kept), last_build.json (what the
-// last successful build was, to skip the next one).
+// last successful build was, to skip the next one), runtime.lock (one extraction at a time).
 #pragma once
 
 #include <chrono>
@@ -60,7 +60,8 @@ class RuntimeSource final : public SignatureSource {
   // tree and the venv.
   RuntimeSource(WorkTree& work_tree, Sandbox& sandbox, RuntimeSourceOptions options, Logger& log);
 
-  // One state per function. Any commit, in any order (each call checks out what it needs). An
+  // One state per function. Any commit, in any order (each call checks out what it needs). Waits
+  // while another process extracts with the same state_dir (state_dir/runtime.lock). An
   // Error when the commit cannot be checked out, the venv cannot be created or a child cannot be
   // started at all; a failing build or child is a state, not an Error.
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
@@ -71,7 +72,7 @@ class RuntimeSource final : public SignatureSource {
 
  private:
   Result<void> ensure_venv();
-  Result<bool> build_is_current(const ObjectId& commit);
+  bool build_is_current(const ObjectId& commit);
   // nullopt when the build succeeded (or was not needed); else the build_failed detail.
   Result<std::optional<std::string>> build(const ObjectId& commit, const std::string& package);
   Result<std::vector<SignatureState>> run_child(const ObjectId& commit, const std::vector<MonitoredFunction>& functions);
