@@ -53,8 +53,9 @@ Result<std::vector<SignatureState>> BothSource::extract(const ObjectId& commit,
     ++m_disagreements;
     std::string joined;
     for (const std::string& d : differences) joined += (joined.empty() ? "" : "; ") + d;
-    m_log.warn("Static and runtime extraction disagree on {} at {}: {} (static {}, runtime {}); recording runtime",
-               functions[i].function_path, commit.hex, joined, s.signature.text(), r.signature.text());
+    m_log.warn(
+        "Static and runtime extraction disagree on {} at {}: {} (static {}, runtime {}); recording runtime",
+        functions[i].function_path, commit.hex, joined, s.signature.text(), r.signature.text());
   }
   return runtime_states;
 }

@@ -4,7 +4,6 @@
 // change keep their inode and mtime (an incremental build sees nothing to do), tracked files the
 // commit dropped are removed, and untracked files (build outputs) are left alone.
 #include <git2.h>
-
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -46,7 +45,8 @@ Error git_failure(ErrorCode code, const std::string& what) {
 
 std::optional<git_oid> parse_oid(const ObjectId& id) {
   git_oid oid;
-  if (id.hex.size() != GIT_OID_HEXSZ || git_oid_fromstrn(&oid, id.hex.data(), id.hex.size()) < 0) return std::nullopt;
+  if (id.hex.size() != GIT_OID_HEXSZ || git_oid_fromstrn(&oid, id.hex.data(), id.hex.size()) < 0)
+    return std::nullopt;
   return oid;
 }
 
@@ -60,7 +60,8 @@ std::string read_text(const fs::path& file) {
 class Libgit2WorkTree final : public WorkTree {
  public:
   // Absolute: the path goes to child processes that run elsewhere (a build's cwd, a sandbox).
-  Libgit2WorkTree(const fs::path& directory, Logger& log) : m_directory(fs::absolute(directory).lexically_normal()), m_log(log) {
+  Libgit2WorkTree(const fs::path& directory, Logger& log)
+      : m_directory(fs::absolute(directory).lexically_normal()), m_log(log) {
     git_libgit2_init();
   }
   ~Libgit2WorkTree() override {
@@ -96,8 +97,9 @@ Result<void> Libgit2WorkTree::open(const fs::path& mirror, const std::string& or
   if (ec) return Error(ErrorCode::io, what + ": " + ec.message());
   git_repository* raw = nullptr;
   const bool exists = fs::exists(m_directory / ".git" / "HEAD");
-  const int rc = exists ? git_repository_open_ext(&raw, m_directory.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr)
-                        : git_repository_init(&raw, m_directory.c_str(), /*is_bare=*/0);
+  const int rc =
+      exists ? git_repository_open_ext(&raw, m_directory.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr)
+             : git_repository_init(&raw, m_directory.c_str(), /*is_bare=*/0);
   if (rc < 0) return git_failure(ErrorCode::git, what);
   m_repository.reset(raw);
 
@@ -107,7 +109,8 @@ Result<void> Libgit2WorkTree::open(const fs::path& mirror, const std::string& or
   if (read_text(alternates) != wanted) {
     fs::create_directories(alternates.parent_path(), ec);
     std::ofstream(alternates, std::ios::binary | std::ios::trunc) << wanted;
-    if (read_text(alternates) != wanted) return Error(ErrorCode::io, what + ": cannot write '" + alternates.string() + "'");
+    if (read_text(alternates) != wanted)
+      return Error(ErrorCode::io, what + ": cannot write '" + alternates.string() + "'");
     // The repository was opened before the alternates existed: reopen so that it reads them.
     m_repository.reset();
     if (git_repository_open_ext(&raw, m_directory.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0)
@@ -138,7 +141,8 @@ Result<CommitPtr> Libgit2WorkTree::lookup_commit(const ObjectId& id) const {
   if (!oid) return Error(ErrorCode::invalid_input, "'" + id.hex + "' is not a commit id");
   git_commit* raw = nullptr;
   const int rc = git_commit_lookup(&raw, m_repository.get(), &*oid);
-  if (rc == GIT_ENOTFOUND) return Error(ErrorCode::not_found, "commit " + id.hex + " is missing from the mirror");
+  if (rc == GIT_ENOTFOUND)
+    return Error(ErrorCode::not_found, "commit " + id.hex + " is missing from the mirror");
   if (rc < 0) return git_failure(ErrorCode::git, "cannot read commit " + id.hex);
   return CommitPtr(raw);
 }
@@ -147,7 +151,8 @@ Result<TreePtr> Libgit2WorkTree::commit_tree(const ObjectId& id) const {
   auto commit = lookup_commit(id);
   if (!commit) return commit.error();
   git_tree* raw = nullptr;
-  if (git_commit_tree(&raw, commit->get()) < 0) return git_failure(ErrorCode::not_found, "cannot read the tree of " + id.hex);
+  if (git_commit_tree(&raw, commit->get()) < 0)
+    return git_failure(ErrorCode::not_found, "cannot read the tree of " + id.hex);
   return TreePtr(raw);
 }
 
@@ -163,12 +168,14 @@ Result<void> Libgit2WorkTree::checkout(const ObjectId& commit, bool submodules) 
   m_head.reset();
   const auto* object = reinterpret_cast<const git_object*>(target->get());
   if (git_checkout_tree(m_repository.get(), object, &options) < 0)
-    return git_failure(ErrorCode::git, "cannot check out " + commit.hex + " into '" + m_directory.string() + "'");
+    return git_failure(ErrorCode::git,
+                       "cannot check out " + commit.hex + " into '" + m_directory.string() + "'");
   if (git_repository_set_head_detached(m_repository.get(), git_commit_id(target->get())) < 0)
     return git_failure(ErrorCode::git, "cannot move HEAD of '" + m_directory.string() + "' to " + commit.hex);
   if (submodules) {
     m_log.info("Updating submodules");
-    if (auto updated = update_submodules(); !updated) return updated.error().context("checking out " + commit.hex);
+    if (auto updated = update_submodules(); !updated)
+      return updated.error().context("checking out " + commit.hex);
   }
   m_head = commit;
   return {};
@@ -198,7 +205,8 @@ Result<void> Libgit2WorkTree::update_submodule(const std::string& name) {
   const std::string path = git_submodule_path(submodule.get());
   unsigned int location = 0;
   // Only what this commit records: .git/config still names submodules of earlier commits.
-  if (git_submodule_location(&location, submodule.get()) < 0 || (location & GIT_SUBMODULE_STATUS_IN_INDEX) == 0) {
+  if (git_submodule_location(&location, submodule.get()) < 0 ||
+      (location & GIT_SUBMODULE_STATUS_IN_INDEX) == 0) {
     git_error_clear();
     return {};
   }

@@ -113,7 +113,8 @@ class StateLock {
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return lock;
     log.info("Waiting for another process using {}", file.parent_path().string());
     while (::flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) return Error(ErrorCode::io, "cannot lock '" + file.string() + "': " + std::strerror(errno));
+      if (errno != EINTR)
+        return Error(ErrorCode::io, "cannot lock '" + file.string() + "': " + std::strerror(errno));
     }
     return lock;
   }
@@ -130,7 +131,8 @@ class StateLock {
   int m_fd;
 };
 
-Json request_json(const fs::path& work_tree, const fs::path& venv, const std::vector<MonitoredFunction>& functions) {
+Json request_json(const fs::path& work_tree, const fs::path& venv,
+                  const std::vector<MonitoredFunction>& functions) {
   Json list = Json::array();
   for (const MonitoredFunction& f : functions)
     list.push_back({{"import_statement", f.import_statement}, {"function_path", f.function_path}});
@@ -151,7 +153,8 @@ Result<std::vector<SignatureState>> read_result(const fs::path& file, std::size_
   std::vector<SignatureState> out;
   for (std::size_t i = 0; i < count; ++i) {
     auto state = state_from_json(states[i]);
-    if (!state) return state.error().context("wrote an unreadable state for function " + std::to_string(i + 1));
+    if (!state)
+      return state.error().context("wrote an unreadable state for function " + std::to_string(i + 1));
     out.push_back(std::move(*state));
   }
   return out;
@@ -181,10 +184,7 @@ std::string top_level_package(const MonitoredFunction& function) {
 }
 
 RuntimeSource::RuntimeSource(WorkTree& work_tree, Sandbox& sandbox, RuntimeSourceOptions options, Logger& log)
-    : m_work_tree(work_tree),
-      m_sandbox(sandbox),
-      m_options(std::move(options)),
-      m_log(log) {
+    : m_work_tree(work_tree), m_sandbox(sandbox), m_options(std::move(options)), m_log(log) {
   // Absolute: these paths go to children whose working directory is elsewhere (the work tree).
   m_options.state_dir = fs::absolute(m_options.state_dir).lexically_normal();
   m_venv = m_options.state_dir / "venv";
@@ -232,7 +232,8 @@ SandboxRequest RuntimeSource::request_for(std::vector<std::string> argv, std::ch
   request.env = m_options.build.env;
   // As an activated venv: its bin/ first, so a build calling `python` or `pip` gets the venv's.
   const char* path = std::getenv("PATH");
-  request.env["PATH"] = (m_venv / "bin").string() + ":" + (path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+  request.env["PATH"] =
+      (m_venv / "bin").string() + ":" + (path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
   request.env["VIRTUAL_ENV"] = m_venv.string();
   request.timeout = timeout;
   request.log_file = std::move(log_file);
@@ -258,12 +259,14 @@ Result<void> RuntimeSource::ensure_venv() {
   if (ec) return Error(ErrorCode::io, what + ": " + ec.message());
   m_log.info("Creating the virtual environment {}", m_venv.string());
   const fs::path log_file = m_logs / "venv.log";
-  auto result = m_sandbox.run(request_for({m_options.python.string(), "-m", "venv", "--system-site-packages",
-                                           "--without-pip", m_venv.string()},
-                                          k_venv_timeout, log_file));
+  auto result = m_sandbox.run(request_for(
+      {m_options.python.string(), "-m", "venv", "--system-site-packages", "--without-pip", m_venv.string()},
+      k_venv_timeout, log_file));
   if (!result) return result.error().context(what);
-  if (!result->succeeded()) return Error(ErrorCode::io, with_tail(what + ": " + result->describe(), log_file, 2000));
-  if (auto written = write_text(marker, m_options.python.string()); !written) return written.error().context(what);
+  if (!result->succeeded())
+    return Error(ErrorCode::io, with_tail(what + ": " + result->describe(), log_file, 2000));
+  if (auto written = write_text(marker, m_options.python.string()); !written)
+    return written.error().context(what);
   m_venv_ready = true;
   return {};
 }
@@ -276,7 +279,8 @@ bool RuntimeSource::build_is_current(const ObjectId& commit) {
   auto text = read_text(m_options.state_dir / "last_build.json");
   if (!text) return false;
   Json last = Json::parse(*text, nullptr, false);
-  if (last.is_discarded() || !last.is_object() || !last.contains("commit") || !last["commit"].is_string()) return false;
+  if (last.is_discarded() || !last.is_object() || !last.contains("commit") || !last["commit"].is_string())
+    return false;
   if (last.value("command", Json()) != Json(build.command) || last.value("env", Json()) != Json(build.env) ||
       last.value("python", Json()) != Json(m_options.python.string()))
     return false;
@@ -306,30 +310,35 @@ Result<std::optional<std::string>> RuntimeSource::build(const ObjectId& commit, 
     argv.push_back(replace_all(arg, k_python_placeholder, (m_venv / "bin" / "python").string()));
   const fs::path log_file = m_logs / (commit.hex + "-build.log");
   m_log.info("Installing {} package", package);
-  auto result = m_sandbox.run(request_for(std::move(argv), std::chrono::seconds(config.timeout_seconds), log_file));
+  auto result =
+      m_sandbox.run(request_for(std::move(argv), std::chrono::seconds(config.timeout_seconds), log_file));
   if (!result) return result.error().context("building " + commit.hex);
   m_timings.built = true;
   if (!result->succeeded()) {
-    m_log.warn("Building {} at {} failed: {} (log: {})", package, commit.hex, result->describe(), log_file.string());
+    m_log.warn("Building {} at {} failed: {} (log: {})", package, commit.hex, result->describe(),
+               log_file.string());
     return std::optional<std::string>(with_tail("build " + result->describe(), log_file, 4000));
   }
   m_log.info("Successfully installed {}", package);
-  Json done = {{"commit", commit.hex}, {"command", config.command}, {"env", config.env},
+  Json done = {{"commit", commit.hex},
+               {"command", config.command},
+               {"env", config.env},
                {"python", m_options.python.string()}};
   if (auto written = write_text(record, done.dump()); !written)
     m_log.warn("{}: the next build cannot be skipped", written.error().message());
   return std::optional<std::string>();
 }
 
-Result<std::vector<SignatureState>> RuntimeSource::run_child(const ObjectId& commit,
-                                                             const std::vector<MonitoredFunction>& functions) {
+Result<std::vector<SignatureState>> RuntimeSource::run_child(
+    const ObjectId& commit, const std::vector<MonitoredFunction>& functions) {
   const fs::path dir = m_sandbox.root() / "extract";
   const fs::path request_file = dir / "request.json";
   const fs::path result_file = dir / "result.json";
   std::error_code ec;
   fs::create_directories(dir, ec);
   fs::remove(result_file, ec);
-  if (auto written = write_text(request_file, request_json(m_work_tree.path(), m_venv, functions).dump()); !written)
+  if (auto written = write_text(request_file, request_json(m_work_tree.path(), m_venv, functions).dump());
+      !written)
     return written.error();
   const fs::path log_file = m_logs / (commit.hex + "-extract.log");
   auto result = m_sandbox.run(request_for(
@@ -341,7 +350,8 @@ Result<std::vector<SignatureState>> RuntimeSource::run_child(const ObjectId& com
   }
   auto states = read_result(result_file, functions.size());
   if (!states) {
-    return all_failed(functions.size(), Status::extract_failed, child_failure(states.error().message(), log_file));
+    return all_failed(functions.size(), Status::extract_failed,
+                      child_failure(states.error().message(), log_file));
   }
   return states;
 }
@@ -370,7 +380,8 @@ Result<void> run_extraction_child(const fs::path& request, const fs::path& resul
   if (!text) return Error(ErrorCode::io, "cannot read the extraction request '" + request.string() + "'");
   Json args = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (args.is_discarded() || !args.is_object())
-    return Error(ErrorCode::invalid_input, "extraction request '" + request.string() + "': not a JSON object");
+    return Error(ErrorCode::invalid_input,
+                 "extraction request '" + request.string() + "': not a JSON object");
   auto states = python.call("aaw_runtime", "extract_all", args, {});
   if (!states) return states.error().context("extracting");
   return write_text(result, Json({{"states", std::move(*states)}}).dump());

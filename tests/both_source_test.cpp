@@ -1,8 +1,9 @@
 // BothSource over two fake sources: runtime states recorded, disagreements on names, kinds and
 // defaults counted (annotations ignored), a static failure costing only the cross-check.
+#include "aaw/both_source.hpp"
+
 #include <gtest/gtest.h>
 
-#include "aaw/both_source.hpp"
 #include "support/fake_signature_source.hpp"
 
 namespace aaw {
@@ -43,16 +44,17 @@ TEST_F(BothSourceTest, RecordsTheRuntimeStates) {
 
 TEST_F(BothSourceTest, CountsDisagreementsOnNamesKindsAndDefaults) {
   m_static.set("c1", {ok({param("a"), param("b", "1")}), ok({param("k", "None")})});
-  m_runtime.set("c1", {ok({param("a"), param("b", "2")}), ok({param("k", "None", ParameterKind::keyword_only)})});
+  m_runtime.set("c1",
+                {ok({param("a"), param("b", "2")}), ok({param("k", "None", ParameterKind::keyword_only)})});
   ASSERT_TRUE(extract());
   EXPECT_EQ(m_both.disagreement_count(), 2u);
 }
 
 TEST_F(BothSourceTest, IgnoresAnnotationSpelling) {
-  m_static.set("c1", {ok({param("a", std::nullopt, ParameterKind::positional_or_keyword, "Tensor")}, "None"),
-                      ok({})});
-  m_runtime.set("c1", {ok({param("a", std::nullopt, ParameterKind::positional_or_keyword, "torch.Tensor")}),
-                       ok({})});
+  m_static.set(
+      "c1", {ok({param("a", std::nullopt, ParameterKind::positional_or_keyword, "Tensor")}, "None"), ok({})});
+  m_runtime.set(
+      "c1", {ok({param("a", std::nullopt, ParameterKind::positional_or_keyword, "torch.Tensor")}), ok({})});
   ASSERT_TRUE(extract());
   EXPECT_EQ(m_both.disagreement_count(), 0u);
 }

@@ -81,7 +81,8 @@ class Libgit2WorkTreeTest : public ::testing::Test {
     return *m_sub;
   }
   std::string add_submodule() {
-    m_origin.git({"-c", "protocol.file.allow=always", "submodule", "add", "-q", sub().file_url(), "third/sub"});
+    m_origin.git(
+        {"-c", "protocol.file.allow=always", "submodule", "add", "-q", sub().file_url(), "third/sub"});
     return m_origin.commit("add submodule");
   }
 
@@ -166,7 +167,8 @@ TEST_F(Libgit2WorkTreeTest, UnknownCommitIsNotFound) {
   auto result = tree->checkout(id(std::string(40, 'a')), false);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code(), ErrorCode::not_found);
-  EXPECT_NE(result.error().message().find(std::string(40, 'a')), std::string::npos) << result.error().message();
+  EXPECT_NE(result.error().message().find(std::string(40, 'a')), std::string::npos)
+      << result.error().message();
 }
 
 TEST_F(Libgit2WorkTreeTest, ListsChangedPathsBetweenTwoCommits) {

@@ -1,5 +1,7 @@
 // RuntimeSource with real parts: the fixpkg history in a real mirror and work tree, real builds of
 // its C extension through the real sandbox, and the built binary as the extraction child.
+#include "aaw/runtime_extractor.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -14,7 +16,6 @@
 #include <stdexcept>
 
 #include "aaw/both_source.hpp"
-#include "aaw/runtime_extractor.hpp"
 #include "aaw/static_extractor.hpp"
 #include "support/git_fixture.hpp"
 #include "support/runtime_fixture.hpp"
@@ -33,7 +34,9 @@ T value_of(Result<T> result) {
   return std::move(result).value();
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // Sets an environment variable for the length of a test.
 class ScopedEnv {
@@ -52,7 +55,8 @@ class RuntimeExtractorTest : public ::testing::Test {
   void SetUp() override {
     m_commits = RuntimeFixture::build(m_repo);
     m_mirror = value_of(open_mirror(m_repo.path().string(), state_dir() / "mirrors", {}));
-    m_work_tree = value_of(open_work_tree(state_dir() / "work", m_mirror->path(), m_mirror->display_url(), *m_log));
+    m_work_tree =
+        value_of(open_work_tree(state_dir() / "work", m_mirror->path(), m_mirror->display_url(), *m_log));
     SandboxConfig sandbox;
     sandbox.kind = "auto";
     m_sandbox = value_of(make_sandbox(sandbox, state_dir() / "sandbox", *m_log));
@@ -131,8 +135,8 @@ TEST_F(RuntimeExtractorTest, AgreesWithStaticExtractionWhereBothCanSee) {
     auto statics = extract_static(commit);
     for (std::size_t i = 0; i < runtime.size(); ++i) {
       if (i == fused) continue;  // only runtime sees it
-      ASSERT_EQ(runtime[i].status, statics[i].status) << commit << " function " << i << ": " << runtime[i].summary()
-                                                      << " vs " << statics[i].summary();
+      ASSERT_EQ(runtime[i].status, statics[i].status)
+          << commit << " function " << i << ": " << runtime[i].summary() << " vs " << statics[i].summary();
       if (!runtime[i].is_ok()) continue;
       EXPECT_TRUE(signature_disagreements(statics[i].signature, runtime[i].signature).empty())
           << statics[i].summary() << " vs " << runtime[i].summary();
@@ -255,7 +259,8 @@ TEST_F(RuntimeExtractorTest, KeepsTheLogsOfTheNewestCommitsOnly) {
   RuntimeSourceOptions few = options();
   few.kept_logs = 2;
   source(few);
-  for (const std::string& commit : {m_commits.base, m_commits.param_added, m_commits.param_removed}) extract(commit);
+  for (const std::string& commit : {m_commits.base, m_commits.param_added, m_commits.param_removed})
+    extract(commit);
   EXPECT_FALSE(fs::exists(state_dir() / "logs" / (m_commits.base + "-extract.log")));
   EXPECT_TRUE(fs::exists(state_dir() / "logs" / (m_commits.param_removed + "-extract.log")));
   EXPECT_TRUE(fs::exists(state_dir() / "logs" / (m_commits.param_added + "-extract.log")));
@@ -280,9 +285,11 @@ TEST_F(RuntimeExtractorTest, UnknownCommitIsAnError) {
 }
 
 TEST(TopLevelPackageTest, IsThePackageTheImportStatementImports) {
-  EXPECT_EQ(top_level_package({"import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe", "rocm_aiter_asm_fmoe.asm_moe"}),
+  EXPECT_EQ(top_level_package(
+                {"import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe", "rocm_aiter_asm_fmoe.asm_moe"}),
             "aiter");
-  EXPECT_EQ(top_level_package({"from aiter import fmoe_fp8_blockscale_g1u1", "fmoe_fp8_blockscale_g1u1"}), "aiter");
+  EXPECT_EQ(top_level_package({"from aiter import fmoe_fp8_blockscale_g1u1", "fmoe_fp8_blockscale_g1u1"}),
+            "aiter");
   EXPECT_EQ(top_level_package({"  import aiter", "aiter.fmoe"}), "aiter");
   EXPECT_EQ(top_level_package({"from . import x", "x.f"}), "x");
 }

@@ -75,7 +75,8 @@ class RuntimeSource final : public SignatureSource {
   bool build_is_current(const ObjectId& commit);
   // nullopt when the build succeeded (or was not needed); else the build_failed detail.
   Result<std::optional<std::string>> build(const ObjectId& commit, const std::string& package);
-  Result<std::vector<SignatureState>> run_child(const ObjectId& commit, const std::vector<MonitoredFunction>& functions);
+  Result<std::vector<SignatureState>> run_child(const ObjectId& commit,
+                                                const std::vector<MonitoredFunction>& functions);
   SandboxRequest request_for(std::vector<std::string> argv, std::chrono::seconds timeout,
                              std::filesystem::path log_file) const;
   void prune_logs() const;

@@ -27,14 +27,17 @@ SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runt
   if (config.extractor == ExtractorKind::static_ast) return;
   // The work tree's origin is the redacted URL: it only resolves relative submodule URLs, and
   // state_dir must hold no credentials.
-  m_work_tree = value_or_throw(open_work_tree(config.state_dir / "work", mirror.path(), mirror.display_url(), log));
-  m_sandbox = value_or_throw(make_sandbox(config.sandbox, std::filesystem::absolute(config.state_dir / "sandbox"), log));
+  m_work_tree =
+      value_or_throw(open_work_tree(config.state_dir / "work", mirror.path(), mirror.display_url(), log));
+  m_sandbox = value_or_throw(
+      make_sandbox(config.sandbox, std::filesystem::absolute(config.state_dir / "sandbox"), log));
   RuntimeSourceOptions options;
   options.state_dir = config.state_dir;
   options.build = config.build;
   options.runtime = config.runtime;
   m_runtime = std::make_unique<RuntimeSource>(*m_work_tree, *m_sandbox, std::move(options), log);
-  if (config.extractor == ExtractorKind::both) m_both = std::make_unique<BothSource>(*m_static, *m_runtime, log);
+  if (config.extractor == ExtractorKind::both)
+    m_both = std::make_unique<BothSource>(*m_static, *m_runtime, log);
 }
 
 SignatureSources::~SignatureSources() = default;

@@ -18,7 +18,9 @@ namespace {
 
 using json = nlohmann::json;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 class RuntimeCliTest : public ::testing::Test {
  protected:
@@ -60,7 +62,8 @@ TEST_F(RuntimeCliTest, CompareWithTheRuntimeExtractorPrintsThePlantedChanges) {
   EXPECT_TRUE(contains(r.out, "INFO - Installing fixpkg package")) << r.out;
   EXPECT_TRUE(contains(r.out, "INFO - Successfully installed fixpkg")) << r.out;
   EXPECT_TRUE(contains(r.out, "API change detected for fixpkg.scale" + between + " (compatible)")) << r.out;
-  EXPECT_TRUE(contains(r.out, "compatible: parameter 'offset' added: 'offset: Optional[float] = None'")) << r.out;
+  EXPECT_TRUE(contains(r.out, "compatible: parameter 'offset' added: 'offset: Optional[float] = None'"))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "API change detected for combine" + between + " (breaking)")) << r.out;
   EXPECT_TRUE(contains(r.out, "breaking: parameter 'b' removed (was 'b')")) << r.out;
   EXPECT_TRUE(contains(r.out, "behavioural: parameter 'hi' default changed from '1' to '10'")) << r.out;
@@ -68,12 +71,14 @@ TEST_F(RuntimeCliTest, CompareWithTheRuntimeExtractorPrintsThePlantedChanges) {
 }
 
 TEST_F(RuntimeCliTest, WatchRecordsMachineryFailuresGoesOnAndHistoryHoldsTheRealChangesOnly) {
-  auto cfg = config("\"start_commit\": \"" + m_commits.base + "\", \"runtime\": {\"extract_timeout_seconds\": 3, "
+  auto cfg = config("\"start_commit\": \"" + m_commits.base +
+                    "\", \"runtime\": {\"extract_timeout_seconds\": 3, "
                     "\"bisect\": false}");
   auto r = run({"watch", "--config", cfg.string(), "--once"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_TRUE(contains(r.out, "INFO - Checking out commit " + m_commits.docs_changed)) << r.out;
-  EXPECT_TRUE(contains(r.out, "WARNING - Could not extract fixpkg.scale at " + m_commits.build_fails + ": build_failed"))
+  EXPECT_TRUE(contains(
+      r.out, "WARNING - Could not extract fixpkg.scale at " + m_commits.build_fails + ": build_failed"))
       << r.out;
 
   auto h = run({"history", "--config", cfg.string(), "--format", "json"});

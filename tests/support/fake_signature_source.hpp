@@ -12,7 +12,9 @@ namespace aaw::test {
 
 class FakeSignatureSource final : public SignatureSource {
  public:
-  void set(const std::string& commit, std::vector<SignatureState> states) { m_states[commit] = std::move(states); }
+  void set(const std::string& commit, std::vector<SignatureState> states) {
+    m_states[commit] = std::move(states);
+  }
   void fail(const std::string& commit, Error error) { m_errors.insert_or_assign(commit, std::move(error)); }
 
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
@@ -20,7 +22,8 @@ class FakeSignatureSource final : public SignatureSource {
     m_asked.push_back(commit.hex);
     if (auto e = m_errors.find(commit.hex); e != m_errors.end()) return e->second;
     if (auto s = m_states.find(commit.hex); s != m_states.end()) return s->second;
-    return std::vector<SignatureState>(functions.size(), SignatureState::failed(Status::missing, "not in the table"));
+    return std::vector<SignatureState>(functions.size(),
+                                       SignatureState::failed(Status::missing, "not in the table"));
   }
 
   const std::vector<std::string>& asked() const { return m_asked; }

@@ -69,14 +69,14 @@ struct Api {
 };
 
 std::string api_py(const Api& api) {
-  return "from typing import Optional\n\nfrom . import _native\n\n\n" + api.scale + "\n\n" + api.combine + "\n\n" +
-         api.clamp + (api.product.empty() ? "" : "\n\n" + api.product);
+  return "from typing import Optional\n\nfrom . import _native\n\n\n" + api.scale + "\n\n" + api.combine +
+         "\n\n" + api.clamp + (api.product.empty() ? "" : "\n\n" + api.product);
 }
 
 std::string init_py(const std::string& at_import, bool product) {
   return "from ._native import add as native_add\nfrom .api import clamp, combine, scale\n" +
-         std::string(product ? "from .api import product\n" : "") +
-         "from .factory import make_op\n" + at_import + "\nfused = make_op(\"fused\", [\"x\", \"y\"])\n";
+         std::string(product ? "from .api import product\n" : "") + "from .factory import make_op\n" +
+         at_import + "\nfused = make_op(\"fused\", [\"x\", \"y\"])\n";
 }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
@@ -93,8 +93,9 @@ std::string native_c(bool with_mul) {
 }  // namespace
 
 std::vector<std::string> RuntimeFixtureCommits::in_order() const {
-  return {base,          param_added,  param_removed,    default_changed, build_fails,    build_fixed,
-          import_segfaults, segfault_fixed, import_hangs, hang_fixed,      native_changed, docs_changed};
+  return {base,         param_added, param_removed,    default_changed,
+          build_fails,  build_fixed, import_segfaults, segfault_fixed,
+          import_hangs, hang_fixed,  native_changed,   docs_changed};
 }
 
 std::vector<MonitoredFunction> RuntimeFixture::functions() {
@@ -116,8 +117,9 @@ RuntimeFixtureCommits RuntimeFixture::build(GitFixture& repo) {
   repo.write_file("fixpkg/__init__.py", init_py("", false));
   c.base = repo.commit("Add fixpkg");
 
-  api.scale = "def scale(x: float, factor: float = 2.0, offset: Optional[float] = None) -> float:\n"
-              "    return x * factor + (offset or 0)\n";
+  api.scale =
+      "def scale(x: float, factor: float = 2.0, offset: Optional[float] = None) -> float:\n"
+      "    return x * factor + (offset or 0)\n";
   repo.write_file("fixpkg/api.py", api_py(api));
   c.param_added = repo.commit("scale: add offset");
 
@@ -155,7 +157,8 @@ RuntimeFixtureCommits RuntimeFixture::build(GitFixture& repo) {
   return c;
 }
 
-std::string RuntimeFixture::config_json(const std::string& repository_url, const std::filesystem::path& work_dir,
+std::string RuntimeFixture::config_json(const std::string& repository_url,
+                                        const std::filesystem::path& work_dir,
                                         const std::string& extra_keys) {
   nlohmann::json list = nlohmann::json::array();
   for (const MonitoredFunction& f : functions())

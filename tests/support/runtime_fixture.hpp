@@ -17,10 +17,10 @@
 namespace aaw::test {
 
 struct RuntimeFixtureCommits {
-  std::string base;              // scale(x: float, factor: float = 2.0) -> float; combine(a, b, *, mode='sum');
-                                 // clamp(x, lo=0, hi=1); fused (factory): (x, y, *, scale=1.0)
-  std::string param_added;       // scale gains `offset: Optional[float] = None` (fixpkg/api.py only)
-  std::string param_removed;     // combine loses `b`
+  std::string base;           // scale(x: float, factor: float = 2.0) -> float; combine(a, b, *, mode='sum');
+                              // clamp(x, lo=0, hi=1); fused (factory): (x, y, *, scale=1.0)
+  std::string param_added;    // scale gains `offset: Optional[float] = None` (fixpkg/api.py only)
+  std::string param_removed;  // combine loses `b`
   std::string default_changed;   // clamp: hi=1 -> hi=10
   std::string build_fails;       // setup.py exits 1 ("planted build failure")
   std::string build_fixed;       // setup.py restored; API unchanged
