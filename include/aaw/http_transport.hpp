@@ -41,9 +41,10 @@ struct HttpResponse {
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
-  // Performs the request. Any HTTP status is a response; an Error (network or timeout) only when
-  // no response arrived: refused, reset, DNS, TLS, timed out. Error messages never contain the
-  // request's headers.
+  // Performs the request. Any HTTP status is a response, a redirect too (never followed: the
+  // caller decides whether the Location may see its headers); an Error (network, or timeout for
+  // total_timeout) only when no response arrived: refused, reset, DNS, TLS, timed out. Error
+  // messages name the method and the URL without credentials or query, never the headers.
   virtual Result<HttpResponse> perform(const HttpRequest& request) = 0;
 };
 

@@ -1,0 +1,739 @@
+// One thread accepts a connection, reads one request into memory, answers it and closes: that is
+// all an HTTP client needs, and it keeps the faults deterministic (a delayed reply holds up the
+// next request, as a stuck server would). The state lock is never held across socket I/O or a
+// delay, so a test may change the world while a request is in flight.
+#include "support/github_emulator.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+namespace aaw::test {
+namespace {
+
+using nlohmann::json;
+
+constexpr auto k_request_timeout = std::chrono::seconds(30);
+constexpr const char* k_secondary_message =
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.";
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const auto end = text.find(separator, start);
+    parts.emplace_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+std::map<std::string, std::string> query_of(const std::string& target) {
+  std::map<std::string, std::string> query;
+  const auto question = target.find('?');
+  if (question == std::string::npos) return query;
+  for (const auto& pair : split(std::string_view(target).substr(question + 1), '&')) {
+    const auto equals = pair.find('=');
+    query[pair.substr(0, equals)] = equals == std::string::npos ? "" : pair.substr(equals + 1);
+  }
+  return query;
+}
+
+int query_int(const std::map<std::string, std::string>& query, const std::string& key, int fallback) {
+  const auto it = query.find(key);
+  if (it == query.end()) return fallback;
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+std::string reason(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 410: return "Gone";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+  }
+}
+
+std::int64_t epoch_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Buffered reads from a client socket, each bounded by the request's deadline.
+class SocketReader {
+ public:
+  explicit SocketReader(int fd) : m_fd(fd), m_deadline(std::chrono::steady_clock::now() + k_request_timeout) {}
+
+  std::optional<std::string> line() {
+    std::size_t end;
+    while ((end = m_buffer.find("\r\n")) == std::string::npos) {
+      if (!fill()) return std::nullopt;
+    }
+    std::string text = m_buffer.substr(0, end);
+    m_buffer.erase(0, end + 2);
+    return text;
+  }
+
+  std::optional<std::string> exactly(std::size_t size) {
+    while (m_buffer.size() < size) {
+      if (!fill()) return std::nullopt;
+    }
+    std::string text = m_buffer.substr(0, size);
+    m_buffer.erase(0, size);
+    return text;
+  }
+
+ private:
+  bool fill() {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(m_deadline - std::chrono::steady_clock::now());
+    pollfd p{m_fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+    char chunk[65536];
+    const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
+    if (n <= 0) return false;
+    m_buffer.append(chunk, static_cast<std::size_t>(n));
+    return true;
+  }
+
+  int m_fd;
+  std::chrono::steady_clock::time_point m_deadline;
+  std::string m_buffer;
+};
+
+std::optional<RecordedRequest> read_request(int client) {
+  SocketReader in(client);
+  const auto request_line = in.line();
+  if (!request_line) return std::nullopt;
+  const auto parts = split(*request_line, ' ');
+  if (parts.size() != 3) return std::nullopt;
+  RecordedRequest request;
+  request.method = parts[0];
+  request.target = parts[1];
+  for (auto header = in.line(); header && !header->empty(); header = in.line()) {
+    const auto colon = header->find(':');
+    if (colon == std::string::npos) continue;
+    auto [it, inserted] = request.headers.try_emplace(trim(header->substr(0, colon)), trim(header->substr(colon + 1)));
+    if (!inserted) it->second += ", " + trim(header->substr(colon + 1));
+  }
+  std::optional<std::string> body = std::string();
+  if (request.header("transfer-encoding").find("chunked") != std::string::npos) {
+    std::string chunked;
+    for (;;) {
+      const auto size_line = in.line();
+      if (!size_line) return std::nullopt;
+      const std::size_t size = std::stoul(*size_line, nullptr, 16);
+      if (size == 0) break;
+      const auto chunk = in.exactly(size + 2);
+      if (!chunk) return std::nullopt;
+      chunked += chunk->substr(0, size);
+    }
+    for (auto trailer = in.line(); trailer && !trailer->empty(); trailer = in.line()) {
+    }
+    body = chunked;
+  } else if (const std::string length = request.header("content-length"); !length.empty()) {
+    body = in.exactly(std::stoul(length));
+  }
+  if (!body) return std::nullopt;
+  request.body = std::move(*body);
+  return request;
+}
+
+void send_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+int listen_on(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("cannot create a socket");
+  const int yes = 1;
+  // Back up on the same port although the connections of before linger in TIME_WAIT.
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(fd, 64) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot listen on 127.0.0.1:" + std::to_string(port));
+  }
+  return fd;
+}
+
+int port_of(int fd) {
+  sockaddr_in address{};
+  socklen_t length = sizeof address;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    throw std::runtime_error("cannot read the listening port");
+  return ntohs(address.sin_port);
+}
+
+json message(const std::string& text) {
+  return {{"message", text}, {"documentation_url", "https://docs.github.com/rest"}};
+}
+
+}  // namespace
+
+std::string RecordedRequest::header(std::string_view name) const {
+  const auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+struct GithubEmulator::Reply {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  bool drop = false;
+  bool counted = true;  // against the quota
+
+  static Reply json_body(int status, const json& body) {
+    Reply reply;
+    reply.status = status;
+    reply.body = body.dump();
+    reply.headers.emplace_back("Content-Type", "application/json; charset=utf-8");
+    return reply;
+  }
+
+  std::string wire() const {
+    std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reason(status) + "\r\n";
+    for (const auto& [name, value] : headers) out += name + ": " + value + "\r\n";
+    out += "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
+    return out + body;
+  }
+};
+
+GithubEmulator::GithubEmulator() {
+  m_listen_fd = listen_on(0);
+  m_port = port_of(m_listen_fd);
+  m_reset = epoch_now() + 3600;
+  if (::pipe2(m_wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    ::close(m_listen_fd);
+    throw std::runtime_error("cannot create a pipe");
+  }
+  m_thread = std::thread([this] { serve(); });
+}
+
+GithubEmulator::~GithubEmulator() {
+  {
+    const std::lock_guard lock(m_mutex);
+    m_stopping = true;
+  }
+  wake();
+  m_thread.join();
+  if (m_listen_fd >= 0) ::close(m_listen_fd);
+  ::close(m_wake_pipe[0]);
+  ::close(m_wake_pipe[1]);
+}
+
+std::string GithubEmulator::url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+std::string GithubEmulator::hook_url(const std::string& name) const { return url() + "/hooks/" + name; }
+
+void GithubEmulator::wake() const {
+  const char byte = 'x';
+  [[maybe_unused]] const ssize_t ignored = ::write(m_wake_pipe[1], &byte, 1);
+}
+
+// ---- state --------------------------------------------------------------------------------------
+
+void GithubEmulator::set_branch(const std::string& repo, const std::string& branch, const std::string& sha) {
+  const std::lock_guard lock(m_mutex);
+  m_repos[repo].branches[branch] = sha;
+}
+
+void GithubEmulator::set_pulls(const std::string& repo, const std::string& sha, std::vector<EmulatedPull> pulls) {
+  const std::lock_guard lock(m_mutex);
+  m_repos[repo].pulls[sha] = std::move(pulls);
+}
+
+std::int64_t GithubEmulator::add_issue(const std::string& repo, const std::string& title, const std::string& body,
+                                       bool pull_request) {
+  const std::lock_guard lock(m_mutex);
+  Repo& state = m_repos[repo];
+  EmulatedIssue issue;
+  issue.number = state.next_number++;
+  issue.title = title;
+  issue.body = body;
+  issue.pull_request = pull_request;
+  state.issues.push_back(issue);
+  return issue.number;
+}
+
+void GithubEmulator::close_issue(const std::string& repo, std::int64_t number) {
+  const std::lock_guard lock(m_mutex);
+  for (auto& issue : m_repos[repo].issues) {
+    if (issue.number == number) issue.open = false;
+  }
+}
+
+std::vector<EmulatedIssue> GithubEmulator::issues(const std::string& repo) const {
+  const std::lock_guard lock(m_mutex);
+  const auto it = m_repos.find(repo);
+  return it == m_repos.end() ? std::vector<EmulatedIssue>() : it->second.issues;
+}
+
+void GithubEmulator::require_token(std::string token) {
+  const std::lock_guard lock(m_mutex);
+  m_token = std::move(token);
+}
+
+void GithubEmulator::set_rate_limit(int limit, std::int64_t reset_epoch) {
+  const std::lock_guard lock(m_mutex);
+  m_limit = limit;
+  m_used = 0;
+  m_reset = reset_epoch;
+}
+
+int GithubEmulator::rate_limit_used() const {
+  const std::lock_guard lock(m_mutex);
+  return m_used;
+}
+
+void GithubEmulator::set_hook_status(const std::string& name, int status) {
+  const std::lock_guard lock(m_mutex);
+  m_hook_status[name] = status;
+}
+
+std::vector<std::string> GithubEmulator::hook_bodies(const std::string& name) const {
+  const std::lock_guard lock(m_mutex);
+  const auto it = m_hook_bodies.find(name);
+  return it == m_hook_bodies.end() ? std::vector<std::string>() : it->second;
+}
+
+bool GithubEmulator::wait_for_hook(const std::string& name, std::size_t count,
+                                   std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(m_mutex);
+  return m_changed.wait_for(lock, timeout, [&] {
+    const auto it = m_hook_bodies.find(name);
+    return it != m_hook_bodies.end() && it->second.size() >= count;
+  });
+}
+
+// ---- faults -------------------------------------------------------------------------------------
+
+void GithubEmulator::inject(Fault fault) {
+  const std::lock_guard lock(m_mutex);
+  m_faults.push_back(std::move(fault));
+}
+
+void GithubEmulator::fail_next(int times, int status, std::string path_prefix) {
+  inject({Fault::Kind::status, times, std::move(path_prefix), status, 0, 0, {}, {}});
+}
+
+void GithubEmulator::rate_limit_next(std::int64_t reset_epoch, int times, int status) {
+  inject({Fault::Kind::primary_rate_limit, times, {}, status, reset_epoch, 0, {}, {}});
+}
+
+void GithubEmulator::retry_after_next(int seconds, int times, int status) {
+  inject({Fault::Kind::retry_after, times, {}, status, 0, seconds, {}, {}});
+}
+
+void GithubEmulator::secondary_limit_next(int times, int status) {
+  inject({Fault::Kind::secondary_rate_limit, times, {}, status, 0, 0, {}, {}});
+}
+
+void GithubEmulator::delay_next(std::chrono::milliseconds delay, int times) {
+  inject({Fault::Kind::delay, times, {}, 200, 0, 0, delay, {}});
+}
+
+void GithubEmulator::drop_next(int times) { inject({Fault::Kind::drop, times, {}, 0, 0, 0, {}, {}}); }
+
+void GithubEmulator::redirect_next(std::string location, int times, int status) {
+  inject({Fault::Kind::redirect, times, {}, status, 0, 0, {}, std::move(location)});
+}
+
+void GithubEmulator::clear_faults() {
+  const std::lock_guard lock(m_mutex);
+  m_faults.clear();
+}
+
+void GithubEmulator::go_down() {
+  std::unique_lock lock(m_mutex);
+  m_want_down = true;
+  wake();
+  // The serving thread polls the listening socket, so it is the one to close it.
+  m_changed.wait(lock, [this] { return m_listen_fd < 0; });
+}
+
+void GithubEmulator::go_up() {
+  const int fd = listen_on(m_port);
+  {
+    const std::lock_guard lock(m_mutex);
+    m_want_down = false;
+    if (m_listen_fd >= 0) {
+      ::close(fd);
+      return;
+    }
+    m_listen_fd = fd;
+  }
+  wake();
+}
+
+bool GithubEmulator::take_fault(const std::string& path, Fault& out) {
+  const std::lock_guard lock(m_mutex);
+  for (auto it = m_faults.begin(); it != m_faults.end(); ++it) {
+    if (path.rfind(it->path_prefix, 0) != 0) continue;
+    out = *it;
+    if (--it->times <= 0) m_faults.erase(it);
+    return true;
+  }
+  return false;
+}
+
+// ---- recording ----------------------------------------------------------------------------------
+
+std::vector<RecordedRequest> GithubEmulator::requests() const {
+  const std::lock_guard lock(m_mutex);
+  return m_requests;
+}
+
+std::size_t GithubEmulator::request_count() const {
+  const std::lock_guard lock(m_mutex);
+  return m_requests.size();
+}
+
+void GithubEmulator::clear_requests() {
+  const std::lock_guard lock(m_mutex);
+  m_requests.clear();
+}
+
+// ---- serving ------------------------------------------------------------------------------------
+
+void GithubEmulator::serve() {
+  for (;;) {
+    int listen_fd = -1;
+    {
+      const std::lock_guard lock(m_mutex);
+      if (m_stopping) return;
+      if (m_want_down && m_listen_fd >= 0) {
+        ::close(m_listen_fd);  // the kernel refuses connections from now on
+        m_listen_fd = -1;
+        m_changed.notify_all();
+      }
+      listen_fd = m_listen_fd;
+    }
+    pollfd fds[2] = {{m_wake_pipe[0], POLLIN, 0}, {listen_fd, POLLIN, 0}};
+    if (::poll(fds, listen_fd >= 0 ? 2 : 1, -1) < 0) continue;
+    if (fds[0].revents != 0) {
+      char drain[64];
+      while (::read(m_wake_pipe[0], drain, sizeof drain) > 0) {
+      }
+      continue;
+    }
+    if (listen_fd < 0 || (fds[1].revents & POLLIN) == 0) continue;
+    const int client = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) continue;
+    try {
+      handle(client);
+    } catch (const std::exception&) {
+      // A malformed request: drop that connection, keep serving.
+    }
+    ::close(client);
+  }
+}
+
+void GithubEmulator::handle(int client) {
+  auto request = read_request(client);
+  if (!request) return;
+  {
+    const std::lock_guard lock(m_mutex);
+    m_requests.push_back(*request);
+  }
+  Fault fault;
+  if (take_fault(request->path(), fault)) {
+    if (fault.kind == Fault::Kind::drop) return;
+    if (fault.kind == Fault::Kind::delay) {
+      if (!apply_delay(client, fault.delay)) return;
+    } else {
+      send_all(client, fault_reply(fault).wire());
+      ::shutdown(client, SHUT_WR);
+      return;
+    }
+  }
+  const Reply reply = respond(*request);
+  {
+    const std::lock_guard lock(m_mutex);
+    m_changed.notify_all();  // a webhook body, say
+  }
+  if (reply.drop) return;
+  send_all(client, reply.wire());
+  ::shutdown(client, SHUT_WR);
+}
+
+// False when the client hung up (it timed out) or the emulator is stopping: nobody to answer.
+bool GithubEmulator::apply_delay(int client, std::chrono::milliseconds delay) const {
+  const auto deadline = std::chrono::steady_clock::now() + delay;
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return true;
+    {
+      const std::lock_guard lock(m_mutex);
+      if (m_stopping) return false;
+    }
+    // The whole request has been read, so the client's socket turns readable only at its EOF.
+    pollfd fd{client, POLLIN, 0};
+    if (::poll(&fd, 1, static_cast<int>(std::min<long long>(left.count(), 50))) > 0) return false;
+  }
+}
+
+GithubEmulator::Reply GithubEmulator::fault_reply(const Fault& fault) const {
+  Reply reply;
+  switch (fault.kind) {
+    case Fault::Kind::status:
+      reply = Reply::json_body(fault.status, message(reason(fault.status)));
+      break;
+    case Fault::Kind::primary_rate_limit: {
+      reply = Reply::json_body(fault.status, message("API rate limit exceeded for 127.0.0.1."));
+      const std::lock_guard lock(m_mutex);
+      reply.headers.emplace_back("x-ratelimit-limit", std::to_string(m_limit));
+      reply.headers.emplace_back("x-ratelimit-remaining", "0");
+      reply.headers.emplace_back("x-ratelimit-used", std::to_string(m_limit));
+      reply.headers.emplace_back("x-ratelimit-reset", std::to_string(fault.reset_epoch));
+      reply.headers.emplace_back("x-ratelimit-resource", "core");
+      break;
+    }
+    case Fault::Kind::retry_after:
+      reply = Reply::json_body(fault.status, message(k_secondary_message));
+      reply.headers.emplace_back("retry-after", std::to_string(fault.retry_after_seconds));
+      break;
+    case Fault::Kind::secondary_rate_limit:
+      reply = Reply::json_body(fault.status, message(k_secondary_message));
+      break;
+    case Fault::Kind::redirect:
+      reply = Reply::json_body(fault.status, message("Moved Permanently"));
+      reply.headers.emplace_back("Location", fault.location);
+      break;
+    case Fault::Kind::delay:
+    case Fault::Kind::drop:
+      break;
+  }
+  return reply;
+}
+
+GithubEmulator::Reply GithubEmulator::respond(const RecordedRequest& request) {
+  const auto path = request.path();
+  if (path.rfind("/hooks/", 0) == 0) return hook(path.substr(7), request);
+  const std::lock_guard lock(m_mutex);
+  if (!m_token.empty() && request.header("authorization") != "Bearer " + m_token) {
+    Reply reply = Reply::json_body(401, message(request.header("authorization").empty() ? "Requires authentication"
+                                                                                        : "Bad credentials"));
+    reply.counted = false;
+    return reply;
+  }
+  Reply reply = route(request);
+  if (reply.status == 304) reply.counted = false;  // GitHub: a 304 costs no rate limit
+  if (reply.counted && m_used >= m_limit) {
+    reply = Reply::json_body(403, message("API rate limit exceeded for 127.0.0.1."));
+    reply.counted = false;
+  } else if (reply.counted) {
+    ++m_used;
+  }
+  rate_headers(reply);
+  return reply;
+}
+
+void GithubEmulator::rate_headers(Reply& reply) const {
+  reply.headers.emplace_back("x-ratelimit-limit", std::to_string(m_limit));
+  reply.headers.emplace_back("x-ratelimit-remaining", std::to_string(std::max(0, m_limit - m_used)));
+  reply.headers.emplace_back("x-ratelimit-used", std::to_string(m_used));
+  reply.headers.emplace_back("x-ratelimit-reset", std::to_string(m_reset));
+  reply.headers.emplace_back("x-ratelimit-resource", "core");
+}
+
+// Under m_mutex. A request that would change something is refused before it does when the quota
+// is used up; only reads are routed first (to tell a 304 from a counted answer).
+GithubEmulator::Reply GithubEmulator::route(const RecordedRequest& request) {
+  const auto parts = split(request.path(), '/');  // "", "repos", owner, name, ...
+  if (parts.size() < 5 || parts[1] != "repos") return Reply::json_body(404, message("Not Found"));
+  const std::string full_name = parts[2] + "/" + parts[3];
+  const auto found = m_repos.find(full_name);
+  if (found == m_repos.end()) return Reply::json_body(404, message("Not Found"));
+  Repo& repo = found->second;
+  const std::string& resource = parts[4];
+  if (resource == "commits" && parts.size() >= 6 && request.method == "GET") {
+    if (parts.size() == 7 && parts[6] == "pulls") return pulls(repo, full_name, parts[5]);
+    std::string ref = parts[5];
+    for (std::size_t i = 6; i < parts.size(); ++i) ref += "/" + parts[i];  // "release/v1"
+    return commit(repo, full_name, ref, request);
+  }
+  if (resource == "issues" && parts.size() == 5) {
+    if (request.method == "GET") return list_issues(repo, full_name, request);
+    if (request.method == "POST") {
+      if (m_used >= m_limit) return Reply::json_body(403, message("API rate limit exceeded for 127.0.0.1."));
+      return create_issue(repo, full_name, request);
+    }
+    return Reply::json_body(405, message("Method Not Allowed"));
+  }
+  return Reply::json_body(404, message("Not Found"));
+}
+
+GithubEmulator::Reply GithubEmulator::commit(Repo& repo, const std::string& full_name, const std::string& ref,
+                                             const RecordedRequest& request) {
+  std::string sha;
+  if (const auto branch = repo.branches.find(ref); branch != repo.branches.end()) {
+    sha = branch->second;
+  } else if (repo.pulls.count(ref) != 0) {
+    sha = ref;
+  } else {
+    return Reply::json_body(422, message("No commit found for SHA: " + ref));
+  }
+  const bool plain = request.header("accept").find("application/vnd.github.sha") != std::string::npos;
+  const std::string etag = "W/\"" + sha + (plain ? "-sha" : "-json") + "\"";
+  const std::string if_none_match = request.header("if-none-match");
+  if (!if_none_match.empty() && (if_none_match == "*" || if_none_match.find(etag) != std::string::npos)) {
+    Reply reply;
+    reply.status = 304;
+    reply.headers.emplace_back("ETag", etag);
+    return reply;
+  }
+  Reply reply;
+  if (plain) {
+    reply.body = sha;
+    reply.headers.emplace_back("Content-Type", "application/vnd.github.sha; charset=utf-8");
+  } else {
+    reply = Reply::json_body(200, {{"sha", sha},
+                                   {"html_url", "https://github.com/" + full_name + "/commit/" + sha},
+                                   {"commit", {{"message", "commit " + sha.substr(0, 7)}}},
+                                   {"files", json::array()}});
+  }
+  reply.headers.emplace_back("ETag", etag);
+  return reply;
+}
+
+GithubEmulator::Reply GithubEmulator::pulls(Repo& repo, const std::string& full_name, const std::string& sha) const {
+  const auto found = repo.pulls.find(sha);
+  if (found == repo.pulls.end()) return Reply::json_body(422, message("No commit found for SHA: " + sha));
+  json list = json::array();
+  for (const auto& pull : found->second) {
+    list.push_back({{"number", pull.number},
+                    {"title", pull.title},
+                    {"html_url", "https://github.com/" + full_name + "/pull/" + std::to_string(pull.number)},
+                    {"state", pull.merged ? "closed" : "open"},
+                    {"merged_at", pull.merged ? json("2025-04-26T17:41:54Z") : json(nullptr)}});
+  }
+  return Reply::json_body(200, list);
+}
+
+GithubEmulator::Reply GithubEmulator::list_issues(Repo& repo, const std::string& full_name,
+                                                  const RecordedRequest& request) const {
+  const auto query = query_of(request.target);
+  const std::string state = query.count("state") != 0 ? query.at("state") : "open";
+  const bool ascending = query.count("direction") != 0 && query.at("direction") == "asc";
+  const int per_page = std::clamp(query_int(query, "per_page", 30), 1, 100);
+  const int page = std::max(1, query_int(query, "page", 1));
+  std::vector<const EmulatedIssue*> selected;
+  for (const auto& issue : repo.issues) {
+    if (state == "all" || (state == "open") == issue.open) selected.push_back(&issue);
+  }
+  if (!ascending) std::reverse(selected.begin(), selected.end());  // sort=created: numbers grow with time
+  const std::size_t first = static_cast<std::size_t>(page - 1) * static_cast<std::size_t>(per_page);
+  json list = json::array();
+  for (std::size_t i = first; i < selected.size() && i < first + static_cast<std::size_t>(per_page); ++i) {
+    const EmulatedIssue& issue = *selected[i];
+    const std::string kind = issue.pull_request ? "/pull/" : "/issues/";
+    json item = {{"number", issue.number},
+                 {"title", issue.title},
+                 {"body", issue.body.empty() ? json(nullptr) : json(issue.body)},
+                 {"state", issue.open ? "open" : "closed"},
+                 {"html_url", "https://github.com/" + full_name + kind + std::to_string(issue.number)},
+                 {"labels", json::array()}};
+    for (const auto& label : issue.labels) item["labels"].push_back({{"name", label}});
+    if (issue.pull_request) item["pull_request"] = {{"url", "https://api.github.com/repos/" + full_name + "/pulls/" +
+                                                                std::to_string(issue.number)}};
+    list.push_back(std::move(item));
+  }
+  Reply reply = Reply::json_body(200, list);
+  const int pages = std::max<int>(1, static_cast<int>((selected.size() + per_page - 1) / per_page));
+  std::string base = url() + request.path() + "?state=" + state + "&per_page=" + std::to_string(per_page) +
+                     "&direction=" + (ascending ? "asc" : "desc") + "&page=";
+  std::vector<std::string> links;
+  if (page < pages) links.push_back("<" + base + std::to_string(page + 1) + ">; rel=\"next\"");
+  links.push_back("<" + base + std::to_string(pages) + ">; rel=\"last\"");
+  std::string link;
+  for (const auto& part : links) link += (link.empty() ? "" : ", ") + part;
+  reply.headers.emplace_back("Link", link);
+  return reply;
+}
+
+GithubEmulator::Reply GithubEmulator::create_issue(Repo& repo, const std::string& full_name,
+                                                   const RecordedRequest& request) {
+  const json body = json::parse(request.body, nullptr, false);
+  if (!body.is_object()) return Reply::json_body(400, message("Problems parsing JSON"));
+  if (!body.contains("title") || !body["title"].is_string() || body["title"].get<std::string>().empty()) {
+    json answer = message("Validation Failed");
+    answer["errors"] = json::array({{{"resource", "Issue"}, {"code", "missing_field"}, {"field", "title"}}});
+    return Reply::json_body(422, answer);
+  }
+  EmulatedIssue issue;
+  issue.number = repo.next_number++;
+  issue.title = body["title"].get<std::string>();
+  issue.body = body.contains("body") && body["body"].is_string() ? body["body"].get<std::string>() : "";
+  if (body.contains("labels") && body["labels"].is_array()) {
+    for (const auto& label : body["labels"]) {
+      if (label.is_string()) issue.labels.push_back(label.get<std::string>());
+    }
+  }
+  repo.issues.push_back(issue);
+  const std::string html_url = "https://github.com/" + full_name + "/issues/" + std::to_string(issue.number);
+  Reply reply = Reply::json_body(201, {{"number", issue.number},
+                                       {"title", issue.title},
+                                       {"body", issue.body},
+                                       {"state", "open"},
+                                       {"html_url", html_url},
+                                       {"labels", issue.labels}});
+  reply.headers.emplace_back("Location", url() + "/repos/" + full_name + "/issues/" + std::to_string(issue.number));
+  return reply;
+}
+
+GithubEmulator::Reply GithubEmulator::hook(const std::string& name, const RecordedRequest& request) {
+  if (request.method != "POST") return Reply::json_body(405, message("Method Not Allowed"));
+  const std::lock_guard lock(m_mutex);
+  const auto status = m_hook_status.find(name);
+  const int answer = status == m_hook_status.end() ? 200 : status->second;
+  if (answer >= 200 && answer < 300) m_hook_bodies[name].push_back(request.body);
+  Reply reply;
+  reply.status = answer;
+  reply.body = answer < 300 ? "ok" : "no";
+  reply.counted = false;
+  return reply;
+}
+
+}  // namespace aaw::test
