@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "aaw/http_transport.hpp"
@@ -143,7 +144,14 @@ class GithubEmulator {
     std::vector<EmulatedIssue> issues;                            // oldest first
     std::int64_t next_number = 1;                                 // shared by issues and pulls
   };
-  struct Reply;
+  struct Reply {
+    int status = 200;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    bool counted = true;  // against the quota
+    std::string wire() const;
+  };
+  static Reply json_reply(int status, std::string body);
 
   void serve();
   void handle(int client);
