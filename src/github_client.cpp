@@ -255,7 +255,7 @@ class RestGithubClient final : public GithubClient {
       auto response = m_transport.perform(request(call, url));
       if (!response) {
         Error error(ErrorCode::network, "GitHub " + call.describe() + ": " + scrub(response.error().message()));
-        if (!call.retryable()) return error.context("not retried, the request may have reached GitHub");
+        if (!call.retryable()) return not_resent(error);
         if (!back_off(++failures)) return attempts_error(error, failures);
         continue;
       }
@@ -268,7 +268,7 @@ class RestGithubClient final : public GithubClient {
       if (response->status >= 500) {
         Error error(ErrorCode::network, "GitHub answered " + std::to_string(response->status) + " to " +
                                             call.describe() + ": " + scrub(message_of(*response)));
-        if (!call.retryable()) return error.context("not retried, the request may have reached GitHub");
+        if (!call.retryable()) return not_resent(error);
         if (!back_off(++failures)) return attempts_error(error, failures);
         continue;
       }
@@ -324,6 +324,10 @@ class RestGithubClient final : public GithubClient {
     const TimePoint deadline = m_clock.now() + wait;
     m_clock.sleep_until(deadline);
     return m_clock.now() >= deadline;
+  }
+
+  static Error not_resent(const Error& error) {
+    return Error(error.code(), error.message() + " (not sent again: it may have reached GitHub)");
   }
 
   static Error attempts_error(const Error& error, int attempts) {
