@@ -20,10 +20,10 @@ class Bisector {
   // Decides every commit in [lo, hi] given the good states before lo; returns those after hi.
   Result<Known> settle(std::size_t lo, std::size_t hi, const Known& left) {
     auto at_hi = states_at(hi);
-    if (!at_hi) return at_hi.error();
-    if (lo == hi || unchanged(left, **at_hi)) {
+    if (!at_hi) return at_hi.error();  // cancelled
+    if (lo == hi || (*at_hi && unchanged(left, **at_hi))) {
       for (std::size_t i = lo; i < hi; ++i) m_result.states[i] = inferred(left);
-      return carry(left, **at_hi);
+      return *at_hi ? carry(left, **at_hi) : left;
     }
     std::size_t mid = lo + (hi - lo) / 2;  // in [lo, hi - 1]
     auto middle = settle(lo, mid, left);
@@ -34,15 +34,18 @@ class Bisector {
   BisectResult take() { return std::move(m_result); }
 
  private:
-  Result<CommitStates*> states_at(std::size_t i) {
+  // The states at commit i, extracted once; nullptr when its extraction failed. An Error only
+  // when cancelled.
+  Result<const CommitStates*> states_at(std::size_t i) {
     if (!m_result.extracted[i]) {
       auto states = m_extract(m_commits[i]);
-      if (!states) return states.error();
+      if (!states && states.error().code() == ErrorCode::cancelled) return states.error();
       ++m_result.builds;
-      m_result.states[i] = *states;
-      m_result.extracted[i] = std::move(*states);
+      if (states) m_result.states[i] = *states;
+      m_result.extracted[i] = std::move(states);
     }
-    return &*m_result.extracted[i];
+    const auto& extracted = *m_result.extracted[i];
+    return extracted ? &*extracted : nullptr;
   }
 
   // True when `after` shows every function exactly as the good states before: a change, or a

@@ -86,6 +86,7 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
   auto info = m_mirror.commit_info(commit);
   if (!info) return record_failure(commit, advances_line, info.error());
   auto states = extracted ? Result<CommitStates>(*extracted) : extract(commit);
+  if (!states && states.error().code() == ErrorCode::cancelled) return states.error();  // redone on restart
   if (!states) return record_failure(commit, advances_line, states.error());
   std::vector<FunctionState> baseline;
   if (against) {

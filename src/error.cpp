@@ -13,6 +13,7 @@ std::string_view to_string(ErrorCode code) {
     case ErrorCode::python: return "python error";
     case ErrorCode::timeout: return "timeout";
     case ErrorCode::internal: return "internal error";
+    case ErrorCode::cancelled: return "cancelled";
   }
   return "error";
 }

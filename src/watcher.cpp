@@ -23,6 +23,7 @@ int Watcher::run(bool once) {
   int failures = 0;
   while (!m_deps.control.stop_requested()) {
     auto polled = poll();
+    if (!polled && polled.error().code() == ErrorCode::cancelled) break;
     TimePoint now = m_deps.clock.now();
     (void)m_deps.store.set_value("last_poll_time", utc_text(now));
     (void)m_deps.store.set_value("last_poll_result", polled ? "ok" : polled.error().message());
@@ -158,22 +159,21 @@ Result<void> Watcher::process_bisected(const std::vector<ObjectId>& commits, con
   }
   m_deps.log.info("Bisecting {} commits: building the newest first", commits.size());
   auto settled = bisect_range(commits, before, [&](const ObjectId& commit) -> Result<CommitStates> {
-    if (m_deps.control.stop_requested()) return Error(ErrorCode::internal, "stop requested");
+    if (m_deps.control.stop_requested()) return Error(ErrorCode::cancelled, "stop requested");
     return m_deps.processor.extract(commit);
   });
-  if (!settled && m_deps.control.stop_requested()) return {};  // nothing recorded: redone on restart
-  if (!settled) {
-    m_deps.log.warn("Bisection stopped ({}); processing the commits one by one", settled.error().message());
-    return process_in_order(commits, against);
-  }
+  if (!settled) return settled.error();  // cancelled: nothing recorded, redone on restart
   m_deps.log.info("Bisection built {} of {} commits", settled->builds, commits.size());
   std::optional<ObjectId> previous = against;
   for (std::size_t i = 0; i < commits.size(); ++i) {
     if (m_deps.control.stop_requested()) break;
     check_reopen();
     const auto& extracted = settled->extracted[i];
-    auto done = extracted ? m_deps.processor.process(commits[i], previous, true, "Checking", &*extracted)
-                          : m_deps.processor.record_unchanged(commits[i], settled->states[i], true);
+    // A commit whose extraction failed is processed again on its own: recorded as failed if it
+    // still fails.
+    auto done = !extracted   ? m_deps.processor.record_unchanged(commits[i], settled->states[i], true)
+                : *extracted ? m_deps.processor.process(commits[i], previous, true, "Checking", &**extracted)
+                             : m_deps.processor.process(commits[i], previous, true, "Checking");
     if (!done) return done;
     previous = commits[i];
     m_deps.progress.step();
@@ -202,6 +202,7 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
     if (status && *status && (*status)->outcome == CommitOutcome::processed) {
       m_deps.log.info("Commit {} already recorded", commit->hex);
     } else if (auto done = m_deps.processor.process(*commit, previous, false, "Processing"); !done) {
+      if (done.error().code() == ErrorCode::cancelled) break;
       m_deps.log.error("{}", done.error().message());
       return unresolved + 1;
     }

@@ -106,14 +106,36 @@ TEST(BisectTest, BuildsEveryCommitForAFunctionNeverSeenGood) {
   EXPECT_EQ(result->states[3], CommitStates{with_parameters("a")});
 }
 
-TEST(BisectTest, ReturnsTheExtractorsError) {
-  History history(8, [](std::size_t) { return CommitStates{with_parameters("a")}; });
-  auto failing = [](const ObjectId& commit) -> Result<CommitStates> {
-    return Error(ErrorCode::not_found, "object " + commit.hex + " is missing");
+TEST(BisectTest, UnreadableCommitKeepsItsErrorAndVouchesForNothing) {
+  History history(8, [](std::size_t i) { return CommitStates{with_parameters(i < 5 ? "a" : "ab")}; });
+  auto extract = history.extractor();
+  auto unreadable = history.commits()[7];
+  auto failing = [&](const ObjectId& commit) -> Result<CommitStates> {
+    if (commit == unreadable) return Error(ErrorCode::not_found, "object " + commit.hex + " is missing");
+    return extract(commit);
   };
   auto result = bisect_range(history.commits(), {with_parameters("a")}, failing);
+  ASSERT_TRUE(result) << result.error().message();
+
+  ASSERT_TRUE(result->extracted[7]);
+  ASSERT_FALSE(*result->extracted[7]);
+  EXPECT_EQ(result->extracted[7]->error().code(), ErrorCode::not_found);
+  ASSERT_TRUE(result->extracted[5]) << "the change is still attributed";
+  EXPECT_EQ(result->states[4], CommitStates{with_parameters("a")});
+  EXPECT_EQ(result->states[5], CommitStates{with_parameters("ab")});
+}
+
+TEST(BisectTest, CancelledExtractionEndsTheBisection) {
+  History history(8, [](std::size_t) { return CommitStates{with_parameters("a")}; });
+  int calls = 0;
+  auto cancelled = [&](const ObjectId&) -> Result<CommitStates> {
+    ++calls;
+    return Error(ErrorCode::cancelled, "stop requested");
+  };
+  auto result = bisect_range(history.commits(), {with_parameters("a")}, cancelled);
   ASSERT_FALSE(result);
-  EXPECT_EQ(result.error().code(), ErrorCode::not_found);
+  EXPECT_EQ(result.error().code(), ErrorCode::cancelled);
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(BisectTest, EmptyRangeBuildsNothing) {
@@ -149,7 +171,8 @@ TEST(BisectTest, RecordsTheTrueStoryOfRandomHistories) {
     EXPECT_EQ(good_states(result->states, before), good_states(truth, before)) << "trial " << trial;
     for (std::size_t i = 0; i < size; ++i) {
       if (result->extracted[i]) {
-        EXPECT_EQ(*result->extracted[i], truth[i]);
+        ASSERT_TRUE(*result->extracted[i]);
+        EXPECT_EQ(**result->extracted[i], truth[i]);
       }
     }
   }

@@ -283,11 +283,15 @@ class CountingSource final : public SignatureSource {
  public:
   std::map<std::string, SignatureState> state_by_commit;
   std::vector<std::string> built;
+  std::function<void()> on_build;  // e.g. a SIGTERM arriving during a build
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>&) override {
     built.push_back(commit.hex);
+    if (on_build) on_build();
+    if (stop && stop->stop_requested()) return Error(ErrorCode::cancelled, "build cancelled");
     return std::vector<SignatureState>{state_by_commit.at(commit.hex)};
   }
+  const Control* stop = nullptr;
 };
 
 class WatcherBisectTest : public ::testing::Test {
@@ -362,6 +366,16 @@ TEST_F(WatcherBisectTest, AttributesTheChangeToItsCommitWithFewBuilds) {
   ASSERT_TRUE(inferred);
   ASSERT_EQ(inferred->size(), 1u);
   EXPECT_EQ((*inferred)[0].state, m_source.state_by_commit[m_commits[20]]);
+}
+
+TEST_F(WatcherBisectTest, StopDuringABuildRecordsNothingOfTheRangeAndExitsCleanly) {
+  m_source.stop = &m_control;
+  m_source.on_build = [this] {
+    if (m_source.built.size() == 3) m_control.request_stop();
+  };
+  EXPECT_EQ(run(), 0);
+  EXPECT_EQ(*m_store->commit_count(), 1) << "only the start commit; the range is redone on restart";
+  EXPECT_EQ(m_store->line_head()->value().hex, m_commits[0]);
 }
 
 TEST_F(WatcherBisectTest, StaticExtractionBuildsEveryCommit) {

@@ -24,9 +24,9 @@ using CommitStates = std::vector<SignatureState>;
 using ExtractCommit = std::function<Result<CommitStates>(const ObjectId&)>;
 
 struct BisectResult {
-  // Per commit of the range, in order: the extracted states, or nullopt when the commit was not
-  // built because the commits around it showed it unchanged.
-  std::vector<std::optional<CommitStates>> extracted;
+  // Per commit of the range, in order: the extracted states (or the Error extracting them), or
+  // nullopt when the commit was not built because the commits around it showed it unchanged.
+  std::vector<std::optional<Result<CommitStates>>> extracted;
   // Per commit: the states it has, extracted or inferred (for an inferred commit, the last good
   // states before it, which are also those after it).
   std::vector<CommitStates> states;
@@ -35,8 +35,9 @@ struct BisectResult {
 
 // Settles `commits` (oldest first), given the last good state of each function before the first
 // of them (`before`; nullopt for a function never seen good, which no inference can vouch for).
-// Each commit is extracted at most once. An Error from `extract` is returned as is: the caller
-// falls back to processing the range commit by commit.
+// Each commit is extracted at most once. A commit whose extraction fails vouches for nothing, like
+// a broken build; its Error is kept in `extracted` for the caller to record. ErrorCode::cancelled
+// (a stop was requested) ends the bisection and is returned.
 Result<BisectResult> bisect_range(const std::vector<ObjectId>& commits,
                                   const std::vector<std::optional<SignatureState>>& before,
                                   const ExtractCommit& extract);

@@ -20,6 +20,7 @@ enum class ErrorCode {
   python,         // the embedded interpreter raised
   timeout,
   internal,       // a bug: broken invariants reported instead of crashing
+  cancelled,      // stopped on request (SIGTERM) before finishing: nothing is recorded, redone on restart
 };
 
 std::string_view to_string(ErrorCode code);
