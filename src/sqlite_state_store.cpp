@@ -1,8 +1,8 @@
-// The real StateStore: one SQLite database in WAL mode. This file is the only place where sqlite3
-// return codes and messages become aaw::Error, and nlohmann parse errors of stored JSON become io
-// errors (a stored document that does not parse means a damaged file).
+// The real StateStore: one SQLite database in WAL mode. sqlite3 return codes become aaw::Error in
+// sqlite_database.cpp, and nlohmann parse errors of stored JSON become io errors (a stored document
+// that does not parse means a damaged file).
 //
-// Schema (version 1; see k_migrations):
+// Schema (version 2; see k_migrations):
 //   meta           the store's own facts: repository_url (redacted), created_at
 //   named_values   set_value() / value(), apart from meta so no key can overwrite repository_url
 //   functions      each monitored function once: (import_statement, function_path)
@@ -14,6 +14,8 @@
 //   changes        FUNCTION_CHANGE objects, at most one per (commit, function)
 //   events         lines for events.jsonl; AUTOINCREMENT ids never go back, so a reader's cursor
 //                  (events_after) stays valid
+//   outbox         (version 2) notifications and their delivery state, at most one per
+//                  (target, commit, function); see sqlite_outbox.cpp
 #include <sqlite3.h>
 
 #include <array>
@@ -29,6 +31,8 @@
 
 #include "aaw/function_change.hpp"
 #include "aaw/state_store.hpp"
+#include "sqlite_database.hpp"
+#include "sqlite_outbox.hpp"
 
 namespace aaw {
 
@@ -40,24 +44,30 @@ std::string_view to_string(CommitOutcome outcome) {
   return "processed";
 }
 
+std::string_view to_string(OutboxState state) {
+  switch (state) {
+    case OutboxState::pending: return "pending";
+    case OutboxState::delivered: return "delivered";
+    case OutboxState::failed: return "failed";
+  }
+  return "pending";
+}
+
 namespace {
+
+using namespace sqlite;
 
 // The named value holding the last processed commit of the watched branch.
 constexpr std::string_view k_line_head = "line_head";
 
-
 namespace fs = std::filesystem;
-
-// Long enough for a reader (`history`, `status`) to wait out one record() of the daemon, or the
-// daemon to wait out a reader's checkpoint.
-constexpr int k_busy_timeout_ms = 5000;
 
 // ---- schema ------------------------------------------------------------------------------------
 
 // Migration i takes the schema from version i to i + 1. Each runs in its own transaction together
 // with the user_version bump, so a crash mid-migration leaves the previous version intact. Never
 // edit a released entry: append one.
-constexpr std::array<const char*, 1> k_migrations = {
+const std::array<const char*, 2> k_migrations = {
     R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE named_values(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -102,219 +112,9 @@ CREATE TABLE events(
   dedupe_key TEXT NOT NULL UNIQUE,
   json TEXT NOT NULL);
 )sql",
+    k_outbox_schema,
 };
-constexpr int k_schema_version = static_cast<int>(k_migrations.size());
-
-// ---- sqlite handles and errors -------------------------------------------------------------------
-
-struct CloseDatabase {
-  // close_v2: the connection goes once its last statement is finalized, whatever the order.
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
-};
-struct FinalizeStatement {
-  void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
-};
-using DatabasePtr = std::unique_ptr<sqlite3, CloseDatabase>;
-using StatementPtr = std::unique_ptr<sqlite3_stmt, FinalizeStatement>;
-
-ErrorCode error_code_of(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED: return ErrorCode::timeout;
-    case SQLITE_CONSTRAINT:
-    case SQLITE_MISMATCH:
-    case SQLITE_TOOBIG: return ErrorCode::invalid_input;
-    case SQLITE_IOERR:
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-    case SQLITE_CANTOPEN:
-    case SQLITE_FULL:
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_PROTOCOL:
-    case SQLITE_NOLFS: return ErrorCode::io;
-    default: return ErrorCode::internal;
-  }
-}
-
-// SQLITE_TRANSIENT is an old-style cast in a macro; this is the same value without the warning.
-sqlite3_destructor_type transient() {
-  return reinterpret_cast<sqlite3_destructor_type>(static_cast<std::intptr_t>(-1));
-}
-
-std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
-
-// Canonical text of a JSON value; invalid UTF-8 (a commit subject can hold any bytes) is replaced
-// rather than thrown on.
-std::string compact(const Json& json) {
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-std::string utc_now() { return iso8601_utc(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())); }
-
-class Database;
-
-// A cached prepared statement, leased for one use: bound, stepped, then reset and unbound when the
-// lease ends. One lease of a given SQL at a time (a nested lease would reset the outer one).
-class Query {
- public:
-  Query(const Database& db, sqlite3_stmt* statement) : m_db(&db), m_statement(statement) {}
-  Query(Query&& other) noexcept
-      : m_db(other.m_db), m_statement(std::exchange(other.m_statement, nullptr)),
-        m_bind_rc(other.m_bind_rc) {}
-  Query(const Query&) = delete;
-  Query& operator=(const Query&) = delete;
-  Query& operator=(Query&&) = delete;
-  ~Query() {
-    if (m_statement == nullptr) return;
-    sqlite3_reset(m_statement);
-    sqlite3_clear_bindings(m_statement);
-  }
-
-  Query& bind(int index, std::string_view text) {
-    // A null pointer would bind SQL NULL; an empty string_view may well have one.
-    const char* data = text.data() != nullptr ? text.data() : "";
-    return keep(sqlite3_bind_text64(m_statement, index, data, text.size(), transient(), SQLITE_UTF8));
-  }
-  Query& bind(int index, std::int64_t value) {
-    return keep(sqlite3_bind_int64(m_statement, index, value));
-  }
-
-  // True when a row is ready, false when the statement is done.
-  Result<bool> step();
-  // Steps to the end, ignoring rows.
-  Result<void> run();
-
-  std::string text(int column) const {
-    const auto* data = sqlite3_column_text(m_statement, column);
-    if (data == nullptr) return {};
-    auto size = static_cast<std::size_t>(sqlite3_column_bytes(m_statement, column));
-    return std::string(reinterpret_cast<const char*>(data), size);
-  }
-  std::int64_t integer(int column) const { return sqlite3_column_int64(m_statement, column); }
-  bool is_null(int column) const { return sqlite3_column_type(m_statement, column) == SQLITE_NULL; }
-
- private:
-  // Bind failures are bugs (bad index, oversized value); report the first one at step().
-  Query& keep(int rc) {
-    if (m_bind_rc == SQLITE_OK) m_bind_rc = rc;
-    return *this;
-  }
-
-  const Database* m_db;
-  sqlite3_stmt* m_statement;
-  int m_bind_rc = SQLITE_OK;
-};
-
-// One connection and its statement cache.
-class Database {
- public:
-  static Result<Database> open(const fs::path& path) {
-    sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-    Database db(path, DatabasePtr(raw));  // owns the handle even when opening failed
-    if (rc != SQLITE_OK) return db.error(rc);
-    sqlite3_busy_timeout(raw, k_busy_timeout_ms);
-    return db;
-  }
-
-  const fs::path& path() const { return m_path; }
-
-  // "state store '<path>': <sqlite's message>"; call right after the failure.
-  Error error(int rc) const {
-    const char* message = m_db ? sqlite3_errmsg(m_db.get()) : sqlite3_errstr(rc);
-    return Error(error_code_of(rc), "state store " + quoted(m_path) + ": " + message);
-  }
-  Error corrupt(std::string_view what) const {
-    return Error(ErrorCode::io, "state store " + quoted(m_path) + " is damaged: " + std::string(what));
-  }
-
-  // Several statements, no parameters: schema scripts and pragmas with a value.
-  Result<void> exec_script(const std::string& sql) {
-    int rc = sqlite3_exec(m_db.get(), sql.c_str(), nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK) return error(rc);
-    return {};
-  }
-
-  // The statement for `sql`, prepared on first use and kept: record() runs the same few statements
-  // for every commit and function.
-  Result<Query> query(const char* sql) {
-    auto cached = m_statements.find(sql);
-    if (cached == m_statements.end()) {
-      sqlite3_stmt* raw = nullptr;
-      int rc = sqlite3_prepare_v3(m_db.get(), sql, -1, SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
-      if (rc != SQLITE_OK) return error(rc);
-      cached = m_statements.emplace(sql, StatementPtr(raw)).first;
-    }
-    return Query(*this, cached->second.get());
-  }
-
-  std::int64_t last_insert_id() const { return sqlite3_last_insert_rowid(m_db.get()); }
-  bool in_transaction() const { return sqlite3_get_autocommit(m_db.get()) == 0; }
-
- private:
-  Database(fs::path path, DatabasePtr db) : m_path(std::move(path)), m_db(std::move(db)) {}
-
-  fs::path m_path;
-  DatabasePtr m_db;
-  // Declared after m_db, so the statements are finalized before the connection closes.
-  std::unordered_map<std::string, StatementPtr> m_statements;
-};
-
-Result<bool> Query::step() {
-  if (m_bind_rc != SQLITE_OK) return m_db->error(m_bind_rc);
-  int rc = sqlite3_step(m_statement);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  return m_db->error(rc);
-}
-
-Result<void> Query::run() {
-  for (;;) {
-    auto row = step();
-    if (!row) return row.error();
-    if (!*row) return {};
-  }
-}
-
-// Runs one SQL statement without rows to the end.
-template <class... Values>
-Result<void> run(Database& db, const char* sql, const Values&... values) {
-  auto query = db.query(sql);
-  if (!query) return query.error();
-  int index = 0;
-  (query->bind(++index, values), ...);
-  return query->run();
-}
-
-// BEGIN IMMEDIATE ... COMMIT, rolled back when the guard goes without commit(). IMMEDIATE takes
-// the write lock up front, so a transaction never fails half way because another writer came first.
-class Transaction {
- public:
-  static Result<Transaction> begin(Database& db) {
-    auto begun = run(db, "BEGIN IMMEDIATE");
-    if (!begun) return begun.error();
-    return Transaction(db);
-  }
-  Transaction(Transaction&& other) noexcept : m_db(std::exchange(other.m_db, nullptr)) {}
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  Transaction& operator=(Transaction&&) = delete;
-  ~Transaction() {
-    // SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR, ...).
-    if (m_db != nullptr && m_db->in_transaction()) (void)run(*m_db, "ROLLBACK");
-  }
-
-  Result<void> commit() {
-    auto committed = run(*m_db, "COMMIT");
-    if (committed) m_db = nullptr;
-    return committed;
-  }
-
- private:
-  explicit Transaction(Database& db) : m_db(&db) {}
-  Database* m_db;
-};
+const int k_schema_version = static_cast<int>(k_migrations.size());
 
 // ---- opening -------------------------------------------------------------------------------------
 
@@ -442,6 +242,8 @@ Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId&
 class SqliteStateStore final : public StateStore {
  public:
   explicit SqliteStateStore(Database db) : m_db(std::move(db)) {}
+  SqliteStateStore(const SqliteStateStore&) = delete;
+  SqliteStateStore& operator=(const SqliteStateStore&) = delete;
 
   Result<void> record(const CommitRecord& record) override {
     auto transaction = Transaction::begin(m_db);
@@ -562,7 +364,56 @@ class SqliteStateStore final : public StateStore {
     return std::optional<std::string>(query->text(0));
   }
 
+  Result<std::vector<OutboxItem>> due_notifications(TimePoint now, std::size_t limit) override {
+    return m_outbox.due(now, limit);
+  }
+
+  Result<std::optional<TimePoint>> next_notification_due() override { return m_outbox.next_due(); }
+
+  Result<void> update_notification(const OutboxItem& item) override { return m_outbox.update(item); }
+
+  // One transaction: history and the outbox never disagree about a commit's pull request.
+  Result<void> set_pull_request(const ObjectId& commit, std::string_view url) override {
+    auto transaction = Transaction::begin(m_db);
+    if (!transaction) return transaction.error();
+    auto status = commit_status(commit);
+    if (!status) return status.error();
+    if (!*status) return {};
+    std::int64_t sequence = (*status)->sequence;
+    auto changes = changes_of(sequence);
+    if (!changes) return changes.error();
+    for (auto& [id, change] : *changes) {
+      change["pull_request"] = std::string(url);
+      auto written = run(m_db, "UPDATE changes SET json = ?2 WHERE id = ?1", id, compact(change));
+      if (!written) return written;
+    }
+    if (auto written = m_outbox.set_pull_request(sequence, url); !written) return written;
+    return transaction->commit();
+  }
+
+  Result<OutboxCounts> outbox_counts() override { return m_outbox.counts(); }
+
+  Result<std::vector<OutboxItem>> notifications(OutboxState state, std::size_t limit) override {
+    return m_outbox.in_state(state, limit);
+  }
+
  private:
+  // (row id, FUNCTION_CHANGE) of every change recorded at the commit `sequence`.
+  Result<std::vector<std::pair<std::int64_t, Json>>> changes_of(std::int64_t sequence) {
+    auto query = m_db.query("SELECT id, json FROM changes WHERE commit_sequence = ?1");
+    if (!query) return query.error();
+    query->bind(1, sequence);
+    std::vector<std::pair<std::int64_t, Json>> changes;
+    for (;;) {
+      auto row = query->step();
+      if (!row) return row.error();
+      if (!*row) return changes;
+      auto change = parse(query->text(1));
+      if (!change) return change.error();
+      changes.emplace_back(query->integer(0), std::move(*change));
+    }
+  }
+
   // What record() learnt about a function: its row, and the row of the state it had last.
   struct KnownFunction {
     std::int64_t id = 0;
@@ -585,7 +436,19 @@ class SqliteStateStore final : public StateStore {
       auto written = write_event(record.events[i]);
       if (!written) return written.error().context("event " + std::to_string(i));
     }
+    for (std::size_t i = 0; i < record.notifications.size(); ++i) {
+      auto written = write_notification(*sequence, record.commit.id, record.notifications[i]);
+      if (!written) return written.error().context("notification " + std::to_string(i));
+    }
     return {};
+  }
+
+  Result<void> write_notification(std::int64_t sequence, const ObjectId& commit, const Notification& notification) {
+    auto function = function_of_change(notification.payload, commit);
+    if (!function) return function.error();
+    auto known = known_function(*function);
+    if (!known) return known.error();
+    return m_outbox.add(sequence, (*known)->id, notification);
   }
 
   // A new commit goes after every other; a known one keeps its sequence, and once it has advanced
@@ -744,15 +607,10 @@ class SqliteStateStore final : public StateStore {
     return &m_parsed.emplace(id, std::move(*state)).first->second;
   }
 
-  Result<Json> parse(const std::string& text) const {
-    try {
-      return Json::parse(text);
-    } catch (const Json::exception& e) {
-      return m_db.corrupt(e.what());
-    }
-  }
+  Result<Json> parse(const std::string& text) const { return m_db.parse(text); }
 
   Database m_db;
+  SqliteOutbox m_outbox{m_db};
   // Keyed by "import_statement\nfunction_path". record() sees the same functions, mostly in the
   // same states, commit after commit; this spares it a lookup and a JSON dump for each. Rows are
   // never deleted, so an id stays valid, except one written by a transaction that rolled back.

@@ -131,7 +131,7 @@ TEST_F(SqliteStateStoreTest, CreatesSchemaAndKeepsDataAcrossReopen) {
   EXPECT_EQ(*store->commit_count(), 1);
   EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
   EXPECT_EQ(*store->value("remote_head"), sha(1).hex);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 1);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 2);
   EXPECT_EQ(text_of(db_path(), "PRAGMA journal_mode"), "wal");
 }
 
@@ -161,7 +161,7 @@ TEST_F(SqliteStateStoreTest, RefusesNewerSchemaVersion) {
   EXPECT_EQ(store.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(store.error().message().find(db_path().string()), std::string::npos) << store.error().message();
   EXPECT_NE(store.error().message().find("version 99"), std::string::npos) << store.error().message();
-  EXPECT_NE(store.error().message().find("version 1 "), std::string::npos) << store.error().message();
+  EXPECT_NE(store.error().message().find("version 2 "), std::string::npos) << store.error().message();
 }
 
 TEST_F(SqliteStateStoreTest, RefusesFileThatIsNotADatabase) {
@@ -439,6 +439,176 @@ TEST_F(SqliteStateStoreTest, NamedValuesAreOverwrittenAndKeptApartFromTheReposit
   EXPECT_TRUE(open_store());
 }
 
+// ---- the outbox ------------------------------------------------------------------------------------
+
+Notification notification(std::string_view target, int commit, int f, std::string_view severity = "breaking") {
+  return {std::string(target), change_json(sha(commit), function(f), severity)};
+}
+
+// A processed commit n with one change of function 0, announced to the webhook and as an issue.
+CommitRecord with_notifications(int n) {
+  CommitRecord record = processed(n);
+  record.changes = {change_json(sha(n), function(0))};
+  record.notifications = {notification(k_target_webhook, n, 0), notification(k_target_github_issue, n, 0)};
+  return record;
+}
+
+TimePoint at_ms(std::int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
+
+TEST_F(SqliteStateStoreTest, RecordWritesNotificationsDueAtOnce) {
+  auto store = open_store();
+  record(*store, with_notifications(1));
+  auto due = store->due_notifications(at_ms(0), 10);
+  ASSERT_TRUE(due) << due.error().message();
+  ASSERT_EQ(due->size(), 2u);
+  EXPECT_EQ((*due)[0].target, k_target_webhook);
+  EXPECT_EQ((*due)[1].target, k_target_github_issue);
+  EXPECT_EQ((*due)[0].payload, change_json(sha(1), function(0)));
+  EXPECT_EQ((*due)[0].state, OutboxState::pending);
+  EXPECT_EQ((*due)[0].attempts, 0);
+  EXPECT_TRUE(matches_shape((*due)[0].created_at, "dddd-dd-ddTdd:dd:ddZ")) << (*due)[0].created_at;
+  EXPECT_EQ(*store->next_notification_due(), std::optional<TimePoint>(at_ms(0)));
+}
+
+TEST_F(SqliteStateStoreTest, ReRecordingACommitNeverDuplicatesNorResetsNotifications) {
+  auto store = open_store();
+  record(*store, with_notifications(1));
+  OutboxItem item = (*store->due_notifications(at_ms(0), 10))[0];
+  item.state = OutboxState::delivered;
+  item.attempts = 1;
+  ASSERT_TRUE(store->update_notification(item));
+
+  record(*store, with_notifications(1));
+  EXPECT_EQ(count_rows(db_path(), "SELECT count(*) FROM outbox"), 2);
+  EXPECT_EQ(store->outbox_counts()->delivered, 1) << "the delivered one stays delivered";
+  EXPECT_EQ(store->outbox_counts()->pending, 1);
+}
+
+TEST_F(SqliteStateStoreTest, SameFunctionUnderTwoImportStatementsIsTwoNotifications) {
+  auto store = open_store();
+  CommitRecord record1 = processed(1);
+  MonitoredFunction other{"from aiter import f0", function(0).function_path};
+  record1.notifications = {notification(k_target_webhook, 1, 0),
+                           {std::string(k_target_webhook), change_json(sha(1), other)}};
+  record(*store, record1);
+  EXPECT_EQ(store->outbox_counts()->pending, 2);
+}
+
+TEST_F(SqliteStateStoreTest, FailedRecordLeavesNoNotification) {
+  auto store = open_store();
+  CommitRecord bad = with_notifications(2);
+  bad.notifications.push_back(notification(k_target_webhook, 1, 1));  // of another commit: fails last
+  ASSERT_FALSE(store->record(bad));
+  EXPECT_EQ(count_rows(db_path(), "SELECT count(*) FROM outbox"), 0);
+  EXPECT_EQ(*store->commit_status(sha(2)), std::nullopt);
+}
+
+TEST_F(SqliteStateStoreTest, DueNotificationsRespectNextAttemptTimeAndLimit) {
+  auto store = open_store();
+  record(*store, with_notifications(1));
+  record(*store, with_notifications(2));
+  auto all = *store->due_notifications(at_ms(0), 10);
+  ASSERT_EQ(all.size(), 4u);
+  all[0].next_attempt_at = at_ms(5000);
+  all[0].attempts = 1;
+  all[0].last_error = "webhook https://hooks.example.com answered 500";
+  ASSERT_TRUE(store->update_notification(all[0]));
+
+  auto due = *store->due_notifications(at_ms(4999), 10);
+  ASSERT_EQ(due.size(), 3u);
+  EXPECT_EQ(due[0].id, all[1].id);
+  EXPECT_EQ(store->due_notifications(at_ms(4999), 2)->size(), 2u);
+  due = *store->due_notifications(at_ms(5000), 10);
+  EXPECT_EQ(due.size(), 4u);
+  EXPECT_EQ(due.back().id, all[0].id) << "the retried one comes after those never tried";
+  EXPECT_EQ(due.back().last_error, "webhook https://hooks.example.com answered 500");
+}
+
+TEST_F(SqliteStateStoreTest, DeliveryStateSurvivesReopen) {
+  std::int64_t failed_id = 0;
+  {
+    auto store = open_store();
+    record(*store, with_notifications(1));
+    auto items = *store->due_notifications(at_ms(0), 10);
+    items[0].state = OutboxState::delivered;
+    items[0].attempts = 2;
+    items[0].delivered_ref = "https://github.com/o/r/issues/7";
+    items[1].state = OutboxState::failed;
+    items[1].attempts = 5;
+    items[1].client_errors = 5;
+    items[1].last_error = "GitHub answered 404";
+    items[1].next_attempt_at = at_ms(123456);
+    ASSERT_TRUE(store->update_notification(items[0]));
+    ASSERT_TRUE(store->update_notification(items[1]));
+    failed_id = items[1].id;
+  }
+  auto store = open_store();
+  auto counts = *store->outbox_counts();
+  EXPECT_EQ(counts.pending, 0);
+  EXPECT_EQ(counts.delivered, 1);
+  EXPECT_EQ(counts.failed, 1);
+  EXPECT_EQ(*store->next_notification_due(), std::nullopt);
+  auto failed = *store->notifications(OutboxState::failed, 10);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].id, failed_id);
+  EXPECT_EQ(failed[0].client_errors, 5);
+  EXPECT_EQ(failed[0].attempts, 5);
+  EXPECT_EQ(failed[0].last_error, "GitHub answered 404");
+  EXPECT_EQ(failed[0].next_attempt_at, at_ms(123456));
+  auto delivered = *store->notifications(OutboxState::delivered, 10);
+  ASSERT_EQ(delivered.size(), 1u);
+  EXPECT_EQ(delivered[0].delivered_ref, "https://github.com/o/r/issues/7");
+}
+
+TEST_F(SqliteStateStoreTest, UpdatingAnUnknownNotificationIsNotFound) {
+  auto store = open_store();
+  OutboxItem item;
+  item.id = 42;
+  auto updated = store->update_notification(item);
+  ASSERT_FALSE(updated);
+  EXPECT_EQ(updated.error().code(), ErrorCode::not_found);
+}
+
+TEST_F(SqliteStateStoreTest, PullRequestIsWrittenIntoHistoryAndNotificationsOfTheCommit) {
+  auto store = open_store();
+  record(*store, with_notifications(1));
+  record(*store, with_notifications(2));
+  ASSERT_TRUE(store->set_pull_request(sha(1), "https://github.com/o/r/pull/3"));
+  auto changes = *store->history(std::nullopt);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0]["pull_request"], "https://github.com/o/r/pull/3");
+  EXPECT_FALSE(changes[1].contains("pull_request")) << "another commit's change is left alone";
+  auto items = store->due_notifications(at_ms(0), 10);
+  ASSERT_TRUE(items);
+  ASSERT_EQ(items->size(), 4u);
+  for (const OutboxItem& item : *items) {
+    if (item.payload["commit"] == sha(1).hex) {
+      EXPECT_EQ(item.payload["pull_request"], "https://github.com/o/r/pull/3");
+    } else {
+      EXPECT_FALSE(item.payload.contains("pull_request"));
+    }
+  }
+  EXPECT_TRUE(store->set_pull_request(sha(9), "https://github.com/o/r/pull/4")) << "unrecorded: nothing to do";
+}
+
+TEST_F(SqliteStateStoreTest, MigratesAVersionOneStoreKeepingItsData) {
+  {
+    auto store = open_store();
+    record(*store, processed(1));
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE outbox; PRAGMA user_version = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  auto store = open_store();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 2);
+  EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
+  record(*store, with_notifications(2));
+  EXPECT_EQ(store->outbox_counts()->pending, 2);
+}
+
 // ---- crash safety ---------------------------------------------------------------------------------
 
 constexpr int k_crash_functions = 4;
@@ -449,6 +619,7 @@ CommitRecord crash_record(int n) {
   record.states[1].state = SignatureState::failed(Status::missing, "gone at " + std::to_string(n));
   record.changes = {change_json(sha(n), function(0))};
   record.events = {event_json(sha(n), function(0))};
+  record.notifications = {{std::string(k_target_webhook), change_json(sha(n), function(0))}};
   record.advances_line = true;
   return record;
 }
@@ -480,6 +651,7 @@ void expect_consistent(StateStore& store, const std::filesystem::path& path) {
   EXPECT_EQ(store.events_after(0)->size(), static_cast<std::size_t>(count));
   EXPECT_EQ(*store.line_head(), count > 0 ? std::optional<ObjectId>(sha(count)) : std::nullopt);
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM commit_states"), count * k_crash_functions);
+  EXPECT_EQ(store.outbox_counts()->pending, count) << "one notification per recorded commit, none without";
   EXPECT_EQ(text_of(path, "PRAGMA integrity_check"), "ok");
 }
 
