@@ -27,6 +27,17 @@ void log_change(Logger& log, const FunctionChange& c) {
 
 }  // namespace
 
+std::vector<NotificationTarget> notification_targets(const NotifyConfig& notify) {
+  // The config is validated: an unknown severity cannot get here, but would mean "breaking".
+  auto severity = [](const std::string& text) { return parse_severity(text).value_or(Severity::breaking); };
+  std::vector<NotificationTarget> targets;
+  if (!notify.github_issue.repo.empty())
+    targets.push_back({std::string(k_target_github_issue), severity(notify.github_issue.min_severity)});
+  if (!notify.webhook.url.empty())
+    targets.push_back({std::string(k_target_webhook), severity(notify.webhook.min_severity)});
+  return targets;
+}
+
 Json CommitProcessor::event(const char* type, Json function_change) const {
   Json out = {{"type", type}, {"time", utc_now(m_clock)}};
   out.update(function_change);
@@ -56,6 +67,9 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
   }
   log_change(m_log, change);
   Json json = to_json(change);
+  Severity severity = *highest(change.changes);
+  for (const NotificationTarget& target : m_targets)
+    if (severity >= target.min_severity) record.notifications.push_back({target.name, json});
   record.changes.push_back(json);
   record.events.push_back(event("change", std::move(json)));
 }

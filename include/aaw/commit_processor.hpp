@@ -1,6 +1,6 @@
 // One commit, start to finish: extract every monitored function, diff each against its baseline,
-// log the original tool's lines, record everything in one state-store transaction, then append
-// the commit's events to events.jsonl.
+// log the original tool's lines, record everything (with the notifications the changes call for)
+// in one state-store transaction, then append the commit's events to events.jsonl.
 #pragma once
 
 #include <optional>
@@ -9,6 +9,8 @@
 
 #include "aaw/bisect.hpp"
 #include "aaw/clock.hpp"
+#include "aaw/config.hpp"
+#include "aaw/diff.hpp"
 #include "aaw/event_log.hpp"
 #include "aaw/git_mirror.hpp"
 #include "aaw/report.hpp"
@@ -17,12 +19,25 @@
 
 namespace aaw {
 
+// A configured notification target and the least severity it is told about.
+struct NotificationTarget {
+  std::string name;  // k_target_github_issue, k_target_webhook
+  Severity min_severity = Severity::breaking;
+  bool operator==(const NotificationTarget&) const = default;
+};
+
+// The targets `notify` configures: github_issue when its repo is set, webhook when its url is set.
+std::vector<NotificationTarget> notification_targets(const NotifyConfig& notify);
+
 class CommitProcessor {
  public:
+  // Every change whose severity is at least a target's min_severity is queued for that target, in
+  // the transaction that records it.
   CommitProcessor(std::vector<MonitoredFunction> functions, GitMirror& mirror, SignatureSource& source,
-                  StateStore& store, EventLog& events, Logger& log, Clock& clock)
+                  StateStore& store, EventLog& events, Logger& log, Clock& clock,
+                  std::vector<NotificationTarget> targets = {})
       : m_functions(std::move(functions)), m_mirror(mirror), m_source(source), m_store(store),
-        m_events(events), m_log(log), m_clock(clock) {}
+        m_events(events), m_log(log), m_clock(clock), m_targets(std::move(targets)) {}
 
   // Processes `commit`, diffing against the last good states recorded up to `against` (nullopt:
   // the states are initial). A commit that cannot be read is recorded as failed with its error,
@@ -57,6 +72,7 @@ class CommitProcessor {
   EventLog& m_events;
   Logger& m_log;
   Clock& m_clock;
+  std::vector<NotificationTarget> m_targets;
 };
 
 }  // namespace aaw
