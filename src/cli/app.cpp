@@ -8,6 +8,7 @@
 #include "compare_command.hpp"
 #include "extract_command.hpp"
 #include "history_command.hpp"
+#include "status_command.hpp"
 #include "watch_command.hpp"
 
 namespace aaw::cli {
@@ -35,6 +36,8 @@ int run_app(int argc, char** argv) {
   add_check_config_command(app, check_config);
   ExtractOptions extract;
   add_extract_command(app, extract);
+  StatusOptions status;
+  add_status_command(app, status);
 
   try {
     app.parse(argc, argv);
@@ -44,7 +47,7 @@ int run_app(int argc, char** argv) {
   }
   Runtime runtime;
   compare.config_path = watch.config_path = replay.config_path = config_path;
-  history.config_path = show.config_path = check_config.config_path = config_path;
+  history.config_path = show.config_path = check_config.config_path = status.config_path = config_path;
   if (app.got_subcommand("compare")) return run_compare(compare, runtime);
   if (app.got_subcommand("watch")) return run_watch(watch, runtime);
   if (app.got_subcommand("replay")) return run_replay(replay, runtime);
@@ -52,6 +55,7 @@ int run_app(int argc, char** argv) {
   if (app.got_subcommand("show")) return run_show(show, runtime);
   if (app.got_subcommand("check-config")) return run_check_config(check_config);
   if (app.got_subcommand("__extract")) return run_extract(extract, runtime);
+  if (app.got_subcommand("status")) return run_status(status);
   return run_original_mode(config_path, runtime);
 }
 
