@@ -47,12 +47,16 @@ std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream co
   return *log;
 }
 
-std::string https_token_for(const Config& config) {
-  std::string host = url_host(config.repository_url);
-  if (host.empty() || (host != "github.com" && host != url_host(config.github.api_url))) return "";
+std::string github_token(const Config& config) {
   if (const char* token = std::getenv("GITHUB_TOKEN"); token && *token) return token;
   if (!config.github.token_file.empty()) return read_token_file(config.github.token_file);
   return "";
+}
+
+std::string https_token_for(const Config& config) {
+  std::string host = url_host(config.repository_url);
+  if (host.empty() || (host != "github.com" && host != url_host(config.github.api_url))) return "";
+  return github_token(config);
 }
 
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config) {

@@ -31,6 +31,10 @@ std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream co
 // Opens (cloning on first use) the mirror of config.repository_url under state_dir/mirrors.
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config);
 
+// GITHUB_TOKEN, else the contents of github.token_file, else ""; throws CommandError when the
+// token file cannot be read. Never logged.
+std::string github_token(const Config& config);
+
 // The token for https remotes: GITHUB_TOKEN, else github.token_file; sent only when the remote is
 // on GitHub's host or on the host of github.api_url. Never logged.
 std::string https_token_for(const Config& config);

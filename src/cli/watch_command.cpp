@@ -19,8 +19,12 @@ void add_common(CLI::App* cmd, WatchOptions& options) {
 int replay_then_watch(const Config& config, const std::vector<std::string>& commits, bool once,
                       Runtime& runtime) {
   WatchSession session(config, runtime);
+  if (!once) session.start_notifications();
   int unresolved = session.watcher().replay(commits);
-  if (once) return unresolved ? k_exit_error : 0;
+  if (once) {
+    session.flush_notifications();
+    return unresolved ? k_exit_error : 0;
+  }
   int code = session.watcher().run(false);
   return unresolved ? k_exit_error : code;
 }
@@ -41,7 +45,13 @@ int run_watch(const WatchOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   apply_extractor(config, options.extractor);
   WatchSession session(config, runtime);
-  return session.watcher().run(options.once);
+  if (!options.once) {
+    session.start_notifications();
+    return session.watcher().run(false);
+  }
+  int code = session.watcher().run(true);
+  session.flush_notifications();
+  return code;
 }
 
 int run_replay(const WatchOptions& options, Runtime& runtime) {
@@ -61,6 +71,7 @@ int run_original_mode(const std::filesystem::path& config_path, Runtime& runtime
   apply_extractor(config, "");
   if (!config.commit_list.empty()) return replay_then_watch(config, config.commit_list, false, runtime);
   WatchSession session(config, runtime);
+  session.start_notifications();
   return session.watcher().run(false);
 }
 

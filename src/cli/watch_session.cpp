@@ -45,12 +45,21 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   m_events = std::make_unique<EventLog>(open_event_log(config.state_dir / "events.jsonl", *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
   m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, m_sources->source(), *m_store,
-                                                  *m_events, *m_log, m_clock);
+                                                  *m_events, *m_log, m_clock, notification_targets(config.notify));
   auto reopen = [this] {
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened) m_log->error("{}", reopened.error().message());
   };
   m_watcher = std::make_unique<Watcher>(
       config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen});
+  m_notifications = NotificationService::create(config, m_control, *m_log);
+}
+
+void WatchSession::start_notifications() {
+  if (m_notifications) m_notifications->start();
+}
+
+void WatchSession::flush_notifications() {
+  if (m_notifications) m_notifications->flush();
 }
 
 WatchSession::~WatchSession() {

@@ -1,6 +1,7 @@
 // Everything the watch and replay commands run on, built once from the config: the log, the
 // mirror, the interpreter, the static source, the state store, the event log, the clock and the
-// signal handlers. Construction failures throw CommandError (exit 2).
+// signal handlers, and the notification service when notify.* configures a target. Construction
+// failures throw CommandError (exit 2).
 #pragma once
 
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "aaw/state_store.hpp"
 #include "aaw/static_extractor.hpp"
 #include "aaw/watcher.hpp"
+#include "notification_service.hpp"
 #include "signature_sources.hpp"
 
 namespace aaw::cli {
@@ -34,6 +36,11 @@ class WatchSession {
   Watcher& watcher() { return *m_watcher; }
   Logger& log() { return *m_log; }
 
+  // Continuous modes: deliver notifications in the background from now on.
+  void start_notifications();
+  // --once: deliver what is due now before exiting.
+  void flush_notifications();
+
  private:
   const Config& m_config;
   SignalControl m_control;  // first: Python must find our handlers already installed
@@ -46,6 +53,8 @@ class WatchSession {
   std::unique_ptr<Progress> m_progress;
   std::unique_ptr<CommitProcessor> m_processor;
   std::unique_ptr<Watcher> m_watcher;
+  // Last: its thread stops before anything it shares (the log, the control) goes.
+  std::unique_ptr<NotificationService> m_notifications;
 };
 
 }  // namespace aaw::cli
