@@ -15,8 +15,11 @@ using namespace std::chrono_literals;
 
 // How often the thread looks for notifications the main thread has just queued.
 constexpr Duration k_idle_check = 1s;
+// The longest a request may take: stopping the daemon waits for the one in flight.
+constexpr std::chrono::milliseconds k_request_timeout = 10s;
 // Rounds of a flush: enough for a long outbox (batch_size items each), never an endless loop.
 constexpr int k_flush_rounds = 50;
+constexpr Duration k_flush_budget = 2min;
 
 // "owner/name" of the watched repository on GitHub (or on the GitHub Enterprise host of api_url),
 // for pull-request lookups.
@@ -40,6 +43,8 @@ NotifierOptions notifier_options(const Config& config) {
   Duration interval = std::chrono::seconds(config.check_interval_seconds);
   options.backoff_base = std::min<Duration>(30s, interval);
   options.backoff_cap = std::min<Duration>(1h, std::max(options.backoff_base, 4 * interval));
+  options.webhook_connect_timeout = k_request_timeout / 2;
+  options.webhook_total_timeout = k_request_timeout;
   return options;
 }
 
@@ -59,12 +64,12 @@ NotificationService::NotificationService(const Config& config, Control& control,
   GithubClientOptions github;
   github.api_url = config.github.api_url;
   github.token = github_token(config);
-  // The notifier retries on its own schedule, kept in the store: the client need not insist, and
-  // must not sit in a long wait when the daemon is asked to stop.
-  github.max_attempts = 2;
+  // The notifier retries on its own schedule, kept in the store: the client need not insist. A
+  // request in flight is the one thing stop() waits for, so none may take long.
+  github.max_attempts = 1;
   github.max_rate_limit_wait = 10s;
-  github.connect_timeout = 10s;
-  github.total_timeout = 20s;
+  github.connect_timeout = k_request_timeout / 2;
+  github.total_timeout = k_request_timeout;
   m_github = make_github_client(std::move(github), *m_transport, m_clock, log);
   m_notifier = std::make_unique<Notifier>(notifier_options(config), *m_store, *m_github, *m_transport, log);
 }
@@ -85,7 +90,11 @@ void NotificationService::stop() {
 }
 
 void NotificationService::flush() {
-  auto report = m_notifier->flush(m_clock, k_flush_rounds, [this] { return stopping(); });
+  // Each item is tried at most once (what fails waits for its backoff), but a target that hangs
+  // costs a timeout per item: the deadline keeps `--once` from outliving its purpose.
+  TimePoint deadline = m_clock.now() + k_flush_budget;
+  auto report = m_notifier->flush(m_clock, k_flush_rounds,
+                                  [this, deadline] { return stopping() || m_clock.now() >= deadline; });
   if (!report) {
     m_log.error("{}", report.error().message());
     return;
@@ -97,8 +106,9 @@ void NotificationService::flush() {
 
 void NotificationService::run() {
   bool failing = false;
-  while (!stopping()) {
-    auto report = m_notifier->deliver_due(m_clock.now(), [this] { return stopping(); });
+  // Only m_stopping is read here: the signal flags belong to the main thread, which stops this one.
+  while (!m_stopping) {
+    auto report = m_notifier->deliver_due(m_clock.now(), [this] { return m_stopping.load(); });
     if (!report) {
       // The store is busy or broken: say so once, then keep trying at the idle pace.
       if (!failing) m_log.error("Cannot deliver notifications: {}", report.error().message());

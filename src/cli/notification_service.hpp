@@ -3,10 +3,11 @@
 // - In continuous mode, start() delivers in a background thread: due notifications go out as soon
 //   as the commit that queued them is recorded (checked every second) and whenever a backoff ends,
 //   without ever holding up the processing of commits, which runs on the main thread.
-// - With --once, flush() delivers what is due now, a bounded number of rounds, on the caller's
-//   thread before the process exits; anything left waits for the next run.
-// stop() (and the destructor) ends the thread after the delivery in flight; the GitHub client's
-// waits are cut short by it, so SIGTERM still ends the daemon promptly.
+// - With --once, flush() delivers what is due now, on the caller's thread before the process
+//   exits, within a bounded number of rounds and two minutes; what is left waits for the next run.
+// stop() (and the destructor) ends the thread after the request in flight, which times out after
+// 10 s at most; the GitHub client's waits are cut short by it, so SIGTERM still ends the daemon
+// promptly.
 #pragma once
 
 #include <atomic>
