@@ -79,10 +79,14 @@ std::string commit_reference(const Json& change, std::string_view repository_url
 std::string slack_escaped(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
   }
   return out;
 }
@@ -101,14 +105,16 @@ std::optional<std::string> commit_url(std::string_view repository_url, std::stri
   return "https://github.com/" + *repo + "/commit/" + std::string(sha);
 }
 
-std::string issue_title(const Json& change) { return "API Change Detected: " + field(change, "function_path"); }
+std::string issue_title(const Json& change) {
+  return "API Change Detected: " + field(change, "function_path");
+}
 
 std::string issue_marker(const Json& change) {
   char hash[17];
   std::snprintf(hash, sizeof hash, "%08llx",
                 static_cast<unsigned long long>(fnv1a(field(change, "import_statement")) & 0xffffffffULL));
-  return "<!-- aiter-api-watcher:" + field(change, "commit") + ":" + field(change, "function_path") + ":" + hash +
-         " -->";
+  return "<!-- aiter-api-watcher:" + field(change, "commit") + ":" + field(change, "function_path") + ":" +
+         hash + " -->";
 }
 
 std::string issue_body(const Json& change, std::string_view repository_url) {
@@ -129,8 +135,9 @@ std::string issue_body(const Json& change, std::string_view repository_url) {
   out += "### Changes\n\n";
   for (const std::string& line : change_lines(change)) {
     auto colon = line.find(": ");
-    out += colon == std::string::npos ? "- " + line + "\n"
-                                      : "- **" + line.substr(0, colon) + "**: " + line.substr(colon + 2) + "\n";
+    out += colon == std::string::npos
+               ? "- " + line + "\n"
+               : "- **" + line.substr(0, colon) + "**: " + line.substr(colon + 2) + "\n";
   }
   out += "\nReported by aiter-api-watcher.\n\n" + issue_marker(change) + "\n";
   return out;
@@ -139,8 +146,9 @@ std::string issue_body(const Json& change, std::string_view repository_url) {
 std::string webhook_text(const Json& change, std::string_view repository_url) {
   std::string sha = field(change, "commit");
   auto url = commit_url(repository_url, sha);
-  std::string text = "*API change (" + field(change, "severity") + ")* in `" + field(change, "function_path") +
-                     "` (`" + field(change, "import_statement") + "`) at commit " + (url ? *url : sha.substr(0, 12));
+  std::string text = "*API change (" + field(change, "severity") + ")* in `" +
+                     field(change, "function_path") + "` (`" + field(change, "import_statement") +
+                     "`) at commit " + (url ? *url : sha.substr(0, 12));
   std::string author = field(change, "author");
   if (!author.empty()) text += " by " + author;
   std::string subject = field(change, "subject");

@@ -23,7 +23,8 @@ std::string utc_text(TimePoint t) {
 
 // "aiter.fmoe at 0123456789ab", for log lines.
 std::string what(const OutboxItem& item) {
-  return text_field(item.payload, "function_path") + " at " + text_field(item.payload, "commit").substr(0, 12);
+  return text_field(item.payload, "function_path") + " at " +
+         text_field(item.payload, "commit").substr(0, 12);
 }
 
 // Seconds of a Retry-After header (the delta form; GitHub and Slack send it so), or 0.
@@ -39,7 +40,8 @@ Duration retry_after_of(const HttpResponse& response) {
 bool is_rate_limited(const HttpResponse& response) {
   if (response.status == 429) return true;
   if (response.status != 403) return false;
-  return response.header("retry-after") || response.header("x-ratelimit-remaining") == std::optional<std::string>("0");
+  return response.header("retry-after") ||
+         response.header("x-ratelimit-remaining") == std::optional<std::string>("0");
 }
 
 // A short excerpt of a response body for an error message: one line, at most 200 characters.
@@ -55,7 +57,8 @@ std::string webhook_display(std::string_view url) {
   if (scheme == std::string_view::npos) return "(webhook)";
   auto start = scheme + 3;
   auto end = url.find_first_of("/?#", start);
-  std::string_view authority = url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+  std::string_view authority =
+      url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
   auto at = authority.rfind('@');  // user:password@ is a secret too
   if (at != std::string_view::npos) authority.remove_prefix(at + 1);
   return std::string(url.substr(0, start)) + std::string(authority);
@@ -63,7 +66,11 @@ std::string webhook_display(std::string_view url) {
 
 Notifier::Notifier(NotifierOptions options, StateStore& store, GithubClient& github, HttpTransport& transport,
                    Logger& log)
-    : m_options(std::move(options)), m_store(store), m_github(github), m_transport(transport), m_log(log),
+    : m_options(std::move(options)),
+      m_store(store),
+      m_github(github),
+      m_transport(transport),
+      m_log(log),
       m_random(m_options.jitter_seed != 0 ? m_options.jitter_seed : std::random_device{}()) {}
 
 Duration Notifier::backoff(int attempts) {
@@ -138,7 +145,8 @@ void Notifier::enrich(OutboxItem& item) {
     std::optional<std::string> url;
     auto pull = m_github.pull_request_for(*m_options.source_repo, sha);
     if (!pull) {
-      m_log.warn("Cannot look up the pull request of {}: {}; notifying without it", sha, pull.error().message());
+      m_log.warn("Cannot look up the pull request of {}: {}; notifying without it", sha,
+                 pull.error().message());
     } else if (*pull) {
       url = (*pull)->url;
       // Written back at once: history shows it, and the other notifications of the commit carry it.
@@ -183,24 +191,29 @@ Notifier::Attempt Notifier::post_webhook(const OutboxItem& item) {
   request.url = m_options.webhook.url;
   request.headers["Content-Type"] = "application/json";
   request.headers["User-Agent"] = "aiter-api-watcher";
-  request.body = webhook_payload(item.payload, m_options.repository_url).dump(-1, ' ', false,
-                                                                                Json::error_handler_t::replace);
+  request.body = webhook_payload(item.payload, m_options.repository_url)
+                     .dump(-1, ' ', false, Json::error_handler_t::replace);
   request.connect_timeout = m_options.webhook_connect_timeout;
   request.total_timeout = m_options.webhook_total_timeout;
   auto response = m_transport.perform(request);
-  if (!response) return {Outcome::transient, "", redact("webhook " + display + ": " + response.error().message()), Duration(0)};
+  if (!response)
+    return {Outcome::transient, "", redact("webhook " + display + ": " + response.error().message()),
+            Duration(0)};
   int status = response->status;
   if (status >= 200 && status < 300) {
     m_log.info("Posted {} to webhook {}", what(item), display);
     return {Outcome::delivered, "", "", Duration(0)};
   }
-  std::string error = redact("webhook " + display + " answered " + std::to_string(status) + excerpt(response->body));
-  if (is_rate_limited(*response)) return {Outcome::transient, "", error + " (rate limited)", retry_after_of(*response)};
+  std::string error =
+      redact("webhook " + display + " answered " + std::to_string(status) + excerpt(response->body));
+  if (is_rate_limited(*response))
+    return {Outcome::transient, "", error + " (rate limited)", retry_after_of(*response)};
   if (status >= 500 || status == 408) return {Outcome::transient, "", error, Duration(0)};
   return {Outcome::refused, "", error, Duration(0)};
 }
 
-Result<void> Notifier::settle(OutboxItem& item, const Attempt& attempt, TimePoint now, DeliveryReport& report) {
+Result<void> Notifier::settle(OutboxItem& item, const Attempt& attempt, TimePoint now,
+                              DeliveryReport& report) {
   item.attempts += 1;
   if (attempt.outcome == Outcome::delivered) {
     item.state = OutboxState::delivered;
@@ -222,13 +235,14 @@ Result<void> Notifier::settle(OutboxItem& item, const Attempt& attempt, TimePoin
       ++report.failed;
     } else {
       item.next_attempt_at = now + std::max(backoff(item.attempts), attempt.retry_after);
-      m_log.warn("Cannot notify {} of {} (attempt {}): {}; retrying at {}", item.target, what(item), item.attempts,
-                 item.last_error, utc_text(item.next_attempt_at));
+      m_log.warn("Cannot notify {} of {} (attempt {}): {}; retrying at {}", item.target, what(item),
+                 item.attempts, item.last_error, utc_text(item.next_attempt_at));
       ++report.retrying;
     }
   }
   auto updated = m_store.update_notification(item);
-  if (!updated) return updated.error().context("recording the delivery of notification " + std::to_string(item.id));
+  if (!updated)
+    return updated.error().context("recording the delivery of notification " + std::to_string(item.id));
   return {};
 }
 

@@ -10,10 +10,12 @@ namespace {
 ErrorCode error_code_of(int rc) {
   switch (rc & 0xff) {
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return ErrorCode::timeout;
+    case SQLITE_LOCKED:
+      return ErrorCode::timeout;
     case SQLITE_CONSTRAINT:
     case SQLITE_MISMATCH:
-    case SQLITE_TOOBIG: return ErrorCode::invalid_input;
+    case SQLITE_TOOBIG:
+      return ErrorCode::invalid_input;
     case SQLITE_IOERR:
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
@@ -22,8 +24,10 @@ ErrorCode error_code_of(int rc) {
     case SQLITE_READONLY:
     case SQLITE_PERM:
     case SQLITE_PROTOCOL:
-    case SQLITE_NOLFS: return ErrorCode::io;
-    default: return ErrorCode::internal;
+    case SQLITE_NOLFS:
+      return ErrorCode::io;
+    default:
+      return ErrorCode::internal;
   }
 }
 

@@ -51,7 +51,8 @@ class Query {
  public:
   Query(const Database& db, sqlite3_stmt* statement) : m_db(&db), m_statement(statement) {}
   Query(Query&& other) noexcept
-      : m_db(other.m_db), m_statement(std::exchange(other.m_statement, nullptr)),
+      : m_db(other.m_db),
+        m_statement(std::exchange(other.m_statement, nullptr)),
         m_bind_rc(other.m_bind_rc) {}
   Query(const Query&) = delete;
   Query& operator=(const Query&) = delete;

@@ -54,11 +54,12 @@ CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE state = 'pending';
 Result<void> SqliteOutbox::add(std::int64_t commit_sequence, std::int64_t function_id,
                                const Notification& notification) {
   std::string now = utc_now();
-  return run(m_db,
-             "INSERT INTO outbox(target, commit_sequence, function_id, payload, state, created_at, updated_at) "
-             "VALUES(?1, ?2, ?3, ?4, 'pending', ?5, ?5) "
-             "ON CONFLICT(target, commit_sequence, function_id) DO NOTHING",
-             notification.target, commit_sequence, function_id, compact(notification.payload), now);
+  return run(
+      m_db,
+      "INSERT INTO outbox(target, commit_sequence, function_id, payload, state, created_at, updated_at) "
+      "VALUES(?1, ?2, ?3, ?4, 'pending', ?5, ?5) "
+      "ON CONFLICT(target, commit_sequence, function_id) DO NOTHING",
+      notification.target, commit_sequence, function_id, compact(notification.payload), now);
 }
 
 Result<std::vector<OutboxItem>> SqliteOutbox::due(TimePoint now, std::size_t limit) {
@@ -81,15 +82,16 @@ Result<std::optional<TimePoint>> SqliteOutbox::next_due() {
 }
 
 Result<void> SqliteOutbox::update(const OutboxItem& item) {
-  auto updated = run(m_db,
-                     "UPDATE outbox SET state = ?2, attempts = ?3, client_errors = ?4, next_attempt_at = ?5, "
-                     "  last_error = ?6, delivered_ref = ?7, updated_at = ?8 WHERE id = ?1",
-                     item.id, to_string(item.state), std::int64_t{item.attempts}, std::int64_t{item.client_errors},
-                     to_millis(item.next_attempt_at), item.last_error, item.delivered_ref, utc_now());
+  auto updated =
+      run(m_db,
+          "UPDATE outbox SET state = ?2, attempts = ?3, client_errors = ?4, next_attempt_at = ?5, "
+          "  last_error = ?6, delivered_ref = ?7, updated_at = ?8 WHERE id = ?1",
+          item.id, to_string(item.state), std::int64_t{item.attempts}, std::int64_t{item.client_errors},
+          to_millis(item.next_attempt_at), item.last_error, item.delivered_ref, utc_now());
   if (!updated) return updated;
   if (m_db.changes() == 0) {
-    return Error(ErrorCode::not_found, "no notification " + std::to_string(item.id) + " in state store " +
-                                           quoted(m_db.path()));
+    return Error(ErrorCode::not_found,
+                 "no notification " + std::to_string(item.id) + " in state store " + quoted(m_db.path()));
   }
   return {};
 }
@@ -154,7 +156,8 @@ Result<std::vector<OutboxItem>> SqliteOutbox::read_items(Query& query) {
     if (!payload) return payload.error();
     item.payload = std::move(*payload);
     auto state = parse_state(query.text(3));
-    if (!state) return m_db.corrupt("outbox row " + std::to_string(item.id) + " has state '" + query.text(3) + "'");
+    if (!state)
+      return m_db.corrupt("outbox row " + std::to_string(item.id) + " has state '" + query.text(3) + "'");
     item.state = *state;
     item.attempts = static_cast<int>(query.integer(4));
     item.client_errors = static_cast<int>(query.integer(5));

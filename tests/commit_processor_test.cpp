@@ -42,8 +42,8 @@ class CommitProcessorTest : public ::testing::Test {
                               m_clock, targets);
     const auto& c = m_commits;
     std::optional<ObjectId> previous;
-    for (const std::string& sha : {c.base, c.reformatted, c.renamed, c.inserted, c.defaults, c.broken, c.deleted,
-                                   c.compatible}) {
+    for (const std::string& sha :
+         {c.base, c.reformatted, c.renamed, c.inserted, c.defaults, c.broken, c.deleted, c.compatible}) {
       auto done = processor.process(ObjectId{sha}, previous, true, "Checking");
       ASSERT_TRUE(done) << done.error().message();
       previous = ObjectId{sha};
@@ -114,7 +114,8 @@ TEST_F(CommitProcessorTest, ProcessingACommitAgainQueuesNothingTwice) {
   process_main(targets);
   CommitProcessor processor(SyntheticAiter::functions(), *m_mirror, *m_source, *m_store, *m_events, *m_log,
                             m_clock, targets);
-  ASSERT_TRUE(processor.process(ObjectId{m_commits.renamed}, ObjectId{m_commits.reformatted}, false, "Processing"));
+  ASSERT_TRUE(
+      processor.process(ObjectId{m_commits.renamed}, ObjectId{m_commits.reformatted}, false, "Processing"));
   EXPECT_EQ(m_store->outbox_counts()->pending, 5);
 }
 

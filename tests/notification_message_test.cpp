@@ -35,7 +35,9 @@ Json sample_change(const char* import_statement = "import aiter.fused_moe_bf16_a
   return to_json(change);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(NotificationMessageTest, TitleIsTheOriginalTools) {
   EXPECT_EQ(issue_title(sample_change()), "API Change Detected: rocm_aiter_asm_fmoe.moe_sorting_ck");
@@ -43,7 +45,8 @@ TEST(NotificationMessageTest, TitleIsTheOriginalTools) {
 
 TEST(NotificationMessageTest, MarkerNamesCommitFunctionAndImportHash) {
   std::string marker = issue_marker(sample_change());
-  std::string prefix = std::string("<!-- aiter-api-watcher:") + k_sha + ":rocm_aiter_asm_fmoe.moe_sorting_ck:";
+  std::string prefix =
+      std::string("<!-- aiter-api-watcher:") + k_sha + ":rocm_aiter_asm_fmoe.moe_sorting_ck:";
   ASSERT_EQ(marker.substr(0, prefix.size()), prefix);
   std::string hash = marker.substr(prefix.size(), marker.size() - prefix.size() - 4);
   EXPECT_EQ(hash.size(), 8u);
@@ -64,14 +67,19 @@ TEST(NotificationMessageTest, BodyHasEverythingAboutTheChangeAndEndsWithTheMarke
   Json change = sample_change();
   std::string body = issue_body(change, k_github);
   EXPECT_TRUE(contains(body, "**Import:** `import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe`")) << body;
-  EXPECT_TRUE(contains(body, std::string("[0123456789ab](https://github.com/ROCm/aiter/commit/") + k_sha + ")")) << body;
+  EXPECT_TRUE(
+      contains(body, std::string("[0123456789ab](https://github.com/ROCm/aiter/commit/") + k_sha + ")"))
+      << body;
   EXPECT_TRUE(contains(body, "**Author:** Ada Lovelace <ada@example.com>")) << body;
   EXPECT_TRUE(contains(body, "**Date:** 2025-04-26T17:41:54+02:00")) << body;
   EXPECT_TRUE(contains(body, "**Message:** Rename expert_mask to mask | tidy")) << body;
   EXPECT_TRUE(contains(body, "**Pull request:** https://github.com/ROCm/aiter/pull/321")) << body;
-  EXPECT_TRUE(contains(body, "### Previous signature\n\n```python\n(topk_ids, expert_mask=None)\n```")) << body;
-  EXPECT_TRUE(contains(body, "### Current signature\n\n```python\n(topk_ids, mask=None) -> None\n```")) << body;
-  EXPECT_TRUE(contains(body, "- **breaking**: parameter 'expert_mask' removed (was 'expert_mask=None')")) << body;
+  EXPECT_TRUE(contains(body, "### Previous signature\n\n```python\n(topk_ids, expert_mask=None)\n```"))
+      << body;
+  EXPECT_TRUE(contains(body, "### Current signature\n\n```python\n(topk_ids, mask=None) -> None\n```"))
+      << body;
+  EXPECT_TRUE(contains(body, "- **breaking**: parameter 'expert_mask' removed (was 'expert_mask=None')"))
+      << body;
   EXPECT_TRUE(contains(body, "- **compatible**: parameter 'mask' added: 'mask=None'")) << body;
   EXPECT_TRUE(contains(body, "- **annotation**: return annotation changed from none to 'None'")) << body;
   EXPECT_TRUE(contains(body, "(**breaking**)")) << body;
@@ -100,9 +108,11 @@ TEST(NotificationMessageTest, WebhookTextIsOneSlackSafeParagraph) {
   EXPECT_EQ(text.find('\n'), std::string::npos) << text;
   EXPECT_EQ(text.substr(0, 63), "*API change (breaking)* in `rocm_aiter_asm_fmoe.moe_sorting_ck`") << text;
   EXPECT_TRUE(contains(text, std::string("at commit https://github.com/ROCm/aiter/commit/") + k_sha)) << text;
-  EXPECT_TRUE(contains(text, "by Ada Lovelace &lt;ada@example.com&gt;: Rename expert_mask to mask | tidy.")) << text;
+  EXPECT_TRUE(contains(text, "by Ada Lovelace &lt;ada@example.com&gt;: Rename expert_mask to mask | tidy."))
+      << text;
   EXPECT_TRUE(contains(text, "Pull request: https://github.com/ROCm/aiter/pull/321.")) << text;
-  EXPECT_TRUE(contains(text, "Old: `(topk_ids, expert_mask=None)`; new: `(topk_ids, mask=None) -&gt; None`.")) << text;
+  EXPECT_TRUE(contains(text, "Old: `(topk_ids, expert_mask=None)`; new: `(topk_ids, mask=None) -&gt; None`."))
+      << text;
   EXPECT_TRUE(contains(text, "breaking: parameter 'expert_mask' removed (was 'expert_mask=None').")) << text;
   EXPECT_FALSE(contains(text, "<")) << "Slack reads < as the start of a link";
 }
@@ -116,7 +126,8 @@ TEST(NotificationMessageTest, WebhookPayloadIsTheChangePlusText) {
 }
 
 TEST(NotificationMessageTest, CommitUrlOnlyForGithubRepositories) {
-  EXPECT_EQ(commit_url("https://github.com/ROCm/aiter.git", "abc"), "https://github.com/ROCm/aiter/commit/abc");
+  EXPECT_EQ(commit_url("https://github.com/ROCm/aiter.git", "abc"),
+            "https://github.com/ROCm/aiter/commit/abc");
   EXPECT_EQ(commit_url("/srv/git/aiter.git", "abc"), std::nullopt);
 }
 

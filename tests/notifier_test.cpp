@@ -75,16 +75,20 @@ class NotifierTest : public ::testing::Test {
     m_options.backoff_base = 1000ms;
     m_options.backoff_cap = 8000ms;
     m_options.jitter_seed = 42;
-    m_transport.otherwise([](const HttpRequest&) { return Result<HttpResponse>(HttpResponse{200, {}, "ok"}); });
+    m_transport.otherwise([](const HttpRequest&) {
+      return Result<HttpResponse>(HttpResponse{200, {}, "ok"});
+    });
   }
 
   Notifier& notifier() {
-    if (!m_notifier) m_notifier = std::make_unique<Notifier>(m_options, *m_store, m_github, m_transport, *m_log);
+    if (!m_notifier)
+      m_notifier = std::make_unique<Notifier>(m_options, *m_store, m_github, m_transport, *m_log);
     return *m_notifier;
   }
 
   // Records commit n with a breaking change of each function, queued for `targets`.
-  void record(int n, const std::vector<std::string_view>& targets, const std::vector<std::string>& functions = {"aiter.fmoe"}) {
+  void record(int n, const std::vector<std::string_view>& targets,
+              const std::vector<std::string>& functions = {"aiter.fmoe"}) {
     CommitRecord record;
     record.commit = breaking_change(n, functions[0]).commit;
     for (const std::string& f : functions) {
@@ -143,11 +147,15 @@ TEST_F(NotifierTest, CreatesOneIssueAndRecordsItsUrl) {
 TEST_F(NotifierTest, IssueCarryingTheMarkerAlreadyIsNotCreatedAgain) {
   record(1, {k_target_github_issue});
   std::string marker = issue_marker(to_json(breaking_change(1, "aiter.fmoe")));
-  m_github.issues.push_back({"vllm/aiter-watch", "API Change Detected: aiter.fmoe", "text\n" + marker, {},
+  m_github.issues.push_back({"vllm/aiter-watch",
+                             "API Change Detected: aiter.fmoe",
+                             "text\n" + marker,
+                             {},
                              {7, "https://github.com/vllm/aiter-watch/issues/7"}});
   EXPECT_EQ(deliver(m_now).delivered, 1);
   EXPECT_EQ(m_github.create_calls, 0);
-  EXPECT_EQ(in_state(OutboxState::delivered)[0].delivered_ref, "https://github.com/vllm/aiter-watch/issues/7");
+  EXPECT_EQ(in_state(OutboxState::delivered)[0].delivered_ref,
+            "https://github.com/vllm/aiter-watch/issues/7");
 }
 
 // The state after a crash between GitHub creating the issue and the store marking it delivered:
@@ -163,7 +171,8 @@ TEST_F(NotifierTest, NoSecondIssueAfterACrashBetweenCreatingAndMarkingDelivered)
   EXPECT_EQ(deliver(m_now + 1s).delivered, 1);
   EXPECT_EQ(m_github.issues.size(), 1u);
   EXPECT_EQ(m_github.create_calls, 1);
-  EXPECT_EQ(in_state(OutboxState::delivered)[0].delivered_ref, "https://github.com/vllm/aiter-watch/issues/1");
+  EXPECT_EQ(in_state(OutboxState::delivered)[0].delivered_ref,
+            "https://github.com/vllm/aiter-watch/issues/1");
 }
 
 TEST_F(NotifierTest, TwoFunctionsOfOneCommitGetTwoIssues) {
@@ -175,7 +184,8 @@ TEST_F(NotifierTest, TwoFunctionsOfOneCommitGetTwoIssues) {
 
 TEST_F(NotifierTest, GithubRefusalCountsAndNetworkErrorDoesNot) {
   record(1, {k_target_github_issue});
-  m_github.find_errors.push_back(Error(ErrorCode::invalid_input, "GitHub answered 404 to GET /repos/x/issues: Not Found"));
+  m_github.find_errors.push_back(
+      Error(ErrorCode::invalid_input, "GitHub answered 404 to GET /repos/x/issues: Not Found"));
   m_github.find_errors.push_back(Error(ErrorCode::network, "cannot reach https://api.github.com: refused"));
   EXPECT_EQ(deliver(m_now).retrying, 1);
   OutboxItem item = only_pending();
@@ -191,7 +201,8 @@ TEST_F(NotifierTest, GithubRefusalCountsAndNetworkErrorDoesNot) {
 
 TEST_F(NotifierTest, RateLimitedGithubIsRetriedLater) {
   record(1, {k_target_github_issue});
-  m_github.create_errors.push_back(Error(ErrorCode::timeout, "GitHub rate limit: retry after 2027-01-01T00:00:00Z"));
+  m_github.create_errors.push_back(
+      Error(ErrorCode::timeout, "GitHub rate limit: retry after 2027-01-01T00:00:00Z"));
   EXPECT_EQ(deliver(m_now).retrying, 1);
   OutboxItem item = only_pending();
   EXPECT_EQ(item.client_errors, 0);
@@ -308,7 +319,8 @@ TEST_F(NotifierTest, WebhookSecretIsInNoLogLineAndNoStoredError) {
   m_transport.respond(404, "no such hook /services/T0AAA/B0BBB/s3cr3tPart");
   deliver(m_now);
   OutboxItem item = only_pending();
-  EXPECT_EQ(item.last_error, "webhook https://hooks.slack.com: cannot POST https://hooks.slack.com/…: timed out");
+  EXPECT_EQ(item.last_error,
+            "webhook https://hooks.slack.com: cannot POST https://hooks.slack.com/…: timed out");
   deliver(item.next_attempt_at);
   EXPECT_EQ(only_pending().last_error, "webhook https://hooks.slack.com answered 404: no such hook /…");
   m_notifier.reset();
@@ -338,7 +350,8 @@ TEST_F(NotifierTest, PullRequestFoundIsWrittenBackAndAnnouncedOnEveryTarget) {
   EXPECT_EQ(deliver(m_now).delivered, 2);
   EXPECT_EQ(m_github.pull_calls, 1) << "one lookup per commit and round";
   EXPECT_NE(m_github.issues[0].body.find("https://github.com/ROCm/aiter/pull/42"), std::string::npos);
-  EXPECT_EQ(Json::parse(m_transport.requests()[0].body)["pull_request"], "https://github.com/ROCm/aiter/pull/42");
+  EXPECT_EQ(Json::parse(m_transport.requests()[0].body)["pull_request"],
+            "https://github.com/ROCm/aiter/pull/42");
   auto history = *m_store->history(std::nullopt);
   EXPECT_EQ(history[0]["pull_request"], "https://github.com/ROCm/aiter/pull/42");
 }

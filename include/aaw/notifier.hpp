@@ -43,7 +43,7 @@ struct NotifierOptions {
   std::size_t batch_size = 20;             // items per round
   std::chrono::milliseconds webhook_connect_timeout{10'000};
   std::chrono::milliseconds webhook_total_timeout{30'000};
-  std::uint64_t jitter_seed = 0;           // 0: seeded from std::random_device
+  std::uint64_t jitter_seed = 0;  // 0: seeded from std::random_device
 };
 
 // What one round (or a flush) did.
@@ -59,7 +59,8 @@ std::string webhook_display(std::string_view url);
 
 class Notifier {
  public:
-  Notifier(NotifierOptions options, StateStore& store, GithubClient& github, HttpTransport& transport, Logger& log);
+  Notifier(NotifierOptions options, StateStore& store, GithubClient& github, HttpTransport& transport,
+           Logger& log);
 
   // One round: up to batch_size pending notifications due at `now`, oldest first, each tried once;
   // `stop` (when set) is asked between items. An Error only when the state store fails.
@@ -81,8 +82,8 @@ class Notifier {
   };
   struct Attempt {
     Outcome outcome = Outcome::transient;
-    std::string ref;    // delivered: the issue URL
-    std::string error;  // otherwise: why (redacted)
+    std::string ref;          // delivered: the issue URL
+    std::string error;        // otherwise: why (redacted)
     Duration retry_after{0};  // a rate limit's wait, when the target said
   };
 

@@ -1,7 +1,6 @@
 #include "status_command.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -35,8 +34,9 @@ struct Status {
 std::optional<std::int64_t> parse_utc(const std::string& text) {
   std::tm tm{};
   char zulu = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &zulu) != 7 || zulu != 'Z')
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &zulu) != 7 ||
+      zulu != 'Z')
     return std::nullopt;
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
@@ -165,14 +165,17 @@ Json to_json(const Config& config, const Status& s) {
 }
 
 void print_text(const Config& config, const Status& s) {
-  auto or_never = [](const std::optional<std::string>& v, const char* none) { return v ? *v : std::string(none); };
+  auto or_never = [](const std::optional<std::string>& v, const char* none) {
+    return v ? *v : std::string(none);
+  };
   std::cout << "repository: " << redact_url(config.repository_url) << " (branch " << config.branch << ")\n"
             << "last poll: " << or_never(s.last_poll_time, "never");
   if (s.last_poll_result) std::cout << " (" << *s.last_poll_result << ")";
   std::cout << "\nlast successful poll: " << or_never(s.last_poll_success_time, "never") << "\n"
             << "remote head: " << or_never(s.remote_head, "unknown") << "\n"
             << "last processed commit: " << or_never(s.line_head, "none") << "\n"
-            << "pending commits: " << (s.pending_commits ? std::to_string(*s.pending_commits) : "unknown") << "\n"
+            << "pending commits: " << (s.pending_commits ? std::to_string(*s.pending_commits) : "unknown")
+            << "\n"
             << "outbox: " << s.outbox.pending << " pending, " << s.outbox.delivered << " delivered, "
             << s.outbox.failed << " failed\n";
   for (const OutboxItem& item : s.failed)

@@ -4,9 +4,8 @@
 // down gets every change exactly once when it comes back; a daemon killed with a full outbox
 // delivers it all after a restart; a webhook refusing everything ends in `status` as failed; and
 // the token is in no log line, argv, child environment or file under state_dir.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <fstream>
@@ -48,7 +47,9 @@ bool eventually(const std::function<bool()>& ready, std::chrono::seconds limit =
 
 using ChangeKeys = std::multiset<std::pair<std::string, std::string>>;
 
-std::size_t distinct(const ChangeKeys& keys) { return std::set<ChangeKeys::value_type>(keys.begin(), keys.end()).size(); }
+std::size_t distinct(const ChangeKeys& keys) {
+  return std::set<ChangeKeys::value_type>(keys.begin(), keys.end()).size();
+}
 
 class NotifyCliTest : public ::testing::Test {
  protected:
@@ -64,7 +65,8 @@ class NotifyCliTest : public ::testing::Test {
   std::filesystem::path config(const json& notify) {
     auto path = m_dir.path() / "config.json";
     std::string extra = "\"check_interval_seconds\": 1, \"start_commit\": \"" + m_commits.base +
-                        "\", \"github\": {\"api_url\": \"" + m_github.url() + "\"}, \"notify\": " + notify.dump();
+                        "\", \"github\": {\"api_url\": \"" + m_github.url() +
+                        "\"}, \"notify\": " + notify.dump();
     std::ofstream(path) << SyntheticAiter::config_json(m_served.string(), m_dir.path(), extra);
     return path;
   }
@@ -117,9 +119,9 @@ class NotifyCliTest : public ::testing::Test {
 
   // The five breaking changes of the synthetic history: one issue each.
   std::set<std::string> breaking_titles() const {
-    return {"API Change Detected: rocm_aiter_asm_fmoe.moe_sorting_ck", "API Change Detected: rocm_aiter_asm_fmoe.asm_moe",
-            "API Change Detected: legacy.old_fn", "API Change Detected: gemm_a8w8",
-            "API Change Detected: aiter.rms_norm"};
+    return {"API Change Detected: rocm_aiter_asm_fmoe.moe_sorting_ck",
+            "API Change Detected: rocm_aiter_asm_fmoe.asm_moe", "API Change Detected: legacy.old_fn",
+            "API Change Detected: gemm_a8w8", "API Change Detected: aiter.rms_norm"};
   }
   std::set<std::string> titles() const {
     std::set<std::string> out;
@@ -150,7 +152,8 @@ TEST_F(NotifyCliTest, OnceOpensAnIssuePerBreakingChangeAndPostsEveryChangeToTheW
   auto hooked = hook_changes("team");
   EXPECT_EQ(hooked.size(), 10u) << "every change but the annotation-only one";
   EXPECT_EQ(distinct(hooked), 10u);
-  for (const std::string& body : m_github.hook_bodies("team")) EXPECT_TRUE(json::parse(body)["text"].is_string());
+  for (const std::string& body : m_github.hook_bodies("team"))
+    EXPECT_TRUE(json::parse(body)["text"].is_string());
 
   for (const RecordedRequest& request : m_github.requests()) {
     if (request.path().rfind("/hooks/", 0) == 0) {
@@ -186,7 +189,8 @@ TEST_F(NotifyCliTest, NoSecondIssueWhenKilledBetweenCreatingAndMarkingDelivered)
   auto victim = start({"watch", "--config", cfg.string(), "--once"});
   ASSERT_TRUE(eventually([&] { return posts_to_issues() == 1; })) << log_text();
   ASSERT_EQ(::kill(victim->pid(), SIGSTOP), 0);
-  ASSERT_TRUE(eventually([&] { return issues().size() == 1; }, 10s)) << "the emulator creates it after the delay";
+  ASSERT_TRUE(eventually([&] { return issues().size() == 1; }, 10s))
+      << "the emulator creates it after the delay";
   ASSERT_EQ(::kill(victim->pid(), SIGKILL), 0);
   victim->stop();
   EXPECT_EQ(status(cfg)["outbox"]["delivered"], 0) << "the kill came before the delivery was recorded";
@@ -254,7 +258,8 @@ TEST_F(NotifyCliTest, WebhookRefusingEverythingEndsFailedInStatus) {
     EXPECT_EQ(item["target"], "webhook");
     EXPECT_EQ(item["attempts"], 5);
     std::string error = item["last_error"];
-    EXPECT_EQ(error.rfind("webhook http://127.0.0.1:" + std::to_string(m_github.port()) + " answered 404", 0), 0u)
+    EXPECT_EQ(error.rfind("webhook http://127.0.0.1:" + std::to_string(m_github.port()) + " answered 404", 0),
+              0u)
         << error;
     EXPECT_EQ(error.find("/hooks/gone"), std::string::npos) << "the path may be the secret: " << error;
   }
@@ -279,7 +284,8 @@ TEST_F(NotifyCliTest, TokenIsInNoLogArgvChildEnvironmentOrStateFile) {
   EXPECT_EQ(cmdline.find(k_token), std::string::npos);
   // Its children, if any (static extraction starts none): none may have the token in its
   // environment or arguments.
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(daemon->pid()) + "/task")) {
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(daemon->pid()) + "/task")) {
     std::istringstream children(read_text(task.path() / "children"));
     for (std::string child; children >> child;) {
       EXPECT_EQ(read_text("/proc/" + child + "/environ").find(k_token), std::string::npos) << child;
@@ -299,7 +305,8 @@ TEST_F(NotifyCliTest, TokenIsInNoLogArgvChildEnvironmentOrStateFile) {
     EXPECT_EQ(read_text(entry.path()).find(k_token), std::string::npos) << entry.path();
   }
   EXPECT_GT(files, 3);
-  for (const std::string& body : m_github.hook_bodies("team")) EXPECT_EQ(body.find(k_token), std::string::npos);
+  for (const std::string& body : m_github.hook_bodies("team"))
+    EXPECT_EQ(body.find(k_token), std::string::npos);
   for (const EmulatedIssue& issue : issues()) EXPECT_EQ(issue.body.find(k_token), std::string::npos);
 }
 

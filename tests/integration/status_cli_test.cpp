@@ -79,7 +79,8 @@ TEST_F(StatusCliTest, AfterWatchOnceReportsThePollTheHeadsAndHealth) {
   EXPECT_EQ(s["remote_head"], m_commits.compatible);
   EXPECT_EQ(s["last_processed_commit"], m_commits.compatible);
   EXPECT_EQ(s["pending_commits"], 0);
-  EXPECT_EQ(s["outbox"], json({{"pending", 0}, {"delivered", 0}, {"failed", 0}, {"failed_items", json::array()}}));
+  EXPECT_EQ(s["outbox"],
+            json({{"pending", 0}, {"delivered", 0}, {"failed", 0}, {"failed_items", json::array()}}));
   EXPECT_TRUE(s["last_error"].is_null());
   EXPECT_EQ(s["healthy"], true);
   auto r = run({"status", "--config", cfg.string(), "--check"});

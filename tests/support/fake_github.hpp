@@ -45,7 +45,8 @@ class FakeGithub final : public GithubClient {
     ++find_calls;
     if (auto error = next(find_errors)) return *error;
     for (const Issue& issue : issues)
-      if (issue.repo == repo && issue.body.find(marker) != std::string::npos) return std::optional<IssueRef>(issue.ref);
+      if (issue.repo == repo && issue.body.find(marker) != std::string::npos)
+        return std::optional<IssueRef>(issue.ref);
     return std::optional<IssueRef>();
   }
 
