@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "aaw/github_client.hpp"
+#include "aaw/url.hpp"
 
 namespace aaw {
 namespace {
@@ -64,6 +65,13 @@ std::optional<std::string> github_repo_of(std::string_view url, std::string_view
   const auto colon = url.find(':');
   if (colon == std::string_view::npos || !iequals(host_of(url.substr(0, colon)), host)) return std::nullopt;
   return owner_and_name(url.substr(colon + 1));
+}
+
+std::optional<std::string> watched_github_repo(std::string_view repository_url, std::string_view api_url) {
+  if (auto repo = github_repo_of(repository_url)) return repo;
+  std::string api_host = url_host(api_url);
+  if (api_host.empty() || api_host == "api.github.com") return std::nullopt;
+  return github_repo_of(repository_url, api_host);
 }
 
 }  // namespace aaw

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "aaw/url.hpp"
 
 namespace aaw {
 namespace {
@@ -51,11 +50,7 @@ Result<ObjectId> GithubHeadWatch::head(std::string_view branch) {
 Result<std::optional<std::string>> api_poll_repo(const Config& config, bool have_token) {
   const std::string& mode = config.github.poll;
   if (mode == "git") return std::optional<std::string>();
-  auto repo = github_repo_of(config.repository_url, "github.com");
-  if (!repo) {
-    std::string api_host = url_host(config.github.api_url);
-    if (!api_host.empty() && api_host != "api.github.com") repo = github_repo_of(config.repository_url, api_host);
-  }
+  auto repo = watched_github_repo(config.repository_url, config.github.api_url);
   if (mode == "api") {
     if (!repo)
       return Error(ErrorCode::invalid_input, "github.poll 'api': repository_url '" + redact_url(config.repository_url) +

@@ -49,6 +49,10 @@ struct GithubClientOptions {
 // ssh://...), or nullopt when the URL is not on `host` (default github.com).
 std::optional<std::string> github_repo_of(std::string_view url, std::string_view host = "github.com");
 
+// "owner/name" of the watched repository on github.com, or on the GitHub Enterprise host that
+// `api_url` names (https://ghe.example.com/api/v3); nullopt when it is on neither.
+std::optional<std::string> watched_github_repo(std::string_view repository_url, std::string_view api_url);
+
 struct HeadPoll {
   bool not_modified = false;  // 304: the head is where it was when `etag` was returned
   std::string sha;            // when modified

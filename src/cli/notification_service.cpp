@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "aaw/commit_processor.hpp"
-#include "aaw/url.hpp"
 #include "command_context.hpp"
 
 namespace aaw::cli {
@@ -21,21 +20,12 @@ constexpr std::chrono::milliseconds k_request_timeout = 10s;
 constexpr int k_flush_rounds = 50;
 constexpr Duration k_flush_budget = 2min;
 
-// "owner/name" of the watched repository on GitHub (or on the GitHub Enterprise host of api_url),
-// for pull-request lookups.
-std::optional<std::string> source_repo(const Config& config) {
-  if (auto repo = github_repo_of(config.repository_url)) return repo;
-  std::string api_host = url_host(config.github.api_url);
-  if (api_host.empty() || api_host == "api.github.com") return std::nullopt;
-  return github_repo_of(config.repository_url, api_host);
-}
-
 }  // namespace
 
 NotifierOptions notifier_options(const Config& config) {
   NotifierOptions options;
   options.repository_url = config.repository_url;
-  options.source_repo = source_repo(config);
+  options.source_repo = watched_github_repo(config.repository_url, config.github.api_url);
   options.github_issue = config.notify.github_issue;
   options.webhook = config.notify.webhook;
   // Retries keep the pace of polling: a daemon polling every minute retries a webhook within

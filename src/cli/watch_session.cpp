@@ -42,6 +42,7 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   m_mirror = open_mirror_or_throw(config);
   m_sources = std::make_unique<SignatureSources>(config, *m_mirror, runtime, *m_log);
   m_store = value_or_throw(StateStore::open(config.state_dir / "state.db", config.repository_url));
+  open_api_polling();
   m_events = std::make_unique<EventLog>(open_event_log(config.state_dir / "events.jsonl", *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
   m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, m_sources->source(), *m_store,
@@ -50,8 +51,25 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened) m_log->error("{}", reopened.error().message());
   };
   m_watcher = std::make_unique<Watcher>(
-      config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen});
+      config,
+      WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen, m_heads.get()});
   m_notifications = NotificationService::create(config, m_control, *m_log);
+}
+
+void WatchSession::open_api_polling() {
+  std::string token = github_token(m_config);
+  auto repo = value_or_throw(api_poll_repo(m_config, !token.empty()));
+  if (!repo) return;
+  m_transport = make_curl_transport();
+  GithubClientOptions options;
+  options.api_url = m_config.github.api_url;
+  options.token = std::move(token);
+  // A poll that cannot ask the API asks git instead, so the client need not insist or wait.
+  options.max_attempts = 2;
+  options.max_rate_limit_wait = std::chrono::seconds(0);
+  m_github = make_github_client(std::move(options), *m_transport, m_clock, *m_log);
+  m_heads = std::make_unique<GithubHeadWatch>(*repo, *m_github, *m_mirror, *m_store, *m_log);
+  m_log->info("Polling {} through the GitHub API at {}", *repo, m_config.github.api_url);
 }
 
 void WatchSession::start_notifications() {

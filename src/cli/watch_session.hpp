@@ -17,6 +17,9 @@
 #include "aaw/report.hpp"
 #include "aaw/runtime.hpp"
 #include "aaw/signature_source.hpp"
+#include "aaw/github_client.hpp"
+#include "aaw/head_watch.hpp"
+#include "aaw/http_transport.hpp"
 #include "aaw/state_store.hpp"
 #include "aaw/static_extractor.hpp"
 #include "aaw/watcher.hpp"
@@ -42,6 +45,8 @@ class WatchSession {
   void flush_notifications();
 
  private:
+  void open_api_polling();
+
   const Config& m_config;
   SignalControl m_control;  // first: Python must find our handlers already installed
   SystemClock m_clock;
@@ -49,6 +54,10 @@ class WatchSession {
   std::unique_ptr<GitMirror> m_mirror;
   std::unique_ptr<SignatureSources> m_sources;
   std::unique_ptr<StateStore> m_store;
+  // Polling through GitHub's API (github.poll), when it applies; else polls use git ls-remote.
+  std::unique_ptr<HttpTransport> m_transport;
+  std::unique_ptr<GithubClient> m_github;
+  std::unique_ptr<HeadWatch> m_heads;
   std::unique_ptr<EventLog> m_events;
   std::unique_ptr<Progress> m_progress;
   std::unique_ptr<CommitProcessor> m_processor;
