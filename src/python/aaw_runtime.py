@@ -24,8 +24,43 @@ def extract_all(args, host=None):
         raise TypeError("extract_all expects {'work_tree': ..., 'venv': ..., 'functions': [...]}")
     # A crash in an extension module prints the Python stack to the log before the child dies.
     faulthandler.enable(file=sys.stderr, all_threads=True)
+    mismatch = _venv_version_mismatch(args.get("venv"))
+    if mismatch:
+        return [_failed("extract_failed", mismatch) for _ in args["functions"]]
     _enter_environment(args.get("work_tree"), args.get("venv"))
-    return [_state(function) for function in args["functions"]]
+    states = [_state(function) for function in args["functions"]]
+    # The caller leaves without finalizing the interpreter (os._exit): what the package printed
+    # must reach the log first.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    return states
+
+
+def _venv_version_mismatch(venv):
+    """Why the venv cannot be used by this interpreter (another X.Y), or None.
+
+    Extensions built into it are for its Python; imported here they fail or crash, and its
+    site-packages would not even be found (lib/pythonX.Y)."""
+    if not venv:
+        return None
+    try:
+        with open(os.path.join(venv, "pyvenv.cfg"), encoding="utf-8") as config:
+            lines = config.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() in ("version", "version_info"):
+            found = ".".join(value.strip().split(".")[:2])
+            wanted = "%d.%d" % sys.version_info[:2]
+            if found and found != wanted:
+                return ("the virtual environment '%s' is for Python %s but the extraction runs "
+                        "Python %s: delete it to have it recreated" % (venv, found, wanted))
+            return None
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,32 +118,43 @@ def _state(function):
 
 
 def _import_failure(statement, error):
-    """missing when the watched package's own module or name is not there; import_error else."""
+    """missing when what the statement names is not there; import_error for anything else.
+
+    Only the module the statement imports and its parents count (`import a.b.c`: a.b.c, a.b, a;
+    `from a.b import f`: a.b, a, and f itself): a module those import that is not there, above
+    all a compiled extension (`a._C`) a failed or partial build never produced, is a broken
+    build, not a removed function."""
     text = "%s: %s" % (type(error).__name__, error)
-    package, from_module, names = _imported(statement)
-    if isinstance(error, ModuleNotFoundError) and package and error.name and (
-            error.name == package or error.name.startswith(package + ".")):
-        return _failed("missing", text)
+    module, names = _imported(statement)
+    if isinstance(error, ModuleNotFoundError) and module and error.name:
+        wanted = _parents(module) + [module + "." + name for name in names]
+        return _failed("missing" if error.name in wanted else "import_error", text)
     # `from pkg.m import f` without f: "cannot import name 'f' from 'pkg.m'" is f missing, as
     # an AttributeError on the function path would be; anything else is a broken import.
-    if type(error) is ImportError and from_module and error.name == from_module:
-        module = sys.modules.get(from_module)
-        if module is not None and any(not hasattr(module, name) for name in names):
+    if type(error) is ImportError and names and error.name == module:
+        imported = sys.modules.get(module)
+        if imported is not None and any(not hasattr(imported, name) for name in names):
             return _failed("missing", text)
     return _failed("import_error", text)
 
 
+def _parents(module):
+    """'a.b.c' -> ['a.b.c', 'a.b', 'a']."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+
 def _imported(statement):
-    """(top-level package, module of a `from` import, names it imports) of an import statement."""
+    """(module the statement imports, names a `from` import takes from it) of an import statement."""
     try:
         node = ast.parse(statement.strip()).body[0]
     except (SyntaxError, IndexError):
-        return None, None, []
+        return None, []
     if isinstance(node, ast.Import):
-        return node.names[0].name.split(".")[0], None, []
+        return node.names[0].name, []
     if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-        return node.module.split(".")[0], node.module, [a.name for a in node.names if a.name != "*"]
-    return None, None, []
+        return node.module, [a.name for a in node.names if a.name != "*"]
+    return None, []
 
 
 # ---------------------------------------------------------------------------------------------
