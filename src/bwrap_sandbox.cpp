@@ -1,5 +1,6 @@
 // The bubblewrap runner: the same child as the plain runner, executed through
-//   bwrap --ro-bind / / --dev /dev --proc /proc --bind ROOT ROOT [--bind W W ...]
+//   bwrap --ro-bind / / --dev /dev --dev-bind-try /dev/kfd /dev/kfd --dev-bind-try /dev/dri /dev/dri
+//         --proc /proc --bind ROOT ROOT [--bind W W ...]
 //         --unshare-pid --die-with-parent [--unshare-net] --chdir CWD -- PROGRAM ARGS...
 // The whole filesystem is visible but read-only except the sandbox and its writable paths; a PID
 // namespace means killing bwrap's group (or this process dying) ends everything inside, daemons
@@ -27,7 +28,12 @@ class BwrapSandbox final : public PosixSandbox {
  protected:
   ChildSpec child_spec(const SandboxRequest& request, const PreparedCommand& command) const override {
     ChildSpec spec = PosixSandbox::child_spec(request, command);
-    std::vector<std::string> argv = {"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"};
+    // The GPU devices on top of the minimal /dev: ROCm builds and imports probe them (rocminfo,
+    // hipGetDeviceCount at import), and without them an import that works on the host fails here.
+    // -try: a host without a GPU has neither.
+    std::vector<std::string> argv = {"bwrap",          "--ro-bind", "/",        "/",         "--dev",
+                                     "/dev",           "--dev-bind-try", "/dev/kfd", "/dev/kfd",
+                                     "--dev-bind-try", "/dev/dri",  "/dev/dri", "--proc",    "/proc"};
     for (const fs::path& dir : writable_dirs(command)) {
       argv.insert(argv.end(), {"--bind", dir.string(), dir.string()});
     }

@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <string_view>
 #include <utility>
 
@@ -32,6 +33,8 @@ using Clock = std::chrono::steady_clock;
 // Time a timed-out group gets between SIGTERM and SIGKILL: enough for a compiler driver to remove
 // its temporaries, short enough not to hold up the daemon.
 constexpr auto k_term_grace = std::chrono::milliseconds(1000);
+// The same after a stop request (SIGTERM to the daemon): shorter, as whoever stops us is waiting.
+constexpr auto k_stop_grace = std::chrono::milliseconds(300);
 // How long to wait for end-of-file on the output once the child is gone and its group killed; only
 // a process that left the group (setsid) can hold the pipe longer, and it is not waited for.
 constexpr auto k_drain_after_exit = std::chrono::milliseconds(1000);
@@ -211,29 +214,76 @@ Error start_failure(const ChildSpec& spec, const ChildFailure& failure) {
   }
 }
 
-// Copies the child's output to the log file up to the limit, and discards the rest.
+// Copies the child's output to the log file. Past the limit the file keeps the first half of it and
+// the last half, with a "[... N bytes omitted ...]" line between: a build prints its real error at
+// the end, and build_failed details read the end. Until the limit is reached the file grows as
+// the output comes (an operator can follow it); the last half is also kept in memory, and written
+// over everything past the first half when the output ends.
 class CappedLog {
  public:
-  CappedLog(UniqueFd file, std::uint64_t limit) : m_file(std::move(file)), m_limit(limit) {}
+  CappedLog(UniqueFd file, std::uint64_t limit)
+      : m_file(std::move(file)), m_head(limit - limit / 2), m_tail_limit(static_cast<std::size_t>(limit / 2)) {}
 
   void write(const char* data, std::size_t size) {
-    const std::uint64_t room = m_written < m_limit ? m_limit - m_written : 0;
-    const std::size_t kept = static_cast<std::size_t>(std::min<std::uint64_t>(room, size));
-    if (kept > 0 && !m_failed) m_failed = !write_all(data, kept);
-    m_written += kept;
-    m_discarded += size - kept;
+    if (m_seen < m_head) {
+      const auto kept = static_cast<std::size_t>(std::min<std::uint64_t>(m_head - m_seen, size));
+      append_to_file(data, kept);
+      m_seen += kept;
+      data += kept;
+      size -= kept;
+    }
+    if (size == 0) return;
+    const std::uint64_t limit = m_head + m_tail_limit;
+    if (m_seen < limit) append_to_file(data, static_cast<std::size_t>(std::min<std::uint64_t>(limit - m_seen, size)));
+    m_seen += size;
+    keep_in_tail(data, size);
   }
 
-  // Appends the truncation note; true when output was cut.
+  // Rewrites everything past the first half as the marker and the last half when output was
+  // omitted; true then.
   bool finish() {
-    if (m_discarded == 0) return false;
-    const std::string note = "\n[aiter-api-watcher: output truncated at " + std::to_string(m_limit) +
-                             " bytes; " + std::to_string(m_discarded) + " more bytes discarded]\n";
-    write_all(note.data(), note.size());
+    const std::uint64_t tail_seen = m_seen > m_head ? m_seen - m_head : 0;
+    if (tail_seen <= m_tail_limit) return false;
+    const std::string marker =
+        "\n[... " + std::to_string(tail_seen - m_tail_limit) + " bytes omitted by aiter-api-watcher ...]\n";
+    if (::ftruncate(m_file.get(), static_cast<off_t>(m_head)) != 0 ||
+        ::lseek(m_file.get(), 0, SEEK_END) < 0)
+      return true;
+    m_failed = false;
+    append_to_file(marker.data(), marker.size());
+    append_to_file(m_tail.data() + m_tail_start, m_tail.size() - m_tail_start);
+    append_to_file(m_tail.data(), m_tail_start);
     return true;
   }
 
  private:
+  // The last m_tail_limit bytes, in a ring: m_tail_start is the oldest byte once it is full.
+  void keep_in_tail(const char* data, std::size_t size) {
+    if (m_tail_limit == 0) return;
+    if (size >= m_tail_limit) {
+      m_tail.assign(data + size - m_tail_limit, data + size);
+      m_tail_start = 0;
+      return;
+    }
+    if (m_tail.size() < m_tail_limit) {
+      const std::size_t room = std::min(m_tail_limit - m_tail.size(), size);
+      m_tail.insert(m_tail.end(), data, data + room);
+      data += room;
+      size -= room;
+    }
+    while (size > 0) {
+      const std::size_t n = std::min(size, m_tail_limit - m_tail_start);
+      std::copy(data, data + n, m_tail.begin() + static_cast<std::ptrdiff_t>(m_tail_start));
+      m_tail_start = (m_tail_start + n) % m_tail_limit;
+      data += n;
+      size -= n;
+    }
+  }
+
+  void append_to_file(const char* data, std::size_t size) {
+    if (!m_failed) m_failed = !write_all(data, size);
+  }
+
   bool write_all(const char* data, std::size_t size) {
     while (size > 0) {
       const ssize_t n = ::write(m_file.get(), data, size);
@@ -246,17 +296,36 @@ class CappedLog {
   }
 
   UniqueFd m_file;
-  std::uint64_t m_limit;
-  std::uint64_t m_written = 0;
-  std::uint64_t m_discarded = 0;
+  std::uint64_t m_head;      // bytes kept from the start
+  std::size_t m_tail_limit;  // bytes kept from the end
+  std::uint64_t m_seen = 0;
+  std::vector<char> m_tail;
+  std::size_t m_tail_start = 0;
   bool m_failed = false;
 };
 
-// Watches one started child: output, exit, timeout.
+// Exited children that are not ours: when we are PID 1 in a container (or a subreaper), what a
+// build left behind is reparented to us when its parent dies, and would stay a zombie. Only once
+// our own child has been reaped, and only then: elsewhere orphans go to init, and a waitpid(-1)
+// could take the status of a child another part of this process waits for.
+void reap_orphans() {
+  int subreaper = 0;
+  if (::getpid() != 1 && (::prctl(PR_GET_CHILD_SUBREAPER, &subreaper) != 0 || subreaper == 0)) return;
+  int status = 0;
+  while (::waitpid(-1, &status, WNOHANG) > 0) {
+  }
+}
+
+// Watches one started child: output, exit, timeout, stop request.
 class Supervisor {
  public:
-  Supervisor(pid_t pid, UniqueFd output, CappedLog& log, Clock::time_point deadline)
-      : m_pid(pid), m_output(std::move(output)), m_log(log), m_deadline(deadline) {
+  Supervisor(pid_t pid, UniqueFd output, CappedLog& log, Clock::time_point deadline,
+             std::function<bool()> stop_requested)
+      : m_pid(pid),
+        m_output(std::move(output)),
+        m_log(log),
+        m_deadline(deadline),
+        m_stop_requested(std::move(stop_requested)) {
     ::fcntl(m_output.get(), F_SETFL, O_NONBLOCK);
   }
 
@@ -269,7 +338,9 @@ class Supervisor {
     // reaches only what it left behind in its group (`sleep 1000 &` in a build script).
     ::kill(-m_pid, SIGKILL);
     const int status = wait_for(m_pid);
+    reap_orphans();
     drain_until_eof(Clock::now() + k_drain_after_exit);
+    reap_orphans();  // what died of the SIGKILL above meanwhile
     return result(status);
   }
 
@@ -281,12 +352,17 @@ class Supervisor {
   }
 
   void enforce_deadline(Clock::time_point now) {
-    if (!m_timed_out && now >= m_deadline) {
+    if (!terminating() && now >= m_deadline) {
       m_timed_out = true;
       ::kill(-m_pid, SIGTERM);
       m_kill_at = now + k_term_grace;
     }
-    if (m_timed_out && !m_killed && now >= m_kill_at) {
+    if (!terminating() && m_stop_requested && m_stop_requested()) {
+      m_cancelled = true;
+      ::kill(-m_pid, SIGTERM);
+      m_kill_at = now + k_stop_grace;
+    }
+    if (terminating() && !m_killed && now >= m_kill_at) {
       ::kill(-m_pid, SIGKILL);
       m_killed = true;
     }
@@ -294,8 +370,8 @@ class Supervisor {
 
   Clock::time_point next_wakeup() const {
     Clock::time_point wake = Clock::now() + k_tick;
-    if (!m_timed_out) wake = std::min(wake, m_deadline);
-    if (m_timed_out && !m_killed) wake = std::min(wake, m_kill_at);
+    if (!terminating()) wake = std::min(wake, m_deadline);
+    if (terminating() && !m_killed) wake = std::min(wake, m_kill_at);
     return wake;
   }
 
@@ -339,15 +415,20 @@ class Supervisor {
       r.exit_code = WEXITSTATUS(status);
     }
     if (m_timed_out) r.outcome = SandboxResult::Outcome::timed_out;
+    if (m_cancelled) r.outcome = SandboxResult::Outcome::cancelled;
     return r;
   }
+
+  bool terminating() const { return m_timed_out || m_cancelled; }
 
   pid_t m_pid;
   UniqueFd m_output;
   CappedLog& m_log;
   Clock::time_point m_deadline;
+  std::function<bool()> m_stop_requested;
   Clock::time_point m_kill_at;
   bool m_timed_out = false;
+  bool m_cancelled = false;
   bool m_killed = false;
 };
 
@@ -383,7 +464,8 @@ Result<SandboxResult> run_child(const ChildSpec& spec) {
   }
 
   CappedLog capped(std::move(log), spec.log_limit_bytes);
-  SandboxResult result = Supervisor(pid, std::move(output->read), capped, start + spec.timeout).run();
+  SandboxResult result =
+      Supervisor(pid, std::move(output->read), capped, start + spec.timeout, spec.stop_requested).run();
   result.log_truncated = capped.finish();
   result.timeout = spec.timeout;
   result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,13 +25,15 @@ struct ChildSpec {
   std::chrono::seconds timeout{3600};
   std::filesystem::path log_file;
   std::uint64_t log_limit_bytes = 16u << 20;
+  std::function<bool()> stop_requested;  // empty: never
 };
 
 // Runs `spec` in a new session (so its own process group), stdin /dev/null, stdout and stderr into
-// a pipe this process copies to the log file up to the limit (the rest is read and discarded, so
-// the child never blocks on a full pipe), RLIMIT_CORE 0, RLIMIT_NOFILE at most 4096, RLIMIT_AS when
+// a pipe this process copies to the log file (past the limit only its first and last halves are
+// kept; the child never blocks on a full pipe), RLIMIT_CORE 0, RLIMIT_NOFILE at most 4096, RLIMIT_AS when
 // asked, no inherited descriptor above 2, killed with SIGKILL when this process dies.
-// At the timeout the whole group gets SIGTERM, then SIGKILL after a short grace. When the child
+// At the timeout, or once spec.stop_requested() is true, the whole group gets SIGTERM, then SIGKILL
+// after a short grace. Exited orphans are reaped afterwards when we are PID 1 or a subreaper. When the child
 // exits, anything it left running in its group is killed too. Returns once the child is reaped and
 // its output drained (bounded: a process that left the group and holds the pipe open is not waited
 // for). Errors: io when the log file cannot be opened or fork fails; not_found / io when the

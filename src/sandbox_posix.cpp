@@ -96,6 +96,8 @@ std::string SandboxResult::describe() const {
     }
     case Outcome::timed_out:
       return "timed out after " + std::to_string(timeout.count()) + " s";
+    case Outcome::cancelled:
+      return "cancelled";
   }
   return "unknown outcome";
 }
@@ -149,6 +151,7 @@ ChildSpec PosixSandbox::child_spec(const SandboxRequest& request, const Prepared
   spec.timeout = request.timeout;
   spec.log_file = request.log_file;
   spec.log_limit_bytes = request.log_limit_bytes;
+  spec.stop_requested = request.stop_requested;
   return spec;
 }
 

@@ -7,12 +7,15 @@
 #include <signal.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <optional>
 #include <sstream>
@@ -283,6 +286,79 @@ TEST_F(SandboxTest, TimeoutEndsAGroupThatHonoursSigtermWithoutTheGrace) {
   for (pid_t pid : read_pids(root() / "pids")) EXPECT_TRUE(eventually([&] { return !running(pid); }));
 }
 
+// True once `after` has passed since the first call.
+std::function<bool()> stop_after(std::chrono::milliseconds after) {
+  auto start = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
+  return [start, after] {
+    const auto now = std::chrono::steady_clock::now();
+    if (!*start) *start = now;
+    return now - **start >= after;
+  };
+}
+
+TEST_F(SandboxTest, StopRequestEndsTheWholeGroupAsCancelled) {
+  auto sandbox = make("process");
+  SandboxRequest request = shell("sleep 1000 & echo $! > pids; echo $$ >> pids; sleep 1000");
+  request.timeout = 60s;
+  request.stop_requested = stop_after(500ms);
+
+  const SandboxResult result = run_ok(*sandbox, request);
+
+  EXPECT_EQ(result.outcome, SandboxResult::Outcome::cancelled);
+  EXPECT_EQ(result.describe(), "cancelled");
+  EXPECT_FALSE(result.succeeded());
+  EXPECT_GE(result.elapsed, 500ms);
+  EXPECT_LT(result.elapsed, 1500ms);
+  const auto pids = read_pids(root() / "pids");
+  ASSERT_EQ(pids.size(), 2u);
+  for (pid_t pid : pids) EXPECT_TRUE(eventually([&] { return !running(pid); })) << pid << " survived";
+}
+
+TEST_F(SandboxTest, StopRequestKillsAGroupThatIgnoresSigtermAfterAShortGrace) {
+  auto sandbox = make("process");
+  SandboxRequest request = shell("trap '' TERM; sleep 1000 & echo $! > pids; sleep 1000");
+  request.timeout = 60s;
+  request.stop_requested = stop_after(200ms);
+
+  const SandboxResult result = run_ok(*sandbox, request);
+
+  EXPECT_EQ(result.outcome, SandboxResult::Outcome::cancelled);
+  EXPECT_LT(result.elapsed, 2000ms);
+  for (pid_t pid : read_pids(root() / "pids")) EXPECT_TRUE(eventually([&] { return !running(pid); }));
+}
+
+TEST_F(SandboxTest, BwrapStopRequestEndsEverythingInside) {
+  auto sandbox = make_bwrap();
+  SKIP_WITHOUT_BWRAP(sandbox);
+  SandboxRequest request = shell("sleep 1000 & sleep 1000");
+  request.timeout = 60s;
+  request.stop_requested = stop_after(300ms);
+
+  const SandboxResult result = run_ok(*sandbox, request);
+
+  EXPECT_EQ(result.outcome, SandboxResult::Outcome::cancelled);
+  EXPECT_LT(result.elapsed, 2000ms);
+}
+
+// A daemon that is PID 1 in a container (or a subreaper, as here) inherits what a build leaves
+// behind; reaped, it does not stay a zombie.
+TEST_F(SandboxTest, SubreaperReapsTheOrphansABuildLeftBehind) {
+  auto sandbox = make("process");
+  const pid_t tester = ::fork();
+  ASSERT_GE(tester, 0);
+  if (tester == 0) {
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    // The inner shell exits at once: its sleep is reparented to us, then killed with the group.
+    auto result = sandbox->run(shell("sh -c 'sleep 1000 & echo $! > pids'; exit 0"));
+    const auto pids = read_pids(root() / "pids");
+    const bool gone = result && pids.size() == 1 && !fs::exists("/proc/" + std::to_string(pids[0]));
+    ::_exit(gone ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(tester, &status, 0), tester);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "an orphan was left a zombie";
+}
+
 TEST_F(SandboxTest, WhatTheCommandLeavesRunningInItsGroupIsKilledWhenItExits) {
   auto sandbox = make("process");
   const SandboxResult result = run_ok(*sandbox, shell("sleep 1000 & echo $! > pids; exit 0"));
@@ -309,9 +385,10 @@ TEST_F(SandboxTest, EscapedProcessHoldingTheOutputDoesNotHoldUpTheRun) {
 
 // ---- output ------------------------------------------------------------------------------------
 
-TEST_F(SandboxTest, HundredMegabytesOfOutputAreCappedWithoutBlockingTheChild) {
+TEST_F(SandboxTest, HundredMegabytesOfOutputAreCappedKeepingTheStartAndTheEnd) {
   auto sandbox = make("process");
-  SandboxRequest request = shell("head -c 100000000 /dev/zero; echo finished >&2; exit 4");
+  SandboxRequest request =
+      shell("echo THE START; head -c 100000000 /dev/zero; echo; echo THE REAL ERROR >&2; exit 4");
   request.log_limit_bytes = 1 << 20;
 
   const SandboxResult result = run_ok(*sandbox, request);
@@ -322,8 +399,35 @@ TEST_F(SandboxTest, HundredMegabytesOfOutputAreCappedWithoutBlockingTheChild) {
   EXPECT_LT(result.elapsed, 3000ms);
   const auto size = fs::file_size(log_file());
   EXPECT_GT(size, request.log_limit_bytes);
-  EXPECT_LT(size, request.log_limit_bytes + 200);  // the note
-  EXPECT_NE(log_tail(log_file(), 150).find("truncated"), std::string::npos);
+  EXPECT_LT(size, request.log_limit_bytes + 200);  // the marker
+  EXPECT_EQ(output().rfind("THE START\n", 0), 0u);
+  EXPECT_NE(output().find(" bytes omitted "), std::string::npos);
+  EXPECT_NE(log_tail(log_file(), 150).find("THE REAL ERROR"), std::string::npos);
+}
+
+TEST_F(SandboxTest, CappedLogIsTheFirstHalfTheMarkerAndTheLastHalf) {
+  auto sandbox = make("process");
+  std::string expected_all;
+  for (int i = 1; i <= 100; ++i) expected_all += std::to_string(i) + "\n";  // 292 bytes
+  SandboxRequest request = shell("for i in $(seq 1 100); do echo $i; done");
+  request.log_limit_bytes = 101;  // 51 from the start, 50 from the end
+
+  const SandboxResult result = run_ok(*sandbox, request);
+
+  EXPECT_TRUE(result.log_truncated);
+  EXPECT_EQ(output(), expected_all.substr(0, 51) + "\n[... 191 bytes omitted by aiter-api-watcher ...]\n" +
+                          expected_all.substr(expected_all.size() - 50));
+}
+
+TEST_F(SandboxTest, OutputOfExactlyTheLimitIsKeptWhole) {
+  auto sandbox = make("process");
+  SandboxRequest request = shell("printf 0123456789");
+  request.log_limit_bytes = 10;
+
+  const SandboxResult result = run_ok(*sandbox, request);
+
+  EXPECT_FALSE(result.log_truncated);
+  EXPECT_EQ(output(), "0123456789");
 }
 
 TEST_F(SandboxTest, OutputUnderTheLimitIsKeptWhole) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,17 +36,22 @@ struct SandboxRequest {
   // with one warning naming it (never its value) per sandbox.
   std::map<std::string, std::string> env;
   std::chrono::seconds timeout{3600};
-  std::filesystem::path log_file;                    // stdout and stderr, truncated at start
-  std::uint64_t log_limit_bytes = 16u << 20;         // output past this is discarded (child not blocked)
+  std::filesystem::path log_file;  // stdout and stderr, truncated at start
+  // Past this the log keeps its first half and its last half (where a build prints its error), with
+  // a "[... N bytes omitted ...]" line between; the child is never blocked.
+  std::uint64_t log_limit_bytes = 16u << 20;
   std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS when set
   // Extra directories the child may write besides the sandbox root (the work tree, the venv). Only
   // bwrap enforces the difference; the plain runner cannot stop writes anywhere. Must exist
   // (not_found otherwise).
   std::vector<std::filesystem::path> writable;
+  // Polled while the child runs (about every 50 ms); once true, the whole group gets SIGTERM and,
+  // after a short grace, SIGKILL, and the result is Outcome::cancelled. Empty: never.
+  std::function<bool()> stop_requested;
 };
 
 struct SandboxResult {
-  enum class Outcome { exited, signaled, timed_out };
+  enum class Outcome { exited, signaled, timed_out, cancelled };
   Outcome outcome = Outcome::exited;
   int exit_code = 0;  // when exited
   int signal = 0;     // when signaled
@@ -54,18 +60,21 @@ struct SandboxResult {
   std::chrono::seconds timeout{0};  // the request's timeout, for describe()
 
   bool succeeded() const { return outcome == Outcome::exited && exit_code == 0; }
-  // "exited with status 2", "killed by signal 11 (Segmentation fault)", "timed out after 600 s".
+  // "exited with status 2", "killed by signal 11 (Segmentation fault)", "timed out after 600 s",
+  // "cancelled".
   std::string describe() const;
 };
 
 class Sandbox {
  public:
   virtual ~Sandbox() = default;
-  // Runs the request to completion (or its timeout, when the whole process group gets SIGTERM and,
-  // a second later, SIGKILL). Whatever the command leaves running in its process group when it
+  // Runs the request to completion (or its timeout or stop request, when the whole process group
+  // gets SIGTERM and, a moment later, SIGKILL). Whatever the command leaves running in its process group when it
   // exits is killed too. Under the plain runner a process that leaves the group (setsid, a daemon)
   // escapes; under bwrap nothing escapes (a PID namespace). Under bwrap a command killed by signal
   // N is reported as exited with status 128 + N (bwrap's own init reports it so).
+  // When this process is PID 1 (a container without an init) or a child subreaper, exited orphans
+  // a build left behind are reaped after each run, so that they do not pile up as zombies.
   // An Error only when the child cannot be started (fork, log file, missing program, bad cwd): a
   // command that fails is a result, not an Error.
   virtual Result<SandboxResult> run(const SandboxRequest& request) = 0;
