@@ -60,8 +60,10 @@ std::string read_text(const fs::path& file) {
 class Libgit2WorkTree final : public WorkTree {
  public:
   // Absolute: the path goes to child processes that run elsewhere (a build's cwd, a sandbox).
-  Libgit2WorkTree(const fs::path& directory, Logger& log)
-      : m_directory(fs::absolute(directory).lexically_normal()), m_log(log) {
+  Libgit2WorkTree(const fs::path& directory, Logger& log, std::function<bool()> stop_requested)
+      : m_directory(fs::absolute(directory).lexically_normal()),
+        m_log(log),
+        m_stop_requested(std::move(stop_requested)) {
     git_libgit2_init();
   }
   ~Libgit2WorkTree() override {
@@ -77,6 +79,7 @@ class Libgit2WorkTree final : public WorkTree {
   Result<std::vector<std::string>> changed_paths(const ObjectId& from, const ObjectId& to) override;
 
   Result<void> open(const fs::path& mirror, const std::string& origin_url);
+  bool stopping() const { return m_stop_requested && m_stop_requested(); }
 
  private:
   Result<CommitPtr> lookup_commit(const ObjectId& id) const;
@@ -86,6 +89,7 @@ class Libgit2WorkTree final : public WorkTree {
 
   fs::path m_directory;
   Logger& m_log;
+  std::function<bool()> m_stop_requested;
   RepositoryPtr m_repository;
   std::optional<ObjectId> m_head;
 };
@@ -181,6 +185,16 @@ Result<void> Libgit2WorkTree::checkout(const ObjectId& commit, bool submodules) 
   return {};
 }
 
+// libgit2 progress callbacks: a negative return aborts the fetch (GIT_EUSER), so a stop request
+// ends a long submodule clone instead of waiting for it.
+int stop_on_transfer(const git_indexer_progress* /*progress*/, void* payload) {
+  return static_cast<const Libgit2WorkTree*>(payload)->stopping() ? -1 : 0;
+}
+
+int stop_on_sideband(const char* /*text*/, int /*length*/, void* payload) {
+  return static_cast<const Libgit2WorkTree*>(payload)->stopping() ? -1 : 0;
+}
+
 int collect_submodule(git_submodule* /*submodule*/, const char* name, void* payload) {
   static_cast<std::vector<std::string>*>(payload)->emplace_back(name);
   return 0;
@@ -225,8 +239,16 @@ Result<void> Libgit2WorkTree::update_submodule(const std::string& name) {
   git_submodule_update_options options = GIT_SUBMODULE_UPDATE_OPTIONS_INIT;
   options.checkout_opts.checkout_strategy = GIT_CHECKOUT_FORCE;
   options.allow_fetch = 1;
-  if (git_submodule_update(submodule.get(), /*init=*/1, &options) < 0)
+  // As git does: the proxy from http_proxy / https_proxy or the git config.
+  options.fetch_opts.proxy_opts.type = GIT_PROXY_AUTO;
+  options.fetch_opts.callbacks.transfer_progress = stop_on_transfer;
+  options.fetch_opts.callbacks.sideband_progress = stop_on_sideband;
+  options.fetch_opts.callbacks.payload = this;
+  if (stopping()) return Error(ErrorCode::cancelled, "updating submodule '" + path + "': stop requested");
+  if (git_submodule_update(submodule.get(), /*init=*/1, &options) < 0) {
+    if (stopping()) return Error(ErrorCode::cancelled, "updating submodule '" + path + "': stop requested");
     return git_failure(ErrorCode::network, "cannot update submodule '" + path + "' from '" + url + "'");
+  }
   return {};
 }
 
@@ -252,8 +274,9 @@ Result<std::vector<std::string>> Libgit2WorkTree::changed_paths(const ObjectId& 
 }  // namespace
 
 Result<std::unique_ptr<WorkTree>> open_work_tree(const fs::path& directory, const fs::path& mirror,
-                                                 const std::string& origin_url, Logger& log) {
-  auto tree = std::make_unique<Libgit2WorkTree>(directory, log);
+                                                 const std::string& origin_url, Logger& log,
+                                                 std::function<bool()> stop_requested) {
+  auto tree = std::make_unique<Libgit2WorkTree>(directory, log, std::move(stop_requested));
   if (auto opened = tree->open(mirror, origin_url); !opened) return opened.error();
   return std::unique_ptr<WorkTree>(std::move(tree));
 }

@@ -217,5 +217,19 @@ TEST_F(Libgit2WorkTreeTest, UnreachableSubmoduleFailsNamingItAndItsUrl) {
   EXPECT_NE(message.find("'" + gone + "'"), std::string::npos) << message;
 }
 
+TEST_F(Libgit2WorkTreeTest, StopRequestDuringASubmoduleFetchIsCancelled) {
+  const std::string with_sub = add_submodule();
+  // False for the check before the fetch, true from the first progress callback on: the fetch
+  // itself must notice and abort.
+  int polls = 0;
+  auto tree = value_of(open_work_tree(m_tmp / "work", mirror().path(), mirror().display_url(), *m_log,
+                                      [&polls] { return ++polls > 1; }));
+  auto result = tree->checkout(id(with_sub), true);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), ErrorCode::cancelled) << result.error().message();
+  EXPECT_GT(polls, 1);
+  EXPECT_FALSE(tree->head());
+}
+
 }  // namespace
 }  // namespace aaw

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,7 +29,8 @@ class WorkTree {
   // With `submodules`, every submodule of the commit is initialised and moved to its recorded
   // commit too ("Updating submodules"), cloning or fetching it when that commit is not here yet.
   // not_found when the commit is missing from the mirror; network naming the submodule and its
-  // URL when a submodule cannot be fetched; git or io otherwise.
+  // URL when a submodule cannot be fetched; cancelled when the stop predicate given to
+  // open_work_tree turned true during a submodule fetch; git or io otherwise.
   virtual Result<void> checkout(const ObjectId& commit, bool submodules) = 0;
 
   // The commit the files are at, when a checkout has completed.
@@ -41,9 +43,11 @@ class WorkTree {
 
 // Opens the work tree in `directory`, creating it on first use, borrowing the objects of the bare
 // repository `mirror` (its objects/ directory, through objects/info/alternates). Relative
-// submodule URLs are resolved against `origin_url`. io or git when it cannot be created.
+// submodule URLs are resolved against `origin_url`. `stop_requested` (empty: never) is polled
+// while a submodule is fetched, which then ends as cancelled. io or git when it cannot be created.
 Result<std::unique_ptr<WorkTree>> open_work_tree(const std::filesystem::path& directory,
                                                  const std::filesystem::path& mirror,
-                                                 const std::string& origin_url, Logger& log);
+                                                 const std::string& origin_url, Logger& log,
+                                                 std::function<bool()> stop_requested = {});
 
 }  // namespace aaw
