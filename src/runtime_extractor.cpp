@@ -4,6 +4,7 @@
 #include "aaw/runtime_extractor.hpp"
 
 #include <fcntl.h>
+#include <patchlevel.h>  // the embedded Python's version: PY_MAJOR_VERSION, PY_MINOR_VERSION
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 namespace aaw {
@@ -29,6 +31,13 @@ constexpr const char* k_python_placeholder = "{python}";
 constexpr std::size_t k_extract_tail_bytes = 4000;
 // Creating a venv without pip takes well under a second; this only bounds a wedged interpreter.
 constexpr std::chrono::seconds k_venv_timeout{300};
+// Between two tries of a held runtime.lock: a stop request is seen this quickly.
+constexpr std::chrono::milliseconds k_lock_poll{100};
+// X.Y of the interpreter this binary embeds: the extraction child imports with it, so the venv and
+// what the build compiled into it must be for the same version.
+const std::string k_python_version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+
+Error stop_error(const std::string& what) { return Error(ErrorCode::cancelled, what + ": stop requested"); }
 
 std::chrono::milliseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
@@ -103,20 +112,22 @@ std::string child_failure(const std::string& reason, const fs::path& log_file) {
 
 // An exclusive flock on state_dir/runtime.lock for one extraction: a `show` run beside the daemon
 // must not move the work tree under the daemon's build. Released when the descriptor closes (also
-// when the process dies), and never inherited by a child (O_CLOEXEC).
+// when the process dies), and never inherited by a child (O_CLOEXEC). Polled rather than blocking,
+// so that a stop request ends the wait (the other process may build for an hour).
 class StateLock {
  public:
-  static Result<StateLock> acquire(const fs::path& file, Logger& log) {
+  static Result<StateLock> acquire(const fs::path& file, const std::function<bool()>& stop, Logger& log) {
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return Error(ErrorCode::io, "cannot open '" + file.string() + "': " + std::strerror(errno));
     StateLock lock(fd);
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return lock;
-    log.info("Waiting for another process using {}", file.parent_path().string());
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR)
+    for (bool waiting = false;; waiting = true) {
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return lock;
+      if (errno != EWOULDBLOCK && errno != EINTR)
         return Error(ErrorCode::io, "cannot lock '" + file.string() + "': " + std::strerror(errno));
+      if (stop && stop()) return stop_error("waiting for '" + file.string() + "'");
+      if (!waiting) log.info("Waiting for another process using {}", file.parent_path().string());
+      std::this_thread::sleep_for(k_lock_poll);
     }
-    return lock;
   }
   StateLock(StateLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
   StateLock& operator=(StateLock&&) = delete;
@@ -183,6 +194,8 @@ std::string top_level_package(const MonitoredFunction& function) {
   return package;
 }
 
+bool RuntimeSource::stopping() const { return m_options.stop_requested && m_options.stop_requested(); }
+
 RuntimeSource::RuntimeSource(WorkTree& work_tree, Sandbox& sandbox, RuntimeSourceOptions options, Logger& log)
     : m_work_tree(work_tree), m_sandbox(sandbox), m_options(std::move(options)), m_log(log) {
   // Absolute: these paths go to children whose working directory is elsewhere (the work tree).
@@ -198,13 +211,14 @@ Result<std::vector<SignatureState>> RuntimeSource::extract(const ObjectId& commi
   std::error_code ec;
   fs::create_directories(m_logs, ec);
   if (ec) return Error(ErrorCode::io, "cannot create '" + m_logs.string() + "': " + ec.message());
-  auto lock = StateLock::acquire(m_options.state_dir / "runtime.lock", m_log);
+  auto lock = StateLock::acquire(m_options.state_dir / "runtime.lock", m_options.stop_requested, m_log);
   if (!lock) return lock.error();
   auto start = Clock::now();
   auto checked_out = m_work_tree.checkout(commit, m_options.build.submodules);
   m_timings.checkout = since(start);
   if (!checked_out) return checked_out.error();
   if (auto venv = ensure_venv(); !venv) return venv.error();
+  if (stopping()) return stop_error("extracting " + commit.hex);
 
   start = Clock::now();
   auto failed_build = build(commit, top_level_package(functions.front()));
@@ -238,6 +252,7 @@ SandboxRequest RuntimeSource::request_for(std::vector<std::string> argv, std::ch
   request.timeout = timeout;
   request.log_file = std::move(log_file);
   request.writable = {m_work_tree.path(), m_venv};
+  request.stop_requested = m_options.stop_requested;
   return request;
 }
 
@@ -245,8 +260,11 @@ SandboxRequest RuntimeSource::request_for(std::vector<std::string> argv, std::ch
 // bootstrapping a private pip costs seconds for every new state_dir.
 Result<void> RuntimeSource::ensure_venv() {
   if (m_venv_ready) return {};
+  // The interpreter and the embedded X.Y: a binary rebuilt against another Python needs a new venv
+  // (and a new build: what was compiled into the old one does not import).
   const fs::path marker = m_venv / ".aaw-python";
-  if (fs::exists(m_venv / "bin" / "python") && read_text(marker) == m_options.python.string()) {
+  const std::string wanted = m_options.python.string() + "\n" + k_python_version + "\n";
+  if (fs::exists(m_venv / "bin" / "python") && read_text(marker) == wanted) {
     m_venv_ready = true;
     return {};
   }
@@ -263,9 +281,10 @@ Result<void> RuntimeSource::ensure_venv() {
       {m_options.python.string(), "-m", "venv", "--system-site-packages", "--without-pip", m_venv.string()},
       k_venv_timeout, log_file));
   if (!result) return result.error().context(what);
+  if (result->outcome == SandboxResult::Outcome::cancelled) return stop_error(what);
   if (!result->succeeded())
     return Error(ErrorCode::io, with_tail(what + ": " + result->describe(), log_file, 2000));
-  if (auto written = write_text(marker, m_options.python.string()); !written)
+  if (auto written = write_text(marker, wanted); !written)
     return written.error().context(what);
   m_venv_ready = true;
   return {};
@@ -282,7 +301,8 @@ bool RuntimeSource::build_is_current(const ObjectId& commit) {
   if (last.is_discarded() || !last.is_object() || !last.contains("commit") || !last["commit"].is_string())
     return false;
   if (last.value("command", Json()) != Json(build.command) || last.value("env", Json()) != Json(build.env) ||
-      last.value("python", Json()) != Json(m_options.python.string()))
+      last.value("python", Json()) != Json(m_options.python.string()) ||
+      last.value("python_version", Json()) != Json(k_python_version))
     return false;
   const ObjectId built{last["commit"].get<std::string>()};
   auto changed = m_work_tree.changed_paths(built, commit);
@@ -313,6 +333,7 @@ Result<std::optional<std::string>> RuntimeSource::build(const ObjectId& commit, 
   auto result =
       m_sandbox.run(request_for(std::move(argv), std::chrono::seconds(config.timeout_seconds), log_file));
   if (!result) return result.error().context("building " + commit.hex);
+  if (result->outcome == SandboxResult::Outcome::cancelled) return stop_error("building " + commit.hex);
   m_timings.built = true;
   if (!result->succeeded()) {
     m_log.warn("Building {} at {} failed: {} (log: {})", package, commit.hex, result->describe(),
@@ -323,7 +344,8 @@ Result<std::optional<std::string>> RuntimeSource::build(const ObjectId& commit, 
   Json done = {{"commit", commit.hex},
                {"command", config.command},
                {"env", config.env},
-               {"python", m_options.python.string()}};
+               {"python", m_options.python.string()},
+               {"python_version", k_python_version}};
   if (auto written = write_text(record, done.dump()); !written)
     m_log.warn("{}: the next build cannot be skipped", written.error().message());
   return std::optional<std::string>();
@@ -345,10 +367,18 @@ Result<std::vector<SignatureState>> RuntimeSource::run_child(
       {m_options.extract_program.string(), "__extract", request_file.string(), result_file.string()},
       std::chrono::seconds(m_options.runtime.extract_timeout_seconds), log_file));
   if (!result) return result.error().context("starting the extraction child for " + commit.hex);
+  if (result->outcome == SandboxResult::Outcome::cancelled) return stop_error("extracting " + commit.hex);
+  auto states = read_result(result_file, functions.size());
   if (!result->succeeded()) {
+    // The result is renamed into place whole, so a readable one is complete: the crash came after
+    // (a GPU runtime's teardown at interpreter exit), and the states are good.
+    if (states) {
+      m_log.warn("Extraction child for {} {} after writing its result; using the result (log: {})",
+                 commit.hex, result->describe(), log_file.string());
+      return states;
+    }
     return all_failed(functions.size(), Status::extract_failed, child_failure(result->describe(), log_file));
   }
-  auto states = read_result(result_file, functions.size());
   if (!states) {
     return all_failed(functions.size(), Status::extract_failed,
                       child_failure(states.error().message(), log_file));

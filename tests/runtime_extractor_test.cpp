@@ -11,7 +11,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -282,6 +285,164 @@ TEST_F(RuntimeExtractorTest, UnknownCommitIsAnError) {
   auto result = source().extract(ObjectId{std::string(40, 'b')}, RuntimeFixture::functions());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code(), ErrorCode::not_found);
+}
+
+// ---- a broken build is not a removed function ----------------------------------------------------
+
+TEST_F(RuntimeExtractorTest, ExtensionABuildNeverProducedIsImportErrorNotMissing) {
+  RuntimeSourceOptions unbuilt = options();
+  unbuilt.build.command.clear();  // fixpkg._native is never compiled, as after a failed build
+  source(unbuilt);
+  for (const SignatureState& state : extract(m_commits.base)) {
+    EXPECT_EQ(state.status, Status::import_error) << state.summary();
+    EXPECT_TRUE(contains(state.detail, "fixpkg._native")) << state.detail;
+  }
+}
+
+TEST_F(RuntimeExtractorTest, ModuleOrNameTheStatementImportsIsStillMissing) {
+  const std::vector<MonitoredFunction> functions = {{"import fixpkg.gone as g", "g.f"},
+                                                    {"from fixpkg.gone import f", "f"},
+                                                    {"from fixpkg.api import gone", "gone"},
+                                                    {"import fixpkg", "fixpkg.gone"}};
+  auto states = value_of(source().extract(ObjectId{m_commits.base}, functions));
+  for (const SignatureState& state : states) EXPECT_EQ(state.status, Status::missing) << state.summary();
+}
+
+// ---- a stop request (SIGTERM to the daemon) ends the wait ------------------------------------------
+
+// True once `after` has passed since the first call.
+std::function<bool()> stop_after(std::chrono::milliseconds after) {
+  auto start = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
+  return [start, after] {
+    const auto now = std::chrono::steady_clock::now();
+    if (!*start) *start = now;
+    return now - **start >= after;
+  };
+}
+
+// Whether some process (a zombie included) has `word` as one argument.
+bool process_with_argument(const std::string& word) {
+  const std::string needle = std::string(1, '\0') + word + std::string(1, '\0');
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (text.str().find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// True 500 ms after `file` appears.
+std::function<bool()> stop_once_there(const fs::path& file) {
+  auto seen = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
+  return [seen, file] {
+    const auto now = std::chrono::steady_clock::now();
+    if (!*seen && fs::exists(file)) *seen = now;
+    return *seen && now - **seen >= std::chrono::milliseconds(500);
+  };
+}
+
+TEST_F(RuntimeExtractorTest, StopDuringABuildIsCancelledAndLeavesNoProcess) {
+  RuntimeSourceOptions slow = options();
+  // 30.25: an argument no other process has; under bwrap its pid is not ours to look up.
+  slow.build.command = {"sh", "-c", "touch build.started; exec sleep 30.25"};
+  slow.stop_requested = stop_once_there(m_work_tree->path() / "build.started");
+  source(slow);
+  const auto start = std::chrono::steady_clock::now();
+  auto result = source().extract(ObjectId{m_commits.base}, RuntimeFixture::functions());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // venv + 0.5 s + grace
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), ErrorCode::cancelled) << result.error().message();
+  EXPECT_FALSE(process_with_argument("30.25")) << "the build is still there";
+  EXPECT_FALSE(fs::exists(state_dir() / "last_build.json"));  // not a successful build
+}
+
+TEST_F(RuntimeExtractorTest, StopDuringTheExtractionChildIsCancelled) {
+  extract(m_commits.base);  // built
+  RuntimeSourceOptions slow = options();
+  slow.runtime.extract_timeout_seconds = 60;
+  slow.extract_program = script("exec sleep 30");
+  slow.stop_requested = stop_after(std::chrono::milliseconds(300));
+  source(slow);
+  const auto start = std::chrono::steady_clock::now();
+  auto result = source().extract(ObjectId{m_commits.param_added}, RuntimeFixture::functions());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), ErrorCode::cancelled) << result.error().message();
+}
+
+TEST_F(RuntimeExtractorTest, StopWhileWaitingForTheStateDirectoryIsCancelled) {
+  fs::create_directories(state_dir());
+  const int fd = ::open((state_dir() / "runtime.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  RuntimeSourceOptions stopping = options();
+  stopping.stop_requested = stop_after(std::chrono::milliseconds(300));
+  source(stopping);
+  const auto start = std::chrono::steady_clock::now();
+  auto result = source().extract(ObjectId{m_commits.base}, RuntimeFixture::functions());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ::close(fd);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), ErrorCode::cancelled) << result.error().message();
+  EXPECT_FALSE(fs::exists(m_work_tree->path() / "setup.py"));  // not even checked out
+}
+
+// ---- a crash at interpreter exit ------------------------------------------------------------------
+
+TEST_F(RuntimeExtractorTest, CrashInAnAtexitHandlerDoesNotCostTheResult) {
+  const std::string crashing = RuntimeFixture::add_exit_crash(m_repo);
+  ASSERT_TRUE(m_mirror->fetch());
+  auto states = extract(crashing);
+  EXPECT_EQ(states[scale].status, Status::ok) << states[scale].summary();
+  EXPECT_EQ(states[product].summary(), "(a, b)");
+  // The child left without finalizing the interpreter: the handler never ran.
+  std::ifstream log(state_dir() / "logs" / (crashing + "-extract.log"));
+  std::ostringstream text;
+  text << log.rdbuf();
+  EXPECT_FALSE(contains(text.str(), "Fatal Python error")) << text.str();
+}
+
+TEST_F(RuntimeExtractorTest, ChildCrashingAfterWritingAWholeResultKeepsTheResult) {
+  RuntimeSourceOptions crashing = options();
+  std::string states = "{\"states\": [";
+  for (std::size_t i = 0; i < RuntimeFixture::functions().size(); ++i)
+    states += std::string(i ? ", " : "") + "{\"status\": \"missing\", \"detail\": \"planted\"}";
+  states += "]}";
+  crashing.extract_program = script("printf '%s' '" + states + "' > \"$3\"; kill -SEGV $$");
+  source(crashing);
+  for (const SignatureState& state : extract(m_commits.base)) {
+    EXPECT_EQ(state.status, Status::missing) << state.summary();
+    EXPECT_EQ(state.detail, "planted");
+  }
+}
+
+// ---- the venv's Python ----------------------------------------------------------------------------
+
+TEST_F(RuntimeExtractorTest, VenvOfAnotherPythonIsExtractFailedSayingSo) {
+  extract(m_commits.base);
+  const fs::path config = source().venv() / "pyvenv.cfg";
+  std::ifstream in(config);
+  std::ostringstream text;
+  for (std::string line; std::getline(in, line);)
+    text << (line.rfind("version", 0) == 0 ? "version = 2.7.18" : line) << "\n";
+  in.close();
+  std::ofstream(config, std::ios::trunc) << text.str();
+  for (const SignatureState& state : extract(m_commits.param_added)) {
+    EXPECT_EQ(state.status, Status::extract_failed);
+    EXPECT_TRUE(contains(state.detail, "is for Python 2.7")) << state.detail;
+  }
+}
+
+TEST_F(RuntimeExtractorTest, VenvMadeForAnotherPythonVersionIsRecreatedAndRebuilt) {
+  extract(m_commits.base);
+  const fs::path marker = source().venv() / ".aaw-python";
+  std::ofstream(marker, std::ios::trunc) << RuntimeSourceOptions::default_python().string() << "\n3.0\n";
+  source(options());  // a new binary, as after an upgrade of the embedded Python
+  EXPECT_EQ(extract(m_commits.param_added)[scale].status, Status::ok);
+  EXPECT_TRUE(source().last_timings().built);
 }
 
 TEST(TopLevelPackageTest, IsThePackageTheImportStatementImports) {

@@ -10,7 +10,7 @@
 // import_error, and a module or attribute of the watched package that is not there is missing.
 //
 // Layout under state_dir: work/ (the work tree), venv/ (one per repository, created once with
-// --system-site-packages), sandbox/ (HOME, TMPDIR and the child's request and result files),
+// --system-site-packages, again when the embedded Python's X.Y changes), sandbox/ (HOME, TMPDIR and the child's request and result files),
 // logs/<sha>-build.log and logs/<sha>-extract.log (the newest kept), last_build.json (what the
 // last successful build was, to skip the next one), runtime.lock (one extraction at a time).
 #pragma once
@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct RuntimeSourceOptions {
   // The binary run as the extraction child (`PROGRAM __extract REQUEST RESULT`): this one.
   std::filesystem::path extract_program = this_program();
   std::size_t kept_logs = 50;  // commits whose build and extract logs are kept
+  // Polled while waiting for runtime.lock, a build or the child (SIGTERM to the daemon): once true,
+  // what runs is killed and extract() returns cancelled. Empty: never.
+  std::function<bool()> stop_requested;
 
   static std::filesystem::path default_python();
   static std::filesystem::path this_program();  // /proc/self/exe, resolved
@@ -63,7 +67,9 @@ class RuntimeSource final : public SignatureSource {
   // One state per function. Any commit, in any order (each call checks out what it needs). Waits
   // while another process extracts with the same state_dir (state_dir/runtime.lock). An
   // Error when the commit cannot be checked out, the venv cannot be created or a child cannot be
-  // started at all; a failing build or child is a state, not an Error.
+  // started at all; a failing build or child is a state, not an Error. cancelled (nothing to
+  // record) when options.stop_requested turned true before the states were complete. A child that
+  // crashed after writing a complete result (a runtime's teardown at exit) still counts.
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override;
 
@@ -71,6 +77,7 @@ class RuntimeSource final : public SignatureSource {
   const std::filesystem::path& venv() const { return m_venv; }
 
  private:
+  bool stopping() const;
   Result<void> ensure_venv();
   bool build_is_current(const ObjectId& commit);
   // nullopt when the build succeeded (or was not needed); else the build_failed detail.

@@ -1,6 +1,10 @@
 #include "extract_command.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
 
 #include "aaw/runtime.hpp"
 #include "aaw/runtime_extractor.hpp"
@@ -19,7 +23,13 @@ void add_extract_command(CLI::App& app, ExtractOptions& options) {
 int run_extract(const ExtractOptions& options, Runtime& runtime) {
   auto written = run_extraction_child(options.request, options.result, runtime.python());
   if (!written) throw CommandError{written.error().message()};
-  return 0;
+  // The result is in place (renamed whole): leave now, without finalizing the interpreter. HIP
+  // runtimes and other extensions crash in their exit-time teardown, and that crash would
+  // otherwise be all the parent sees of a good extraction.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  ::_exit(0);
 }
 
 }  // namespace aaw::cli

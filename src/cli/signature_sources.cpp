@@ -19,7 +19,8 @@ T value_or_throw(Result<T> result) {
 
 }  // namespace
 
-SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runtime& runtime, Logger& log) {
+SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runtime& runtime, Logger& log,
+                                   std::function<bool()> stop_requested) {
   if (config.extractor != ExtractorKind::runtime) {
     m_extractor = std::make_unique<StaticExtractor>(runtime.python());
     m_static = std::make_unique<IncrementalStaticSource>(mirror, *m_extractor);
@@ -27,14 +28,15 @@ SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runt
   if (config.extractor == ExtractorKind::static_ast) return;
   // The work tree's origin is the redacted URL: it only resolves relative submodule URLs, and
   // state_dir must hold no credentials.
-  m_work_tree =
-      value_or_throw(open_work_tree(config.state_dir / "work", mirror.path(), mirror.display_url(), log));
+  m_work_tree = value_or_throw(
+      open_work_tree(config.state_dir / "work", mirror.path(), mirror.display_url(), log, stop_requested));
   m_sandbox = value_or_throw(
       make_sandbox(config.sandbox, std::filesystem::absolute(config.state_dir / "sandbox"), log));
   RuntimeSourceOptions options;
   options.state_dir = config.state_dir;
   options.build = config.build;
   options.runtime = config.runtime;
+  options.stop_requested = std::move(stop_requested);
   m_runtime = std::make_unique<RuntimeSource>(*m_work_tree, *m_sandbox, std::move(options), log);
   if (config.extractor == ExtractorKind::both)
     m_both = std::make_unique<BothSource>(*m_static, *m_runtime, log);

@@ -3,6 +3,7 @@
 // sandbox and the runtime source under state_dir. Construction failures throw CommandError.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "aaw/config.hpp"
@@ -23,8 +24,10 @@ namespace aaw::cli {
 
 class SignatureSources {
  public:
-  // `mirror`, `runtime` and `log` outlive this object.
-  SignatureSources(const Config& config, GitMirror& mirror, Runtime& runtime, Logger& log);
+  // `mirror`, `runtime` and `log` outlive this object. `stop_requested` (empty: never) ends a
+  // runtime extraction's wait, build, child or submodule fetch as cancelled once it is true.
+  SignatureSources(const Config& config, GitMirror& mirror, Runtime& runtime, Logger& log,
+                   std::function<bool()> stop_requested = {});
   ~SignatureSources();
   SignatureSources(const SignatureSources&) = delete;
   SignatureSources& operator=(const SignatureSources&) = delete;

@@ -40,7 +40,8 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
     : m_config(config), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
   m_mirror = open_mirror_or_throw(config);
-  m_sources = std::make_unique<SignatureSources>(config, *m_mirror, runtime, *m_log);
+  m_sources = std::make_unique<SignatureSources>(config, *m_mirror, runtime, *m_log,
+                                                 [this] { return m_control.stop_requested(); });
   m_store = value_or_throw(StateStore::open(config.state_dir / "state.db", config.repository_url));
   open_api_polling();
   m_events = std::make_unique<EventLog>(open_event_log(config.state_dir / "events.jsonl", *m_store, *m_log));

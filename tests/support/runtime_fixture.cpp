@@ -157,6 +157,12 @@ RuntimeFixtureCommits RuntimeFixture::build(GitFixture& repo) {
   return c;
 }
 
+std::string RuntimeFixture::add_exit_crash(GitFixture& repo) {
+  repo.write_file("fixpkg/__init__.py",
+                  init_py("import atexit\nimport ctypes\natexit.register(ctypes.string_at, 0)\n", true));
+  return repo.commit("Crash at interpreter exit");
+}
+
 std::string RuntimeFixture::config_json(const std::string& repository_url,
                                         const std::filesystem::path& work_dir,
                                         const std::string& extra_keys) {

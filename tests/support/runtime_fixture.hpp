@@ -42,6 +42,11 @@ class RuntimeFixture {
   // Writes the history into `repo` (on main).
   static RuntimeFixtureCommits build(GitFixture& repo);
 
+  // One more commit on top of the current branch: fixpkg as in `docs_changed` with an atexit
+  // handler that segfaults (ctypes.string_at(0)), as a GPU runtime's teardown does; setup.py
+  // and csrc unchanged. Returns its sha.
+  static std::string add_exit_crash(GitFixture& repo);
+
   // A config for `repository_url` with extractor runtime, state and log under `work_dir`, build
   // paths setup.py and csrc (Python-only commits reuse the last build), the plain process sandbox
   // and a 3 s extraction timeout.
