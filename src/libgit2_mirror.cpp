@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "aaw/git_mirror.hpp"
+#include "libgit2_handles.hpp"
 
 namespace aaw {
 namespace {
@@ -38,17 +39,8 @@ constexpr std::size_t k_readable_name_max = 64;
 
 // ---- libgit2 handles -------------------------------------------------------------------------
 
-template <auto Free>
-struct GitFree {
-  template <class T>
-  void operator()(T* handle) const {
-    Free(handle);
-  }
-};
-using RepositoryPtr = std::unique_ptr<git_repository, GitFree<git_repository_free>>;
 using RemotePtr = std::unique_ptr<git_remote, GitFree<git_remote_free>>;
 using ObjectPtr = std::unique_ptr<git_object, GitFree<git_object_free>>;
-using TreePtr = std::unique_ptr<git_tree, GitFree<git_tree_free>>;
 using RevwalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk_free>>;
 
 // libgit2's global state is reference counted, so each owner of handles may hold one count; the
@@ -67,11 +59,6 @@ struct Session {
 };
 
 // ---- text ------------------------------------------------------------------------------------
-
-std::string last_git_message() {
-  const git_error* error = git_error_last();
-  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
-}
 
 // libgit2 may echo URLs (with their credentials) or, in theory, what a callback gave it.
 std::string scrub(std::string text, std::string_view secret) {

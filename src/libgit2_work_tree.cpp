@@ -14,30 +14,17 @@
 #include <utility>
 
 #include "aaw/work_tree.hpp"
+#include "libgit2_handles.hpp"
 
 namespace aaw {
 namespace {
 
 namespace fs = std::filesystem;
 
-template <auto Free>
-struct GitFree {
-  template <class T>
-  void operator()(T* handle) const {
-    Free(handle);
-  }
-};
-using RepositoryPtr = std::unique_ptr<git_repository, GitFree<git_repository_free>>;
 using CommitPtr = std::unique_ptr<git_commit, GitFree<git_commit_free>>;
-using TreePtr = std::unique_ptr<git_tree, GitFree<git_tree_free>>;
 using DiffPtr = std::unique_ptr<git_diff, GitFree<git_diff_free>>;
 using SubmodulePtr = std::unique_ptr<git_submodule, GitFree<git_submodule_free>>;
 using ConfigPtr = std::unique_ptr<git_config, GitFree<git_config_free>>;
-
-std::string last_git_message() {
-  const git_error* error = git_error_last();
-  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
-}
 
 Error git_failure(ErrorCode code, const std::string& what) {
   return Error(code, what + ": " + redact_url(last_git_message()));

@@ -20,6 +20,13 @@ struct CommandError {
   std::string message;
 };
 
+// The value, or CommandError with the error's message.
+template <class T>
+T value_or_throw(Result<T> result) {
+  if (!result) throw CommandError{result.error().message()};
+  return std::move(*result);
+}
+
 // Reads `path`, printing each warning to stderr; throws CommandError with the reason.
 Config read_config_or_throw(const std::filesystem::path& path);
 

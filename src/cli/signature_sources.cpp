@@ -9,16 +9,6 @@
 #include "command_context.hpp"
 
 namespace aaw::cli {
-namespace {
-
-template <class T>
-T value_or_throw(Result<T> result) {
-  if (!result) throw CommandError{result.error().message()};
-  return std::move(*result);
-}
-
-}  // namespace
-
 SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runtime& runtime, Logger& log,
                                    std::function<bool()> stop_requested) {
   if (config.extractor != ExtractorKind::runtime) {

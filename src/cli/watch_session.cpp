@@ -10,12 +10,6 @@
 namespace aaw::cli {
 namespace {
 
-template <class T>
-T value_or_throw(Result<T> result) {
-  if (!result) throw CommandError{result.error().message()};
-  return std::move(*result);
-}
-
 // events.jsonl resumes after the last event id in it, which the state store numbers. A store that
 // knows fewer events than the file holds was replaced (deleted, restored from a backup): its new
 // ids would be skipped as already written, so the old file is set aside and a new one begun.
