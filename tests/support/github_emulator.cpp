@@ -4,6 +4,7 @@
 // delay, so a test may change the world while a request is in flight. What it answers is in
 // github_emulator_routes.cpp.
 #include "support/github_emulator.hpp"
+#include "support/socket_io.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -67,50 +68,8 @@ std::int64_t epoch_now() {
       .count();
 }
 
-// Buffered reads from a client socket, each bounded by the request's deadline.
-class SocketReader {
- public:
-  explicit SocketReader(int fd) : m_fd(fd), m_deadline(std::chrono::steady_clock::now() + k_request_timeout) {}
-
-  std::optional<std::string> line() {
-    std::size_t end;
-    while ((end = m_buffer.find("\r\n")) == std::string::npos) {
-      if (!fill()) return std::nullopt;
-    }
-    std::string text = m_buffer.substr(0, end);
-    m_buffer.erase(0, end + 2);
-    return text;
-  }
-
-  std::optional<std::string> exactly(std::size_t size) {
-    while (m_buffer.size() < size) {
-      if (!fill()) return std::nullopt;
-    }
-    std::string text = m_buffer.substr(0, size);
-    m_buffer.erase(0, size);
-    return text;
-  }
-
- private:
-  bool fill() {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(m_deadline - std::chrono::steady_clock::now());
-    pollfd p{m_fd, POLLIN, 0};
-    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
-    char chunk[65536];
-    const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
-    if (n <= 0) return false;
-    m_buffer.append(chunk, static_cast<std::size_t>(n));
-    return true;
-  }
-
-  int m_fd;
-  std::chrono::steady_clock::time_point m_deadline;
-  std::string m_buffer;
-};
-
 std::optional<RecordedRequest> read_request(int client) {
-  SocketReader in(client);
+  SocketReader in(client, k_request_timeout);
   const auto request_line = in.line();
   if (!request_line) return std::nullopt;
   const auto parts = split(*request_line, ' ');
@@ -145,14 +104,6 @@ std::optional<RecordedRequest> read_request(int client) {
   if (!body) return std::nullopt;
   request.body = std::move(*body);
   return request;
-}
-
-void send_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n <= 0) return;
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
 }
 
 int listen_on(int port) {
