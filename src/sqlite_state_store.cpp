@@ -2,14 +2,15 @@
 // sqlite_database.cpp, and nlohmann parse errors of stored JSON become io errors (a stored document
 // that does not parse means a damaged file).
 //
-// Schema (version 2; see k_migrations):
+// Schema (version 3; see k_migrations):
 //   meta           the store's own facts: repository_url (redacted), created_at
 //   named_values   set_value() / value(), apart from meta so no key can overwrite repository_url
 //   functions      each monitored function once: (import_statement, function_path)
 //   states         each distinct STATE once, keyed by its compact JSON text, which is canonical
 //                  (nlohmann sorts object keys); machinery_failure lets baseline() filter in SQL
 //   commits        one row per recorded commit; `sequence` (the rowid) is the processing order and
-//                  the key the other tables use, so a re-recorded commit keeps its place
+//                  the key the other tables use, so a re-recorded commit keeps its place;
+//                  `bisected` (version 3) marks a commit not built, its states inferred by bisection
 //   commit_states  (commit, function) -> state, with the function's position in the record
 //   changes        FUNCTION_CHANGE objects, at most one per (commit, function)
 //   events         lines for events.jsonl; AUTOINCREMENT ids never go back, so a reader's cursor
@@ -67,7 +68,7 @@ namespace fs = std::filesystem;
 // Migration i takes the schema from version i to i + 1. Each runs in its own transaction together
 // with the user_version bump, so a crash mid-migration leaves the previous version intact. Never
 // edit a released entry: append one.
-const std::array<const char*, 2> k_migrations = {
+const std::array<const char*, 3> k_migrations = {
     R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE named_values(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -113,6 +114,9 @@ CREATE TABLE events(
   json TEXT NOT NULL);
 )sql",
     k_outbox_schema,
+    R"sql(
+ALTER TABLE commits ADD COLUMN bisected INTEGER NOT NULL DEFAULT 0 CHECK(bisected IN (0, 1));
+)sql",
 };
 const int k_schema_version = static_cast<int>(k_migrations.size());
 
@@ -258,7 +262,7 @@ class SqliteStateStore final : public StateStore {
   }
 
   Result<std::optional<CommitStatus>> commit_status(const ObjectId& commit) override {
-    auto query = m_db.query("SELECT sequence, outcome, error, recorded_at FROM commits WHERE sha = ?1");
+    auto query = m_db.query("SELECT sequence, outcome, error, recorded_at, bisected FROM commits WHERE sha = ?1");
     if (!query) return query.error();
     auto row = query->bind(1, commit.hex).step();
     if (!row) return row.error();
@@ -266,7 +270,7 @@ class SqliteStateStore final : public StateStore {
     CommitOutcome outcome = query->text(1) == to_string(CommitOutcome::failed) ? CommitOutcome::failed
                                                                                 : CommitOutcome::processed;
     return std::optional<CommitStatus>(
-        CommitStatus{commit, outcome, query->text(2), query->integer(0), query->text(3)});
+        CommitStatus{commit, outcome, query->text(2), query->integer(0), query->text(3), query->integer(4) != 0});
   }
 
   Result<std::vector<FunctionState>> states_at(const ObjectId& commit) override {
@@ -452,24 +456,25 @@ class SqliteStateStore final : public StateStore {
   }
 
   // A new commit goes after every other; a known one keeps its sequence, and once it has advanced
-  // the line it keeps doing so (replaying an old commit must not move line_head back).
+  // the line it keeps doing so (replaying an old commit must not move line_head back). `bisected` is
+  // the latest record's: a commit built later is no longer inferred.
   Result<std::int64_t> write_commit(const CommitRecord& record) {
     auto query = m_db.query(
         "INSERT INTO commits(sequence, sha, outcome, error, recorded_at, author_name, author_email, "
-        "  author_time, author_offset_minutes, subject, advances_line) "
-        "VALUES((SELECT coalesce(max(sequence), 0) + 1 FROM commits), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+        "  author_time, author_offset_minutes, subject, advances_line, bisected) "
+        "VALUES((SELECT coalesce(max(sequence), 0) + 1 FROM commits), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
         "ON CONFLICT(sha) DO UPDATE SET outcome = excluded.outcome, error = excluded.error, "
         "  recorded_at = excluded.recorded_at, author_name = excluded.author_name, "
         "  author_email = excluded.author_email, author_time = excluded.author_time, "
         "  author_offset_minutes = excluded.author_offset_minutes, subject = excluded.subject, "
-        "  advances_line = max(advances_line, excluded.advances_line) "
+        "  advances_line = max(advances_line, excluded.advances_line), bisected = excluded.bisected "
         "RETURNING sequence");
     if (!query) return query.error();
     const CommitInfo& commit = record.commit;
     query->bind(1, commit.id.hex).bind(2, to_string(record.outcome)).bind(3, record.error).bind(4, utc_now());
     query->bind(5, commit.author_name).bind(6, commit.author_email).bind(7, commit.author_time);
     query->bind(8, std::int64_t{commit.author_offset_minutes}).bind(9, commit.subject);
-    query->bind(10, std::int64_t{record.advances_line ? 1 : 0});
+    query->bind(10, std::int64_t{record.advances_line ? 1 : 0}).bind(11, std::int64_t{record.bisected ? 1 : 0});
     auto row = query->step();
     if (!row) return row.error();
     if (!*row) return Error(ErrorCode::internal, "no sequence returned for commit '" + commit.id.hex + "'");

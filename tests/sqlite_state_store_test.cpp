@@ -131,7 +131,7 @@ TEST_F(SqliteStateStoreTest, CreatesSchemaAndKeepsDataAcrossReopen) {
   EXPECT_EQ(*store->commit_count(), 1);
   EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
   EXPECT_EQ(*store->value("remote_head"), sha(1).hex);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 2);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 3);
   EXPECT_EQ(text_of(db_path(), "PRAGMA journal_mode"), "wal");
 }
 
@@ -161,7 +161,7 @@ TEST_F(SqliteStateStoreTest, RefusesNewerSchemaVersion) {
   EXPECT_EQ(store.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(store.error().message().find(db_path().string()), std::string::npos) << store.error().message();
   EXPECT_NE(store.error().message().find("version 99"), std::string::npos) << store.error().message();
-  EXPECT_NE(store.error().message().find("version 2 "), std::string::npos) << store.error().message();
+  EXPECT_NE(store.error().message().find("version 3 "), std::string::npos) << store.error().message();
 }
 
 TEST_F(SqliteStateStoreTest, RefusesFileThatIsNotADatabase) {
@@ -598,15 +598,91 @@ TEST_F(SqliteStateStoreTest, MigratesAVersionOneStoreKeepingItsData) {
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE outbox; PRAGMA user_version = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE outbox; ALTER TABLE commits DROP COLUMN bisected; PRAGMA user_version = 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
   sqlite3_close(db);
 
   auto store = open_store();
   ASSERT_TRUE(store);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 2);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 3);
   EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
   record(*store, with_notifications(2));
   EXPECT_EQ(store->outbox_counts()->pending, 2);
+}
+
+// ---- commits not built, inferred by bisection (schema version 3) ----------------------------------
+
+CommitRecord bisected(int n) {
+  CommitRecord record = processed(n);
+  record.bisected = true;
+  return record;
+}
+
+TEST_F(SqliteStateStoreTest, KeepsTheBisectedFlagOfEachCommitAcrossReopen) {
+  {
+    auto store = open_store();
+    ASSERT_TRUE(store);
+    record(*store, processed(1));
+    record(*store, bisected(2));
+  }
+  auto store = open_store();
+  ASSERT_TRUE(store);
+  auto built = store->commit_status(sha(1));
+  auto inferred = store->commit_status(sha(2));
+  ASSERT_TRUE(built && *built);
+  ASSERT_TRUE(inferred && *inferred);
+  EXPECT_FALSE((*built)->bisected);
+  EXPECT_TRUE((*inferred)->bisected);
+  EXPECT_EQ((*inferred)->outcome, CommitOutcome::processed);
+  EXPECT_EQ(store->states_at(sha(2))->size(), 3u);
+}
+
+TEST_F(SqliteStateStoreTest, RecordingABisectedCommitAgainAsBuiltClearsTheFlag) {
+  auto store = open_store();
+  ASSERT_TRUE(store);
+  record(*store, processed(1));
+  record(*store, bisected(2));
+  record(*store, processed(2, 3, 1));
+  auto status = store->commit_status(sha(2));
+  ASSERT_TRUE(status && *status);
+  EXPECT_FALSE((*status)->bisected);
+  EXPECT_EQ((*status)->sequence, 2) << "the commit keeps its place";
+  EXPECT_EQ(count_rows(db_path(), "SELECT bisected FROM commits WHERE sha = '" + sha(2).hex + "'"), 0);
+  record(*store, bisected(2));
+  EXPECT_TRUE((*store->commit_status(sha(2)))->bisected) << "the latest record decides";
+}
+
+TEST_F(SqliteStateStoreTest, MigratesAVersionTwoStoreMarkingItsCommitsBuilt) {
+  {
+    auto store = open_store();
+    record(*store, processed(1));
+    record(*store, with_notifications(2));
+  }
+  // A version 2 database: commits without the column. SQLite 3.35+ drops a column in place.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE commits DROP COLUMN bisected; PRAGMA user_version = 2", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  ASSERT_EQ(count_rows(db_path(), "SELECT count(*) FROM pragma_table_info('commits') WHERE name = 'bisected'"), 0);
+
+  auto store = open_store();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 3);
+  for (int n : {1, 2}) {
+    auto status = store->commit_status(sha(n));
+    ASSERT_TRUE(status && *status) << n;
+    EXPECT_FALSE((*status)->bisected) << n;
+    EXPECT_EQ((*status)->sequence, n);
+  }
+  EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
+  EXPECT_EQ(store->outbox_counts()->pending, 2);
+  record(*store, bisected(3));
+  EXPECT_TRUE((*store->commit_status(sha(3)))->bisected);
 }
 
 // ---- crash safety ---------------------------------------------------------------------------------

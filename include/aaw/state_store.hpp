@@ -98,6 +98,7 @@ struct CommitStatus {
   std::string error;
   std::int64_t sequence = 0;  // processing order, from 1
   std::string recorded_at;    // UTC, ISO 8601
+  bool bisected = false;      // as last recorded: not built, states inferred by a bisection
 };
 
 struct StoredEvent {
