@@ -118,10 +118,19 @@ int run_show(const ShowOptions& options, Runtime& runtime) {
   } else {
     states = extract_now(config, *mirror, commit, runtime);
   }
-  std::string note = recorded ? "recorded" : status->has_value() ? "recorded as failed: " + (*status)->error + "; extracted now"
-                                                                 : "not recorded; extracted now";
+  // Bisection records the commits it did not build with the states of the commits around them.
+  bool bisected = recorded && (*status)->bisected;
+  std::string note = bisected   ? "recorded; not built, unchanged by bisection"
+                     : recorded ? "recorded"
+                     : status->has_value() ? "recorded as failed: " + (*status)->error + "; extracted now"
+                                           : "not recorded; extracted now";
   if (options.format == "json") {
-    std::cout << Json({{"commit", commit.hex}, {"recorded", recorded}, {"note", note}, {"functions", states_json(states)}}).dump(2)
+    std::cout << Json({{"commit", commit.hex},
+                       {"recorded", recorded},
+                       {"bisected", bisected},
+                       {"note", note},
+                       {"functions", states_json(states)}})
+                     .dump(2)
               << "\n";
   } else {
     print_states_text(commit.hex, states, note);

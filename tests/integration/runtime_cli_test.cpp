@@ -107,6 +107,37 @@ TEST_F(RuntimeCliTest, WatchRecordsMachineryFailuresGoesOnAndHistoryHoldsTheReal
   EXPECT_EQ(status_at(m_commits.hang_fixed), "ok");
 }
 
+// Three new commits after the start, none touching the API: the bisection builds the newest, finds
+// it unchanged and records the two before it without building them; show says so.
+TEST_F(RuntimeCliTest, ShowSaysACommitWasNotBuiltButInferredUnchangedByBisection) {
+  m_repo.write_file("NOTES.md", "one\n");
+  std::string notes = m_repo.commit("Add notes");
+  m_repo.write_file("NOTES.md", "two\n");
+  std::string tip = m_repo.commit("More notes");
+  auto cfg = config("\"start_commit\": \"" + m_commits.native_changed + "\"");  // bisect: on by default
+  auto r = run({"watch", "--config", cfg.string(), "--once"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "Commit " + m_commits.docs_changed + " not built: unchanged by bisection")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Commit " + notes + " not built: unchanged by bisection")) << r.out;
+
+  json inferred = show(cfg, notes);
+  EXPECT_TRUE(inferred["recorded"].get<bool>()) << inferred.dump(2);
+  EXPECT_TRUE(inferred["bisected"].get<bool>()) << inferred.dump(2);
+  EXPECT_EQ(inferred["note"], "recorded; not built, unchanged by bisection");
+  ASSERT_EQ(inferred["functions"].size(), 5u) << inferred.dump(2);
+  EXPECT_EQ(inferred["functions"][4]["state"]["text"], "(a, b)") << "the states of the built commits around it";
+
+  json built = show(cfg, tip);
+  EXPECT_TRUE(built["recorded"].get<bool>()) << built.dump(2);
+  EXPECT_FALSE(built["bisected"].get<bool>()) << built.dump(2);
+  EXPECT_EQ(built["note"], "recorded");
+
+  auto text = run({"show", "--config", cfg.string(), m_commits.docs_changed});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "commit " + m_commits.docs_changed + " (recorded; not built, unchanged by bisection)"))
+      << text.out;
+}
+
 TEST_F(RuntimeCliTest, ShowExtractsAnUnrecordedCommitByBuildingIt) {
   auto cfg = config("\"state_dir\": \"relative-state\"");  // relative to the working directory
   json shown = show(cfg, m_commits.native_changed);
