@@ -51,9 +51,11 @@ NotificationService::NotificationService(const Config& config, Control& control,
   if (!store) throw CommandError{store.error().message()};
   m_store = std::move(*store);
   m_transport = make_curl_transport();
+  NotifierOptions options = notifier_options(config);
   GithubClientOptions github;
   github.api_url = config.github.api_url;
-  github.token = github_token(config);
+  // Read only when the API is used: a webhook alone needs no token, nor a readable token file.
+  if (!options.github_issue.repo.empty() || options.source_repo) github.token = github_token(config);
   // The notifier retries on its own schedule, kept in the store: the client need not insist. A
   // request in flight is the one thing stop() waits for, so none may take long.
   github.max_attempts = 1;
@@ -61,7 +63,7 @@ NotificationService::NotificationService(const Config& config, Control& control,
   github.connect_timeout = k_request_timeout / 2;
   github.total_timeout = k_request_timeout;
   m_github = make_github_client(std::move(github), *m_transport, m_clock, log);
-  m_notifier = std::make_unique<Notifier>(notifier_options(config), *m_store, *m_github, *m_transport, log);
+  m_notifier = std::make_unique<Notifier>(std::move(options), *m_store, *m_github, *m_transport, log);
 }
 
 NotificationService::~NotificationService() { stop(); }
