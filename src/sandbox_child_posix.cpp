@@ -22,6 +22,7 @@
 #include <cstring>
 #include <functional>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 namespace aaw::detail {
@@ -308,11 +309,18 @@ class CappedLog {
 // build left behind is reparented to us when its parent dies, and would stay a zombie. Only once
 // our own child has been reaped, and only then: elsewhere orphans go to init, and a waitpid(-1)
 // could take the status of a child another part of this process waits for.
-void reap_orphans() {
+// The members of `group` were just sent SIGKILL: death is asynchronous, so wait briefly until
+// none is left (a zombie still counts as a member until reaped).
+void reap_orphans(pid_t group) {
   int subreaper = 0;
   if (::getpid() != 1 && (::prctl(PR_GET_CHILD_SUBREAPER, &subreaper) != 0 || subreaper == 0)) return;
+  const auto until = Clock::now() + std::chrono::milliseconds(500);
   int status = 0;
-  while (::waitpid(-1, &status, WNOHANG) > 0) {
+  for (;;) {
+    while (::waitpid(-1, &status, WNOHANG) > 0) {
+    }
+    if (::kill(-group, 0) != 0 || Clock::now() >= until) return;  // ESRCH: the whole group is gone
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 
@@ -338,9 +346,9 @@ class Supervisor {
     // reaches only what it left behind in its group (`sleep 1000 &` in a build script).
     ::kill(-m_pid, SIGKILL);
     const int status = wait_for(m_pid);
-    reap_orphans();
+    reap_orphans(m_pid);
     drain_until_eof(Clock::now() + k_drain_after_exit);
-    reap_orphans();  // what died of the SIGKILL above meanwhile
+    reap_orphans(m_pid);  // what died of the SIGKILL above meanwhile
     return result(status);
   }
 
