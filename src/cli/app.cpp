@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "aaw/runtime.hpp"
+#include "aaw/io/runtime.hpp"
 #include "check_config_command.hpp"
 #include "command_context.hpp"
 #include "compare_command.hpp"
@@ -14,8 +14,9 @@
 namespace aaw::cli {
 
 int run_app(int argc, char** argv) {
-  CLI::App app{"aiter-api-watcher: reports every change to the call signatures of the functions you "
-               "depend on in a Python library's git history"};
+  CLI::App app{
+      "aiter-api-watcher: reports every change to the call signatures of the functions you "
+      "depend on in a Python library's git history"};
   app.set_version_flag("--version", "aiter-api-watcher 0.1.0");
   std::filesystem::path config_path = "aiter_api_watcher_config.json";
   app.add_option("--config", config_path, "JSON config file")->capture_default_str();

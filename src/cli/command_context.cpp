@@ -5,16 +5,12 @@
 #include <iostream>
 #include <sstream>
 
-#include "aaw/url.hpp"
+#include "aaw/io/libgit2_mirror.hpp"
+#include "aaw/util/strings.hpp"
+#include "aaw/util/url.hpp"
 
 namespace aaw::cli {
 namespace {
-
-std::string trim(std::string text) {
-  auto first = text.find_first_not_of(" \t\r\n");
-  auto last = text.find_last_not_of(" \t\r\n");
-  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
-}
 
 std::string read_token_file(const std::string& path) {
   std::ifstream in(path);
@@ -29,14 +25,16 @@ std::string read_token_file(const std::string& path) {
 Config read_config_or_throw(const std::filesystem::path& path) {
   auto loaded = load_config(path);
   if (!loaded) throw CommandError{loaded.error().message()};
-  for (const std::string& warning : loaded->warnings) std::cerr << "aiter-api-watcher: warning: " << warning << "\n";
+  for (const std::string& warning : loaded->warnings)
+    std::cerr << "aiter-api-watcher: warning: " << warning << "\n";
   return std::move(loaded->config);
 }
 
 void apply_extractor(Config& config, const std::string& override_value) {
   if (!override_value.empty()) {
     auto kind = parse_extractor(override_value);
-    if (!kind) throw CommandError{"--extractor: expected static, runtime or both, got '" + override_value + "'"};
+    if (!kind)
+      throw CommandError{"--extractor: expected static, runtime or both, got '" + override_value + "'"};
     config.extractor = *kind;
   }
 }

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "aaw/config.hpp"
-#include "aaw/git_mirror.hpp"
-#include "aaw/report.hpp"
+#include "aaw/core/config.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/log.hpp"
 
 namespace aaw::cli {
 

@@ -1,13 +1,14 @@
 #include "compare_command.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
-#include "aaw/compare.hpp"
-#include "aaw/render.hpp"
-#include "aaw/runtime.hpp"
+#include "aaw/core/compare.hpp"
+#include "aaw/core/render.hpp"
+#include "aaw/io/runtime.hpp"
 #include "command_context.hpp"
 #include "signature_sources.hpp"
 
@@ -21,7 +22,8 @@ bool is_full_sha(const std::string& revision) {
 // Commits are immutable: two full SHAs already in the mirror need no fetch, so a compare of known
 // commits works while the remote is down. Anything else (a branch, a short SHA) fetches first.
 void refresh_mirror(GitMirror& mirror, Logger& log, const std::string& old_rev, const std::string& new_rev) {
-  if (is_full_sha(old_rev) && is_full_sha(new_rev) && mirror.resolve(old_rev) && mirror.resolve(new_rev)) return;
+  if (is_full_sha(old_rev) && is_full_sha(new_rev) && mirror.resolve(old_rev) && mirror.resolve(new_rev))
+    return;
   log.info("Fetching {}", mirror.display_url());
   auto fetched = mirror.fetch();
   if (!fetched) throw CommandError{fetched.error().message()};

@@ -21,7 +21,7 @@ struct CompareOptions {
   std::string new_revision;  // empty: compare_pair[1]
   std::string format = "text";
   std::string fail_on = "any";
-  std::string extractor;     // empty: the config's
+  std::string extractor;       // empty: the config's
   bool original_mode = false;  // run as the original script did: startup lines, no subcommand
 };
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "aaw/runtime.hpp"
-#include "aaw/runtime_extractor.hpp"
+#include "aaw/extract/runtime_source.hpp"
+#include "aaw/io/runtime.hpp"
 #include "command_context.hpp"
 
 namespace aaw::cli {

@@ -4,10 +4,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "aaw/diff.hpp"
-#include "aaw/runtime.hpp"
-#include "aaw/signature_source.hpp"
-#include "aaw/state_store.hpp"
+#include "aaw/core/diff.hpp"
+#include "aaw/core/signature_source.hpp"
+#include "aaw/core/state_store.hpp"
+#include "aaw/io/runtime.hpp"
+#include "aaw/io/sqlite_state_store.hpp"
 #include "command_context.hpp"
 #include "signature_sources.hpp"
 
@@ -15,7 +16,7 @@ namespace aaw::cli {
 namespace {
 
 std::unique_ptr<StateStore> open_store(const Config& config) {
-  auto store = StateStore::open(config.state_dir / "state.db", config.repository_url);
+  auto store = open_state_store(config.state_dir / "state.db", config.repository_url);
   if (!store) throw CommandError{store.error().message()};
   return std::move(*store);
 }
@@ -27,8 +28,8 @@ std::string summary_of(const Json& state) {
 
 void print_change_text(const Json& c) {
   std::cout << c.value("commit_date", "") << " " << c.value("commit", "").substr(0, 12) << " "
-            << c.value("function_path", "") << " (" << c.value("severity", "") << ") " << c.value("subject", "")
-            << " [" << c.value("author", "") << "]\n";
+            << c.value("function_path", "") << " (" << c.value("severity", "") << ") "
+            << c.value("subject", "") << " [" << c.value("author", "") << "]\n";
   std::cout << "  old: " << summary_of(c["old"]) << "\n  new: " << summary_of(c["new"]) << "\n";
   for (const Json& change : c["changes"]) {
     auto parsed = change_from_json(change);
@@ -36,9 +37,11 @@ void print_change_text(const Json& c) {
   }
 }
 
-void print_states_text(const std::string& commit, const std::vector<FunctionState>& states, const std::string& note) {
+void print_states_text(const std::string& commit, const std::vector<FunctionState>& states,
+                       const std::string& note) {
   std::cout << "commit " << commit << " (" << note << ")\n";
-  for (const FunctionState& s : states) std::cout << s.function.function_path << ": " << s.state.summary() << "\n";
+  for (const FunctionState& s : states)
+    std::cout << s.function.function_path << ": " << s.state.summary() << "\n";
 }
 
 Json states_json(const std::vector<FunctionState>& states) {
@@ -50,14 +53,16 @@ Json states_json(const std::vector<FunctionState>& states) {
   return out;
 }
 
-std::vector<FunctionState> extract_now(const Config& config, GitMirror& mirror, const ObjectId& commit, Runtime& runtime) {
+std::vector<FunctionState> extract_now(const Config& config, GitMirror& mirror, const ObjectId& commit,
+                                       Runtime& runtime) {
   // On stderr: stdout carries the states. A runtime extraction logs its checkout and build there.
   auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
   SignatureSources sources(config, mirror, runtime, *log);
   auto states = sources.source().extract(commit, config.functions_to_monitor);
   if (!states) throw CommandError{states.error().context("extracting at " + commit.hex).message()};
   std::vector<FunctionState> out;
-  for (std::size_t i = 0; i < states->size(); ++i) out.push_back({config.functions_to_monitor[i], (*states)[i]});
+  for (std::size_t i = 0; i < states->size(); ++i)
+    out.push_back({config.functions_to_monitor[i], (*states)[i]});
   return out;
 }
 
@@ -96,7 +101,8 @@ int run_history(const HistoryOptions& options) {
     std::cout << Json({{"changes", *changes}}).dump(2) << "\n";
     return 0;
   }
-  if (changes->empty()) std::cout << "no changes recorded" << (filter ? " for " + *filter : std::string()) << "\n";
+  if (changes->empty())
+    std::cout << "no changes recorded" << (filter ? " for " + *filter : std::string()) << "\n";
   for (const Json& c : *changes) print_change_text(c);
   return 0;
 }
@@ -120,8 +126,8 @@ int run_show(const ShowOptions& options, Runtime& runtime) {
   }
   // Bisection records the commits it did not build with the states of the commits around them.
   bool bisected = recorded && (*status)->bisected;
-  std::string note = bisected   ? "recorded; not built, unchanged by bisection"
-                     : recorded ? "recorded"
+  std::string note = bisected              ? "recorded; not built, unchanged by bisection"
+                     : recorded            ? "recorded"
                      : status->has_value() ? "recorded as failed: " + (*status)->error + "; extracted now"
                                            : "not recorded; extracted now";
   if (options.format == "json") {

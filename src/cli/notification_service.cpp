@@ -4,7 +4,11 @@
 
 #include <algorithm>
 
-#include "aaw/commit_processor.hpp"
+#include "aaw/core/commit_processor.hpp"
+#include "aaw/io/curl_http_transport.hpp"
+#include "aaw/io/github_rest_client.hpp"
+#include "aaw/io/sqlite_state_store.hpp"
+#include "aaw/util/url.hpp"
 #include "command_context.hpp"
 
 namespace aaw::cli {
@@ -47,7 +51,7 @@ std::unique_ptr<NotificationService> NotificationService::create(const Config& c
 NotificationService::NotificationService(const Config& config, Control& control, Logger& log)
     : m_control(control), m_log(log) {
   // A connection of its own: the main thread records commits on another one meanwhile.
-  auto store = StateStore::open(config.state_dir / "state.db", config.repository_url);
+  auto store = open_state_store(config.state_dir / "state.db", config.repository_url);
   if (!store) throw CommandError{store.error().message()};
   m_store = std::move(*store);
   m_transport = make_curl_transport();

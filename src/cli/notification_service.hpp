@@ -16,14 +16,14 @@
 #include <mutex>
 #include <thread>
 
-#include "aaw/clock.hpp"
-#include "aaw/config.hpp"
-#include "aaw/control.hpp"
-#include "aaw/github_client.hpp"
-#include "aaw/http_transport.hpp"
-#include "aaw/notifier.hpp"
-#include "aaw/report.hpp"
-#include "aaw/state_store.hpp"
+#include "aaw/core/clock.hpp"
+#include "aaw/core/config.hpp"
+#include "aaw/core/control.hpp"
+#include "aaw/core/github_client.hpp"
+#include "aaw/core/http_transport.hpp"
+#include "aaw/core/log.hpp"
+#include "aaw/core/state_store.hpp"
+#include "aaw/notify/notifier.hpp"
 
 namespace aaw::cli {
 

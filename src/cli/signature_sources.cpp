@@ -1,11 +1,15 @@
 #include "signature_sources.hpp"
 
-#include "aaw/both_source.hpp"
-#include "aaw/runtime.hpp"
-#include "aaw/runtime_extractor.hpp"
-#include "aaw/sandbox.hpp"
-#include "aaw/static_extractor.hpp"
-#include "aaw/work_tree.hpp"
+#include "aaw/core/sandbox.hpp"
+#include "aaw/core/work_tree.hpp"
+#include "aaw/extract/both_source.hpp"
+#include "aaw/extract/runtime_source.hpp"
+#include "aaw/extract/static_extractor.hpp"
+#include "aaw/extract/static_memo.hpp"
+#include "aaw/io/embedded_python.hpp"
+#include "aaw/io/libgit2_work_tree.hpp"
+#include "aaw/io/posix_sandbox.hpp"
+#include "aaw/io/runtime.hpp"
 #include "command_context.hpp"
 
 namespace aaw::cli {
@@ -26,6 +30,8 @@ SignatureSources::SignatureSources(const Config& config, GitMirror& mirror, Runt
   options.state_dir = config.state_dir;
   options.build = config.build;
   options.runtime = config.runtime;
+  options.python = embedded_python_executable();
+  options.python_version = embedded_python_version();
   options.stop_requested = std::move(stop_requested);
   m_runtime = std::make_unique<RuntimeSource>(*m_work_tree, *m_sandbox, std::move(options), log);
   if (config.extractor == ExtractorKind::both)

@@ -6,10 +6,10 @@
 #include <functional>
 #include <memory>
 
-#include "aaw/config.hpp"
-#include "aaw/git_mirror.hpp"
-#include "aaw/report.hpp"
-#include "aaw/signature_source.hpp"
+#include "aaw/core/config.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/log.hpp"
+#include "aaw/extract/static_memo.hpp"
 
 namespace aaw {
 class Runtime;

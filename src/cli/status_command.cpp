@@ -6,8 +6,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "aaw/function_change.hpp"
-#include "aaw/state_store.hpp"
+#include "aaw/core/function_change.hpp"
+#include "aaw/core/state_store.hpp"
+#include "aaw/io/libgit2_mirror.hpp"
+#include "aaw/io/sqlite_state_store.hpp"
+#include "aaw/util/url.hpp"
 #include "command_context.hpp"
 
 namespace aaw::cli {
@@ -95,7 +98,7 @@ Status gather(const Config& config) {
     judge_health(config, s);
     return s;
   }
-  auto opened = StateStore::open(db_path, config.repository_url);
+  auto opened = open_state_store(db_path, config.repository_url);
   if (!opened) throw CommandError{opened.error().message()};
   StateStore& store = **opened;
   s.last_poll_time = value_of(store, "last_poll_time");

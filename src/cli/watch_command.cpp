@@ -37,7 +37,8 @@ void add_watch_command(CLI::App& app, WatchOptions& options) {
 
 void add_replay_command(CLI::App& app, WatchOptions& options) {
   CLI::App* cmd = app.add_subcommand("replay", "Process these commits in order, then monitor");
-  cmd->add_option("COMMITS", options.commits, "Commits (SHA, short SHA, branch or tag), oldest first")->required();
+  cmd->add_option("COMMITS", options.commits, "Commits (SHA, short SHA, branch or tag), oldest first")
+      ->required();
   add_common(cmd, options);
 }
 

@@ -5,6 +5,9 @@
 
 #include <ctime>
 
+#include "aaw/io/curl_http_transport.hpp"
+#include "aaw/io/github_rest_client.hpp"
+#include "aaw/io/sqlite_state_store.hpp"
 #include "command_context.hpp"
 
 namespace aaw::cli {
@@ -22,9 +25,10 @@ EventLog open_event_log(const std::filesystem::path& path, StateStore& store, Lo
   std::error_code ec;
   std::filesystem::rename(path, kept, ec);
   if (ec) throw CommandError{"cannot set aside '" + path.string() + "': " + ec.message()};
-  log.warn("{} holds events up to {} but the state store only knows {}: the store was replaced; "
-           "the old events are kept in {}",
-           path.string(), events.last_id(), known, kept);
+  log.warn(
+      "{} holds events up to {} but the state store only knows {}: the store was replaced; "
+      "the old events are kept in {}",
+      path.string(), events.last_id(), known, kept);
   return value_or_throw(EventLog::open(path));
 }
 
@@ -36,18 +40,20 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   m_mirror = open_mirror_or_throw(config);
   m_sources = std::make_unique<SignatureSources>(config, *m_mirror, runtime, *m_log,
                                                  [this] { return m_control.stop_requested(); });
-  m_store = value_or_throw(StateStore::open(config.state_dir / "state.db", config.repository_url));
+  m_store = value_or_throw(open_state_store(config.state_dir / "state.db", config.repository_url));
   open_api_polling();
   m_events = std::make_unique<EventLog>(open_event_log(config.state_dir / "events.jsonl", *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
-  m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, m_sources->source(), *m_store,
-                                                  *m_events, *m_log, m_clock, notification_targets(config.notify));
+  m_processor =
+      std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, m_sources->source(), *m_store,
+                                        *m_events, *m_log, m_clock, notification_targets(config.notify));
   auto reopen = [this] {
-    if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened) m_log->error("{}", reopened.error().message());
+    if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened)
+      m_log->error("{}", reopened.error().message());
   };
-  m_watcher = std::make_unique<Watcher>(
-      config,
-      WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen, m_heads.get()});
+  m_watcher =
+      std::make_unique<Watcher>(config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock,
+                                                    m_control, *m_progress, reopen, m_heads.get()});
   m_notifications = NotificationService::create(config, m_control, *m_log);
 }
 

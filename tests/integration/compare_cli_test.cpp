@@ -61,18 +61,24 @@ std::unique_ptr<TempDir> CompareCliTest::s_dir;
 std::unique_ptr<GitDaemon> CompareCliTest::s_daemon;
 SyntheticAiterCommits CompareCliTest::s_commits;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST_F(CompareCliTest, TextOutputOverGitDaemonReportsPlantedChange) {
   auto config = write_config(daemon_url());
   auto r = run({"compare", "--config", config.string(), s_commits.reformatted, s_commits.renamed});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_TRUE(contains(r.out, " - aiter_api_watcher - INFO - API change detected for rocm_aiter_asm_fmoe.moe_sorting_ck between " +
-                                  s_commits.reformatted + " and " + s_commits.renamed + " (breaking)")) << r.out;
+  EXPECT_TRUE(contains(
+      r.out,
+      " - aiter_api_watcher - INFO - API change detected for rocm_aiter_asm_fmoe.moe_sorting_ck between " +
+          s_commits.reformatted + " and " + s_commits.renamed + " (breaking)"))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "breaking: parameter 'expert_mask' removed (was 'expert_mask=None')")) << r.out;
   EXPECT_TRUE(contains(r.out, "compatible: parameter 'mask' added: 'mask=None'")) << r.out;
-  EXPECT_TRUE(contains(r.out, "INFO - No API change for gemm_a8w8_CK between " + s_commits.reformatted + " and " +
-                                  s_commits.renamed)) << r.out;
+  EXPECT_TRUE(contains(r.out, "INFO - No API change for gemm_a8w8_CK between " + s_commits.reformatted +
+                                  " and " + s_commits.renamed))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "INFO - Exiting after comparing two commits")) << r.out;
   std::ifstream log(m_work.path() / "watcher.log");
   std::stringstream logged;
@@ -89,7 +95,8 @@ TEST_F(CompareCliTest, NoChangeExitsZeroOverFileUrl) {
 
 TEST_F(CompareCliTest, JsonOutputIsTheContractDocumentOnStdout) {
   auto config = write_config(daemon_url());
-  auto r = run({"compare", "--config", config.string(), "--format", "json", s_commits.inserted, s_commits.defaults});
+  auto r = run(
+      {"compare", "--config", config.string(), "--format", "json", s_commits.inserted, s_commits.defaults});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto json = nlohmann::json::parse(r.out);
   EXPECT_EQ(json["old"], s_commits.inserted);
@@ -99,8 +106,11 @@ TEST_F(CompareCliTest, JsonOutputIsTheContractDocumentOnStdout) {
   for (const auto& f : json["functions"]) by_path[f["function_path"]] = f;
   const auto& fmoe = by_path["aiter.fmoe_fp8_blockscale_g1u1"];
   ASSERT_EQ(fmoe["changes"].size(), 1u);
-  EXPECT_EQ(fmoe["changes"][0], nlohmann::json({{"kind", "default_changed"}, {"severity", "behavioural"},
-                                                {"parameter", "fc_scale_blkn"}, {"old", "128"}, {"new", "256"}}));
+  EXPECT_EQ(fmoe["changes"][0], nlohmann::json({{"kind", "default_changed"},
+                                                {"severity", "behavioural"},
+                                                {"parameter", "fc_scale_blkn"},
+                                                {"old", "128"},
+                                                {"new", "256"}}));
   EXPECT_EQ(fmoe["old"]["status"], "ok");
   EXPECT_TRUE(by_path["gemm_a8w8_CK"]["changes"].empty());
   EXPECT_TRUE(contains(r.err, "Comparing two commits")) << "log lines go to stderr in json mode";
@@ -108,9 +118,11 @@ TEST_F(CompareCliTest, JsonOutputIsTheContractDocumentOnStdout) {
 
 TEST_F(CompareCliTest, FailOnBreakingIgnoresNonBreakingChanges) {
   auto config = write_config(daemon_url());
-  auto r = run({"compare", "--config", config.string(), "--fail-on", "breaking", s_commits.inserted, s_commits.defaults});
+  auto r = run({"compare", "--config", config.string(), "--fail-on", "breaking", s_commits.inserted,
+                s_commits.defaults});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  r = run({"compare", "--config", config.string(), "--fail-on", "breaking", s_commits.renamed, s_commits.inserted});
+  r = run({"compare", "--config", config.string(), "--fail-on", "breaking", s_commits.renamed,
+           s_commits.inserted});
   EXPECT_EQ(r.exit_code, 1) << r.err;
 }
 
@@ -123,15 +135,16 @@ TEST_F(CompareCliTest, MarkdownOutputListsChanges) {
 }
 
 TEST_F(CompareCliTest, OriginalModeComparesComparePairAndExits) {
-  auto config = write_config(daemon_url(), "\"compare_pair\": [\"" + s_commits.broken.substr(0, 10) + "\", \"" +
-                                               s_commits.deleted + "\"]");
+  auto config = write_config(daemon_url(), "\"compare_pair\": [\"" + s_commits.broken.substr(0, 10) +
+                                               "\", \"" + s_commits.deleted + "\"]");
   auto r = run({"--config", config.string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(contains(r.out, "INFO - Starting aiter API watcher")) << r.out;
   EXPECT_TRUE(contains(r.out, "INFO - Monitoring 10 functions")) << r.out;
   EXPECT_TRUE(contains(r.out, "INFO - Check interval: 3600 seconds")) << r.out;
-  EXPECT_TRUE(contains(r.out, "INFO - Comparing two commits: " + s_commits.broken.substr(0, 10) + " -> " +
-                                  s_commits.deleted)) << r.out;
+  EXPECT_TRUE(contains(
+      r.out, "INFO - Comparing two commits: " + s_commits.broken.substr(0, 10) + " -> " + s_commits.deleted))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "API change detected for legacy.old_fn")) << r.out;
   EXPECT_TRUE(contains(r.out, "breaking: function removed")) << r.out;
   EXPECT_TRUE(contains(r.out, "INFO - Exiting after comparing two commits")) << r.out;
@@ -178,8 +191,9 @@ TEST_F(CompareCliTest, AmbiguousShortShaExitsTwoNamingIt) {
   repo.commit("many objects");
   std::string prefix = ambiguous_prefix(repo);
   ASSERT_FALSE(prefix.empty());
-  auto config = write_raw_config(R"({"repository_url": ")" + repo.path().string() +
-                                 R"(", "functions_to_monitor": [{"import_statement": "import m", "function_path": "m.f"}],
+  auto config = write_raw_config(
+      R"({"repository_url": ")" + repo.path().string() +
+      R"(", "functions_to_monitor": [{"import_statement": "import m", "function_path": "m.f"}],
                                  "state_dir": "state", "log": {"file": ""}})");
   auto r = run({"compare", "--config", config.string(), "main", prefix});
   EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -222,8 +236,9 @@ TEST_F(CompareCliTest, UnknownKeyWarnsButRuns) {
   auto config = write_config(daemon_url(), "\"check_intervall_seconds\": 5");
   auto r = run({"compare", "--config", config.string(), s_commits.base, s_commits.reformatted});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.err, "warning: " + config.string() +
-                                  ": unknown key 'check_intervall_seconds', did you mean 'check_interval_seconds'?"))
+  EXPECT_TRUE(
+      contains(r.err, "warning: " + config.string() +
+                          ": unknown key 'check_intervall_seconds', did you mean 'check_interval_seconds'?"))
       << r.err;
 }
 

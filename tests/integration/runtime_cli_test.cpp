@@ -117,7 +117,8 @@ TEST_F(RuntimeCliTest, ShowSaysACommitWasNotBuiltButInferredUnchangedByBisection
   auto cfg = config("\"start_commit\": \"" + m_commits.native_changed + "\"");  // bisect: on by default
   auto r = run({"watch", "--config", cfg.string(), "--once"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_TRUE(contains(r.out, "Commit " + m_commits.docs_changed + " not built: unchanged by bisection")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Commit " + m_commits.docs_changed + " not built: unchanged by bisection"))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "Commit " + notes + " not built: unchanged by bisection")) << r.out;
 
   json inferred = show(cfg, notes);
@@ -125,7 +126,8 @@ TEST_F(RuntimeCliTest, ShowSaysACommitWasNotBuiltButInferredUnchangedByBisection
   EXPECT_TRUE(inferred["bisected"].get<bool>()) << inferred.dump(2);
   EXPECT_EQ(inferred["note"], "recorded; not built, unchanged by bisection");
   ASSERT_EQ(inferred["functions"].size(), 5u) << inferred.dump(2);
-  EXPECT_EQ(inferred["functions"][4]["state"]["text"], "(a, b)") << "the states of the built commits around it";
+  EXPECT_EQ(inferred["functions"][4]["state"]["text"], "(a, b)")
+      << "the states of the built commits around it";
 
   json built = show(cfg, tip);
   EXPECT_TRUE(built["recorded"].get<bool>()) << built.dump(2);
@@ -134,7 +136,8 @@ TEST_F(RuntimeCliTest, ShowSaysACommitWasNotBuiltButInferredUnchangedByBisection
 
   auto text = run({"show", "--config", cfg.string(), m_commits.docs_changed});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_TRUE(contains(text.out, "commit " + m_commits.docs_changed + " (recorded; not built, unchanged by bisection)"))
+  EXPECT_TRUE(contains(text.out,
+                       "commit " + m_commits.docs_changed + " (recorded; not built, unchanged by bisection)"))
       << text.out;
 }
 

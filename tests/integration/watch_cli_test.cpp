@@ -3,9 +3,8 @@
 // reopens the log; SIGTERM ends it cleanly), replay with a bad commit, history and show, and
 // crash safety: kill -9 at random instants of a replay, restarted each time, ends with exactly
 // the history and events of an uninterrupted run.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <fstream>
@@ -105,9 +104,10 @@ TEST_F(WatchCliTest, OnceRecordsHistoryEventsAndOriginalLogLines) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("INFO - Found 7 new commits since " + m_commits.base), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("INFO - Checking commit " + m_commits.renamed), std::string::npos);
-  EXPECT_NE(r.out.find("INFO - Initial signature for rocm_aiter_asm_fmoe.moe_sorting_ck: (topk_ids, topk_weights, "
-                       "num_experts, model_dim, moebuf_dtype, block_size=32, expert_mask=None)"),
-            std::string::npos);
+  EXPECT_NE(
+      r.out.find("INFO - Initial signature for rocm_aiter_asm_fmoe.moe_sorting_ck: (topk_ids, topk_weights, "
+                 "num_experts, model_dim, moebuf_dtype, block_size=32, expert_mask=None)"),
+      std::string::npos);
   EXPECT_NE(r.out.find("INFO - No API change for gemm_a8w8_CK"), std::string::npos);
   EXPECT_NE(r.out.find("INFO - API change detected for legacy.old_fn"), std::string::npos);
   json changes = history(cfg);
@@ -137,7 +137,8 @@ TEST_F(WatchCliTest, HistoryFiltersByFunctionAndShowReadsRecordedStates) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("not recorded; extracted now"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gemm_a8w8_CK: (XQ, WQ, x_scale, w_scale, Y, bias, splitK: Optional[int] = None)"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(WatchCliTest, ReplayNamesUnknownCommitAndProcessesTheOthers) {
@@ -145,7 +146,8 @@ TEST_F(WatchCliTest, ReplayNamesUnknownCommitAndProcessesTheOthers) {
   auto r = run({"replay", "--config", cfg.string(), "--once", m_commits.base, "deadbeef", m_commits.renamed});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("ERROR - Cannot replay commit 'deadbeef': unknown commit, branch or tag 'deadbeef'"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("INFO - Processing commit " + m_commits.renamed), std::string::npos);
   json changes = history(cfg);
   ASSERT_EQ(changes.size(), 1u);
@@ -155,7 +157,8 @@ TEST_F(WatchCliTest, ReplayNamesUnknownCommitAndProcessesTheOthers) {
 TEST_F(WatchCliTest, ReplacedStateStoreStartsANewEventLogAndKeepsTheOld) {
   auto cfg = config("\"start_commit\": \"" + m_commits.base + "\"");
   ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
-  for (const char* name : {"state.db", "state.db-wal", "state.db-shm"}) std::filesystem::remove(m_dir.path() / "state" / name);
+  for (const char* name : {"state.db", "state.db-wal", "state.db-shm"})
+    std::filesystem::remove(m_dir.path() / "state" / name);
   auto r = run({"watch", "--config", cfg.string(), "--once"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("the store was replaced"), std::string::npos) << r.out;
@@ -181,7 +184,8 @@ TEST_F(WatchCliTest, PollLoopDetectsPushSurvivesOutageReopensLogAndStopsOnSigter
   BackgroundProcess daemon(argv({"watch", "--config", cfg.string()}), m_dir.path() / "stdout.txt", options());
   ASSERT_TRUE(eventually([&] { return count_of(log_text(), "Initial signature for ") == 10; })) << log_text();
 
-  m_repo.write_file("aiter/ops/shuffle.py", "def shuffle_weight(x, layout=(32, 32), use_int4=False):\n    return x\n");
+  m_repo.write_file("aiter/ops/shuffle.py",
+                    "def shuffle_weight(x, layout=(32, 32), use_int4=False):\n    return x\n");
   std::string pushed = m_repo.commit("Pushed while watching");
   push();
   ASSERT_TRUE(eventually([&] { return log_text().find("Checking commit " + pushed) != std::string::npos; }))
@@ -191,7 +195,8 @@ TEST_F(WatchCliTest, PollLoopDetectsPushSurvivesOutageReopensLogAndStopsOnSigter
   ASSERT_TRUE(eventually([&] { return count_of(log_text(), "retrying with backoff") == 1; })) << log_text();
   std::this_thread::sleep_for(3s);  // several failed polls: still one line for the outage
   m_daemon->restart();
-  ASSERT_TRUE(eventually([&] { return log_text().find("reachable again") != std::string::npos; })) << log_text();
+  ASSERT_TRUE(eventually([&] { return log_text().find("reachable again") != std::string::npos; }))
+      << log_text();
   EXPECT_EQ(count_of(log_text(), "retrying with backoff"), 1);
 
   std::filesystem::rename(m_dir.path() / "watcher.log", m_dir.path() / "watcher.log.old");
@@ -234,7 +239,8 @@ TEST_F(WatchCliTest, NoSubcommandWithoutComparePairMonitorsLikeTheOriginal) {
 std::vector<std::string> long_history(GitFixture& repo, int count) {
   std::vector<std::string> commits;
   for (int i = 0; i < count; ++i) {
-    repo.write_file("aiter/ops/shuffle.py", "def shuffle_weight(x, layout=(" + std::to_string(i) + ", 16)):\n    return x\n");
+    repo.write_file("aiter/ops/shuffle.py",
+                    "def shuffle_weight(x, layout=(" + std::to_string(i) + ", 16)):\n    return x\n");
     commits.push_back(repo.commit("layout " + std::to_string(i)));
   }
   return commits;
@@ -253,7 +259,8 @@ TEST_F(WatchCliTest, KillNineAtRandomInstantsOfReplayLosesAndDuplicatesNothing) 
   std::vector<json> reference_events = events();
   ASSERT_EQ(reference_history.size(), 149u);
   std::filesystem::remove_all(m_dir.path() / "state" / "state.db");
-  for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(m_dir.path() / "state" / (std::string("state.db") + suffix));
+  for (const char* suffix : {"-wal", "-shm"})
+    std::filesystem::remove(m_dir.path() / "state" / (std::string("state.db") + suffix));
   std::filesystem::remove(m_dir.path() / "state" / "events.jsonl");
 
   std::mt19937 random(20261121);

@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "aaw/clock.hpp"
+#include "aaw/core/clock.hpp"
 
 namespace aaw::test {
 

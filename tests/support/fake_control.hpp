@@ -1,7 +1,7 @@
 // Stop and reopen requests, set by the test instead of by signals.
 #pragma once
 
-#include "aaw/control.hpp"
+#include "aaw/core/control.hpp"
 
 namespace aaw::test {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "aaw/github_client.hpp"
+#include "aaw/core/github_client.hpp"
 
 namespace aaw::test {
 

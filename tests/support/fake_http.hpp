@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "aaw/http_transport.hpp"
+#include "aaw/core/http_transport.hpp"
 
 namespace aaw::test {
 
@@ -43,7 +43,8 @@ class FakeHttp final : public HttpTransport {
       return next;
     }
     if (m_handler) return m_handler(request);
-    return Error(ErrorCode::internal, "FakeHttp: no answer scripted for " + request.method + " " + request.url);
+    return Error(ErrorCode::internal,
+                 "FakeHttp: no answer scripted for " + request.method + " " + request.url);
   }
 
   std::vector<HttpRequest> requests() const {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "aaw/signature_source.hpp"
+#include "aaw/core/signature_source.hpp"
 
 namespace aaw::test {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-#include "aaw/source_tree.hpp"
+#include "aaw/core/source_tree.hpp"
 
 namespace aaw::test {
 

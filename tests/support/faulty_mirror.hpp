@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "aaw/git_mirror.hpp"
+#include "aaw/core/git_mirror.hpp"
 
 namespace aaw::test {
 
@@ -35,7 +35,9 @@ class FaultyMirror final : public GitMirror {
   Result<std::vector<ObjectId>> first_parent_range(const ObjectId& since, const ObjectId& tip) override {
     return m_inner.first_parent_range(since, tip);
   }
-  Result<bool> is_ancestor(const ObjectId& a, const ObjectId& d) override { return m_inner.is_ancestor(a, d); }
+  Result<bool> is_ancestor(const ObjectId& a, const ObjectId& d) override {
+    return m_inner.is_ancestor(a, d);
+  }
   Result<std::optional<ObjectId>> merge_base(const ObjectId& a, const ObjectId& b) override {
     return m_inner.merge_base(a, b);
   }

@@ -41,8 +41,7 @@ int free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address = loopback(0);
   socklen_t length = sizeof address;
-  const bool ok = fd >= 0 &&
-                  ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+  const bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
                   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   if (fd >= 0) ::close(fd);
   if (!ok) throw std::runtime_error("cannot find a free loopback port");

@@ -49,9 +49,7 @@ GitFixture::GitFixture(std::filesystem::path dir) : m_dir(std::move(dir)) {
   git({"config", "tag.gpgsign", "false"});
 }
 
-std::string GitFixture::file_url() const {
-  return "file://" + std::filesystem::absolute(m_dir).string();
-}
+std::string GitFixture::file_url() const { return "file://" + std::filesystem::absolute(m_dir).string(); }
 
 void GitFixture::write_file(const std::string& relative_path, std::string_view content) {
   const auto file = m_dir / relative_path;
@@ -73,8 +71,7 @@ std::string GitFixture::commit(const std::string& message) {
   options.env["GIT_AUTHOR_DATE"] = date;
   options.env["GIT_COMMITTER_DATE"] = date;
   options.cwd = m_dir;
-  const ProcessResult result =
-      run_process({"git", "commit", "-q", "--allow-empty", "-m", message}, options);
+  const ProcessResult result = run_process({"git", "commit", "-q", "--allow-empty", "-m", message}, options);
   if (!result.ok()) throw std::runtime_error("git commit failed: " + result.err);
   return rev_parse("HEAD");
 }

@@ -34,16 +34,13 @@ std::string lowercase(std::string text) {
 }
 
 std::string trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   return std::string(text);
 }
 
 std::string base64_decode(std::string_view text) {
-  static const std::string k_alphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const std::string k_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   unsigned int bits = 0;
   int count = 0;
@@ -63,8 +60,7 @@ std::string base64_decode(std::string_view text) {
 std::string percent_decode(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
         std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
       out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
       i += 2;
@@ -287,8 +283,7 @@ RunOptions GitHttpServer::cgi_options(const HttpRequest& request) const {
   options.env["REMOTE_USER"] = credentials.substr(0, credentials.find(':'));
   options.env["REQUEST_METHOD"] = request.method;
   options.env["PATH_INFO"] = percent_decode(request.target.substr(0, question));
-  options.env["QUERY_STRING"] =
-      question == std::string::npos ? "" : request.target.substr(question + 1);
+  options.env["QUERY_STRING"] = question == std::string::npos ? "" : request.target.substr(question + 1);
   options.env["CONTENT_TYPE"] = request.header("content-type");
   options.env["CONTENT_LENGTH"] = std::to_string(request.body.size());  // after de-chunking
   options.env["HTTP_CONTENT_ENCODING"] = request.header("content-encoding");

@@ -4,7 +4,6 @@
 // delay, so a test may change the world while a request is in flight. What it answers is in
 // github_emulator_routes.cpp.
 #include "support/github_emulator.hpp"
-#include "support/socket_io.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -16,6 +15,8 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+
+#include "support/socket_io.hpp"
 
 namespace aaw::test {
 namespace {
@@ -42,24 +43,42 @@ std::vector<std::string> split(std::string_view text, char separator) {
 
 std::string reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 410: return "Gone";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 304:
+      return "Not Modified";
+    case 307:
+      return "Temporary Redirect";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 410:
+      return "Gone";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -80,7 +99,8 @@ std::optional<RecordedRequest> read_request(int client) {
   for (auto header = in.line(); header && !header->empty(); header = in.line()) {
     const auto colon = header->find(':');
     if (colon == std::string::npos) continue;
-    auto [it, inserted] = request.headers.try_emplace(trim(header->substr(0, colon)), trim(header->substr(colon + 1)));
+    auto [it, inserted] =
+        request.headers.try_emplace(trim(header->substr(0, colon)), trim(header->substr(colon + 1)));
     if (!inserted) it->second += ", " + trim(header->substr(colon + 1));
   }
   std::optional<std::string> body = std::string();
@@ -184,13 +204,14 @@ void GithubEmulator::set_branch(const std::string& repo, const std::string& bran
   m_repos[repo].branches[branch] = sha;
 }
 
-void GithubEmulator::set_pulls(const std::string& repo, const std::string& sha, std::vector<EmulatedPull> pulls) {
+void GithubEmulator::set_pulls(const std::string& repo, const std::string& sha,
+                               std::vector<EmulatedPull> pulls) {
   const std::lock_guard lock(m_mutex);
   m_repos[repo].pulls[sha] = std::move(pulls);
 }
 
-std::int64_t GithubEmulator::add_issue(const std::string& repo, const std::string& title, const std::string& body,
-                                       bool pull_request) {
+std::int64_t GithubEmulator::add_issue(const std::string& repo, const std::string& title,
+                                       const std::string& body, bool pull_request) {
   const std::lock_guard lock(m_mutex);
   Repo& state = m_repos[repo];
   EmulatedIssue issue;

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "aaw/http_transport.hpp"
+#include "aaw/core/http_transport.hpp"
 
 namespace aaw::test {
 
@@ -139,10 +139,10 @@ class GithubEmulator {
 
  private:
   struct Repo {
-    std::map<std::string, std::string> branches;                  // name -> sha
-    std::map<std::string, std::vector<EmulatedPull>> pulls;       // known commits -> pulls
-    std::vector<EmulatedIssue> issues;                            // oldest first
-    std::int64_t next_number = 1;                                 // shared by issues and pulls
+    std::map<std::string, std::string> branches;             // name -> sha
+    std::map<std::string, std::vector<EmulatedPull>> pulls;  // known commits -> pulls
+    std::vector<EmulatedIssue> issues;                       // oldest first
+    std::int64_t next_number = 1;                            // shared by issues and pulls
   };
   struct Reply {
     int status = 200;
@@ -158,7 +158,8 @@ class GithubEmulator {
   bool apply_delay(int client, std::chrono::milliseconds delay) const;
   Reply respond(const RecordedRequest& request);
   Reply route(const RecordedRequest& request);
-  Reply commit(Repo& repo, const std::string& full_name, const std::string& ref, const RecordedRequest& request);
+  Reply commit(Repo& repo, const std::string& full_name, const std::string& ref,
+               const RecordedRequest& request);
   Reply pulls(Repo& repo, const std::string& full_name, const std::string& sha) const;
   Reply list_issues(Repo& repo, const std::string& full_name, const RecordedRequest& request) const;
   Reply create_issue(Repo& repo, const std::string& full_name, const RecordedRequest& request);

@@ -2,9 +2,8 @@
 // its x-ratelimit-* headers, webhooks, and the answers of injected faults. Bodies and headers
 // follow GitHub's REST API closely enough for a client to be tested against them (field names,
 // status codes, the Link header, error messages with "message" and "errors").
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "support/github_emulator.hpp"
 
@@ -103,7 +102,7 @@ GithubEmulator::Reply GithubEmulator::respond(const RecordedRequest& request) {
   const std::lock_guard lock(m_mutex);
   if (!m_token.empty() && request.header("authorization") != "Bearer " + m_token) {
     Reply reply = json_reply(401, message(request.header("authorization").empty() ? "Requires authentication"
-                                                                                        : "Bad credentials"));
+                                                                                  : "Bad credentials"));
     reply.counted = false;
     return reply;
   }
@@ -179,16 +178,17 @@ GithubEmulator::Reply GithubEmulator::commit(Repo& repo, const std::string& full
     reply.headers.emplace_back("Content-Type", "application/vnd.github.sha; charset=utf-8");
   } else {
     reply = json_reply(200, json{{"sha", sha},
-                                   {"html_url", "https://github.com/" + full_name + "/commit/" + sha},
-                                   {"commit", {{"message", "commit " + sha.substr(0, 7)}}},
-                                   {"files", json::array()}}
-                                  .dump());
+                                 {"html_url", "https://github.com/" + full_name + "/commit/" + sha},
+                                 {"commit", {{"message", "commit " + sha.substr(0, 7)}}},
+                                 {"files", json::array()}}
+                                .dump());
   }
   reply.headers.emplace_back("ETag", etag);
   return reply;
 }
 
-GithubEmulator::Reply GithubEmulator::pulls(Repo& repo, const std::string& full_name, const std::string& sha) const {
+GithubEmulator::Reply GithubEmulator::pulls(Repo& repo, const std::string& full_name,
+                                            const std::string& sha) const {
   const auto found = repo.pulls.find(sha);
   if (found == repo.pulls.end()) return json_reply(422, message("No commit found for SHA: " + sha));
   json list = json::array();
@@ -226,8 +226,9 @@ GithubEmulator::Reply GithubEmulator::list_issues(Repo& repo, const std::string&
                  {"html_url", "https://github.com/" + full_name + kind + std::to_string(issue.number)},
                  {"labels", json::array()}};
     for (const auto& label : issue.labels) item["labels"].push_back({{"name", label}});
-    if (issue.pull_request) item["pull_request"] = {{"url", "https://api.github.com/repos/" + full_name + "/pulls/" +
-                                                                std::to_string(issue.number)}};
+    if (issue.pull_request)
+      item["pull_request"] = {
+          {"url", "https://api.github.com/repos/" + full_name + "/pulls/" + std::to_string(issue.number)}};
     list.push_back(std::move(item));
   }
   Reply reply = json_reply(200, list.dump());
@@ -264,13 +265,14 @@ GithubEmulator::Reply GithubEmulator::create_issue(Repo& repo, const std::string
   repo.issues.push_back(issue);
   const std::string html_url = "https://github.com/" + full_name + "/issues/" + std::to_string(issue.number);
   Reply reply = json_reply(201, json{{"number", issue.number},
-                                       {"title", issue.title},
-                                       {"body", issue.body},
-                                       {"state", "open"},
-                                       {"html_url", html_url},
-                                       {"labels", issue.labels}}
-                                      .dump());
-  reply.headers.emplace_back("Location", url() + "/repos/" + full_name + "/issues/" + std::to_string(issue.number));
+                                     {"title", issue.title},
+                                     {"body", issue.body},
+                                     {"state", "open"},
+                                     {"html_url", html_url},
+                                     {"labels", issue.labels}}
+                                    .dump());
+  reply.headers.emplace_back("Location",
+                             url() + "/repos/" + full_name + "/issues/" + std::to_string(issue.number));
   return reply;
 }
 

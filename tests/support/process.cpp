@@ -21,6 +21,8 @@
 #include <thread>
 #include <utility>
 
+#include "aaw/util/unique_fd.hpp"
+
 extern char** environ;
 
 namespace aaw::test {
@@ -32,27 +34,6 @@ using Clock = std::chrono::steady_clock;
 // them open forever.
 constexpr auto k_drain_after_kill = std::chrono::seconds(5);
 
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : m_fd(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    reset(std::exchange(other.m_fd, -1));
-    return *this;
-  }
-  ~UniqueFd() { reset(); }
-  int get() const { return m_fd; }
-  bool valid() const { return m_fd >= 0; }
-  void reset(int fd = -1) {
-    if (m_fd >= 0) ::close(m_fd);
-    m_fd = fd;
-  }
-
- private:
-  int m_fd = -1;
-};
-
 struct Pipe {
   UniqueFd read;
   UniqueFd write;
@@ -60,8 +41,7 @@ struct Pipe {
 
 Pipe make_pipe() {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    throw std::system_error(errno, std::generic_category(), "pipe2");
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
@@ -181,8 +161,7 @@ class Pump {
   }
 
   int poll_timeout_ms() const {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(m_deadline - Clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(m_deadline - Clock::now());
     return static_cast<int>(std::clamp<long long>(left.count(), 0, 1000));
   }
 
@@ -208,12 +187,10 @@ class Pump {
 
   void feed() {
     const std::size_t left = m_input.size() - m_written;
-    const ssize_t n =
-        ::write(m_in.get(), m_input.data() + m_written, std::min<std::size_t>(left, 65536));
+    const ssize_t n = ::write(m_in.get(), m_input.data() + m_written, std::min<std::size_t>(left, 65536));
     if (n > 0) m_written += static_cast<std::size_t>(n);
     const bool retry = n < 0 && (errno == EAGAIN || errno == EINTR);
-    if ((n < 0 && !retry) || m_written == m_input.size())
-      m_in.reset();  // EPIPE: it stopped reading
+    if ((n < 0 && !retry) || m_written == m_input.size()) m_in.reset();  // EPIPE: it stopped reading
   }
 
   static void drain(UniqueFd& fd, std::string& sink) {
@@ -230,8 +207,7 @@ class Pump {
   Clock::time_point m_deadline;
 };
 
-pid_t spawn(const std::vector<std::string>& argv, const RunOptions& options, int in, int out,
-            int err) {
+pid_t spawn(const std::vector<std::string>& argv, const RunOptions& options, int in, int out, int err) {
   if (argv.empty()) throw std::invalid_argument("run_process: empty argv");
   ignore_sigpipe();
   CStrings args(argv);
@@ -267,8 +243,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions
 }
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
-                                     const std::filesystem::path& log_file,
-                                     const RunOptions& options)
+                                     const std::filesystem::path& log_file, const RunOptions& options)
     : m_log_file(log_file) {
   UniqueFd log(::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   UniqueFd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "aaw/signature.hpp"
+#include "aaw/core/signature.hpp"
 #include "support/git_fixture.hpp"
 
 namespace aaw::test {

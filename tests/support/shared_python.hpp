@@ -2,7 +2,7 @@
 // test that needs the real interpreter shares this instance (started on first use).
 #pragma once
 
-#include "aaw/embedded_python.hpp"
+#include "aaw/io/embedded_python.hpp"
 
 namespace aaw::test {
 

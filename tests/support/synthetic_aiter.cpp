@@ -71,7 +71,8 @@ def fmoe_fp8_blockscale_g1u1(
     out: Tensor,
     input: Tensor,
     topk: int,
-    fc_scale_blkn: int = )" + blkn + R"(,
+    fc_scale_blkn: int = )" +
+         blkn + R"(,
     fc2_smooth_scale: Optional[Tensor] = None,
     activation: ActivationType = ActivationType.Silu,
 ) -> None: ...
@@ -83,8 +84,9 @@ def _not_exported(x):
 }
 
 std::string gemm(bool keyword_only_scale, bool feature_bias) {
-  std::string ck_params = feature_bias ? "XQ, WQ, x_scale, w_scale, Y, bias, splitK: Optional[int] = None"
-                                       : "XQ, WQ, x_scale, w_scale, Y, bias=None, splitK: Optional[int] = None";
+  std::string ck_params = feature_bias
+                              ? "XQ, WQ, x_scale, w_scale, Y, bias, splitK: Optional[int] = None"
+                              : "XQ, WQ, x_scale, w_scale, Y, bias=None, splitK: Optional[int] = None";
   std::string scale = keyword_only_scale ? "/, *, x_scale" : "/, x_scale";
   return R"(from typing import Optional
 
@@ -93,11 +95,13 @@ __all__ = ["gemm_a8w8_CK", "gemm_a8w8"]
 try:
     from ._gemm_fast import gemm_a8w8_CK
 except ImportError:
-    def gemm_a8w8_CK()" + ck_params + R"():
+    def gemm_a8w8_CK()" +
+         ck_params + R"():
         return Y
 
 
-def gemm_a8w8(XQ, WQ, )" + scale + R"(, dtype="bf16", **kwargs):
+def gemm_a8w8(XQ, WQ, )" +
+         scale + R"(, dtype="bf16", **kwargs):
     return XQ
 
 
@@ -113,7 +117,8 @@ if sys.version_info >= (3, 8):
     def rms_norm(x, weight, eps: float = 1e-6):
         return x
 else:
-    def rms_norm(x, weight, eps: float)") + (eps_default ? " = 1e-5" : "") + R"(, *args):
+    def rms_norm(x, weight, eps: float)") +
+         (eps_default ? " = 1e-5" : "") + R"(, *args):
         return x
 )";
 }
@@ -126,7 +131,8 @@ std::string shuffle(const std::string& returns) {
   return R"(import torch
 
 
-def shuffle_weight(x: torch.Tensor, layout=(16, 16), use_int4=False) -> )" + returns + R"(:
+def shuffle_weight(x: torch.Tensor, layout=(16, 16), use_int4=False) -> )" +
+         returns + R"(:
     return x
 )";
 }
@@ -157,7 +163,8 @@ def moe_sorting_ck(topk_ids, topk_weights, num_experts, model_dim, moebuf_dtype,
     return topk_ids
 
 
-def asm_moe(hidden_states, w1, w2, )" + std::string(v.w3 ? "w3, " : "") +
+def asm_moe(hidden_states, w1, w2, )" +
+                    std::string(v.w3 ? "w3, " : "") +
                     R"(topk_weight, topk_ids, fc1_scale=None, *, activation=ActivationType.Silu, **kwargs):
     return hidden_states
 
@@ -171,7 +178,8 @@ ck_moe_2stages = _ck_moe_2stages_impl
 
 
 class MoeRunner:
-    def run(self, x, /, topk: int, *, renormalize: bool = False)" + std::string(v.run_kwargs ? ", **kwargs" : "") +
+    def run(self, x, /, topk: int, *, renormalize: bool = False)" +
+                    std::string(v.run_kwargs ? ", **kwargs" : "") +
                     R"():
         return x
 
@@ -270,7 +278,8 @@ std::vector<MonitoredFunction> SyntheticAiter::functions() {
   };
 }
 
-std::string SyntheticAiter::config_json(const std::string& repository_url, const std::filesystem::path& work_dir,
+std::string SyntheticAiter::config_json(const std::string& repository_url,
+                                        const std::filesystem::path& work_dir,
                                         const std::string& extra_keys) {
   nlohmann::json list = nlohmann::json::array();
   for (const MonitoredFunction& f : functions())
@@ -311,8 +320,9 @@ SyntheticAiterCommits SyntheticAiter::build(GitFixture& repo) {
   repo.write_file("aiter/ops/gemm_op_a8w8.py", gemm(true, false));
   c.deleted = repo.commit("Fix shuffle; drop legacy ops; x_scale keyword-only");
 
-  repo.write_file("aiter/fused_moe_bf16_asm.py",
-                  fused_moe({.sorting_mask = "mask", .w3 = true, .ck_expert_mask = true, .run_kwargs = true}));
+  repo.write_file(
+      "aiter/fused_moe_bf16_asm.py",
+      fused_moe({.sorting_mask = "mask", .w3 = true, .ck_expert_mask = true, .run_kwargs = true}));
   repo.write_file("aiter/ops/norm.py", norm(false));
   c.compatible = repo.commit("ck_moe_2stages: optional expert_mask; rms_norm eps required");
 

@@ -10,21 +10,22 @@
 #include <string>
 #include <vector>
 
-#include "aaw/signature.hpp"
+#include "aaw/core/signature.hpp"
 #include "support/git_fixture.hpp"
 
 namespace aaw::test {
 
 struct SyntheticAiterCommits {
-  std::string base;          // first version
-  std::string reformatted;   // same API, every file reformatted: no change
-  std::string renamed;       // moe_sorting_ck: expert_mask renamed to mask
-  std::string inserted;      // asm_moe: required w3 inserted before topk_weight
-  std::string defaults;      // fmoe_fp8_blockscale_g1u1: default 128 -> 256; shuffle_weight: return annotation
-  std::string broken;        // aiter/ops/shuffle.py does not parse
-  std::string deleted;       // shuffle.py fixed; aiter/ops/legacy.py deleted; gemm_a8w8 x_scale keyword-only
-  std::string compatible;    // ck_moe_2stages: optional expert_mask; MoeRunner.run: **kwargs; rms_norm: default removed
-  std::string feature;       // on branch "feature" from `compatible`: gemm_a8w8_CK gains required `bias`
+  std::string base;         // first version
+  std::string reformatted;  // same API, every file reformatted: no change
+  std::string renamed;      // moe_sorting_ck: expert_mask renamed to mask
+  std::string inserted;     // asm_moe: required w3 inserted before topk_weight
+  std::string defaults;     // fmoe_fp8_blockscale_g1u1: default 128 -> 256; shuffle_weight: return annotation
+  std::string broken;       // aiter/ops/shuffle.py does not parse
+  std::string deleted;      // shuffle.py fixed; aiter/ops/legacy.py deleted; gemm_a8w8 x_scale keyword-only
+  std::string
+      compatible;  // ck_moe_2stages: optional expert_mask; MoeRunner.run: **kwargs; rms_norm: default removed
+  std::string feature;  // on branch "feature" from `compatible`: gemm_a8w8_CK gains required `bias`
 };
 
 class SyntheticAiter {

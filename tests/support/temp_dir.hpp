@@ -18,9 +18,7 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::filesystem::path& path() const { return m_path; }
-  std::filesystem::path operator/(const std::filesystem::path& child) const {
-    return m_path / child;
-  }
+  std::filesystem::path operator/(const std::filesystem::path& child) const { return m_path / child; }
 
  private:
   std::filesystem::path m_path;

@@ -1,0 +1,84 @@
+// One commit, start to finish: extract every monitored function, diff each against its baseline,
+// log the original tool's lines, record everything (with the notifications the changes call for)
+// in one state-store transaction, then append the commit's events to events.jsonl.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "aaw/core/bisect.hpp"
+#include "aaw/core/clock.hpp"
+#include "aaw/core/config.hpp"
+#include "aaw/core/diff.hpp"
+#include "aaw/core/event_log.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/log.hpp"
+#include "aaw/core/signature_source.hpp"
+#include "aaw/core/state_store.hpp"
+
+namespace aaw {
+
+// A configured notification target and the least severity it is told about.
+struct NotificationTarget {
+  std::string name;  // k_target_github_issue, k_target_webhook
+  Severity min_severity = Severity::breaking;
+  bool operator==(const NotificationTarget&) const = default;
+};
+
+// The targets `notify` configures: github_issue when its repo is set, webhook when its url is set.
+std::vector<NotificationTarget> notification_targets(const NotifyConfig& notify);
+
+class CommitProcessor {
+ public:
+  // Every change whose severity is at least a target's min_severity is queued for that target, in
+  // the transaction that records it.
+  CommitProcessor(std::vector<MonitoredFunction> functions, GitMirror& mirror, SignatureSource& source,
+                  StateStore& store, EventLog& events, Logger& log, Clock& clock,
+                  std::vector<NotificationTarget> targets = {})
+      : m_functions(std::move(functions)),
+        m_mirror(mirror),
+        m_source(source),
+        m_store(store),
+        m_events(events),
+        m_log(log),
+        m_clock(clock),
+        m_targets(std::move(targets)) {}
+
+  // Processes `commit`, diffing against the last good states recorded up to `against` (nullopt:
+  // the states are initial). A commit that cannot be read is recorded as failed with its error,
+  // and that is not an Error here: an Error means the state store or the event log failed.
+  // `verb` starts the log line: "Checking commit X" or "Processing commit X".
+  // `extracted`: the commit's states when already extracted (by a bisection), else extracted here.
+  Result<void> process(const ObjectId& commit, const std::optional<ObjectId>& against, bool advances_line,
+                       std::string_view verb, const CommitStates* extracted = nullptr);
+
+  // Records a commit a bisection showed unchanged without building it: `states` are the last good
+  // states before it. Nothing is diffed (nothing changed) and no event is written.
+  Result<void> record_unchanged(const ObjectId& commit, const CommitStates& states, bool advances_line);
+
+  // The states of every monitored function at `commit`, from the source; recorded nowhere.
+  Result<CommitStates> extract(const ObjectId& commit) { return m_source.extract(commit, m_functions); }
+
+  // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
+  Result<void> flush_events();
+
+  const std::vector<MonitoredFunction>& functions() const { return m_functions; }
+
+ private:
+  void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
+             const SignatureState* base, CommitRecord& record);
+  Json event(const char* type, Json function_change) const;
+  Result<void> record_failure(const ObjectId& commit, bool advances_line, const Error& error);
+
+  std::vector<MonitoredFunction> m_functions;
+  GitMirror& m_mirror;
+  SignatureSource& m_source;
+  StateStore& m_store;
+  EventLog& m_events;
+  Logger& m_log;
+  Clock& m_clock;
+  std::vector<NotificationTarget> m_targets;
+};
+
+}  // namespace aaw

@@ -1,0 +1,43 @@
+// Compare mode: the states of every monitored function at two commits, and what changed.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "aaw/core/diff.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/signature.hpp"
+#include "aaw/core/signature_source.hpp"
+#include "aaw/util/result.hpp"
+
+namespace aaw {
+
+struct FunctionComparison {
+  MonitoredFunction function;
+  SignatureState before;
+  SignatureState after;
+  std::vector<Change> changes;
+};
+
+struct Comparison {
+  ObjectId old_commit;
+  ObjectId new_commit;
+  std::vector<FunctionComparison> functions;  // every monitored function, changed or not
+
+  // Functions whose state could not be established on one side (machinery failures).
+  std::vector<const FunctionComparison*> failures() const;
+};
+
+enum class FailOn { any, breaking };
+
+// Resolves both revisions in `mirror` and extracts every function at each through `source`.
+// Errors name the revision that failed ("old commit 'abc1': unknown commit, branch or tag 'abc1'").
+Result<Comparison> compare_commits(GitMirror& mirror, SignatureSource& source,
+                                   const std::vector<MonitoredFunction>& functions,
+                                   std::string_view old_revision, std::string_view new_revision);
+
+// The contract's exit code: 1 when changes counted by `fail_on` were found, else 2 when a
+// function could not be extracted on one side (nothing can be vouched for), else 0.
+int compare_exit_code(const Comparison& comparison, FailOn fail_on);
+
+}  // namespace aaw

@@ -1,0 +1,108 @@
+// The JSON config: the original script's keys verbatim (its file is valid as is) plus ours.
+// Read once at start into typed structs; the file is never rewritten.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aaw/core/signature.hpp"
+#include "aaw/util/result.hpp"
+
+namespace aaw {
+
+enum class ExtractorKind { static_ast, runtime, both };
+std::string_view to_string(ExtractorKind kind);
+std::optional<ExtractorKind> parse_extractor(std::string_view text);
+
+struct LogConfig {
+  std::string file = "aiter_api_watcher.log";  // relative to the working directory
+  int max_size_mb = 10;
+  int max_files = 5;
+  std::string level = "info";  // trace, debug, info, warning, error
+};
+
+struct BuildConfig {
+  std::vector<std::string> command = {"{python}", "setup.py", "develop"};
+  std::map<std::string, std::string> env = {{"PREBUILD_KERNELS", "0"}};
+  int timeout_seconds = 3600;
+  bool submodules = true;
+  std::vector<std::string> paths;
+  bool skip_if_unchanged = true;
+};
+
+struct SandboxConfig {
+  std::string kind = "auto";  // auto, bwrap, process
+  bool network = true;
+};
+
+struct RuntimeConfig {
+  int extract_timeout_seconds = 600;
+  bool bisect = true;
+};
+
+struct GithubConfig {
+  std::string api_url = "https://api.github.com";
+  std::string token_file;
+  std::string poll = "auto";  // auto, api, git
+};
+
+struct GithubIssueConfig {
+  std::string repo;
+  std::vector<std::string> labels;
+  std::string min_severity = "breaking";
+};
+
+struct WebhookConfig {
+  std::string url;
+  std::string min_severity = "compatible";
+};
+
+struct NotifyConfig {
+  GithubIssueConfig github_issue;
+  WebhookConfig webhook;
+};
+
+struct ConsumerConfig {
+  std::string path;
+  std::string repository_url;
+  std::string branch = "main";
+  std::string package = "aiter";
+};
+
+struct Config {
+  std::string repository_url;
+  std::string branch = "main";
+  std::vector<MonitoredFunction> functions_to_monitor;
+  int check_interval_seconds = 3600;
+  std::string start_commit;
+  std::string last_checked_commit;
+  std::vector<std::string> commit_list;
+  std::vector<std::string> compare_pair;  // empty, or exactly [old, new]
+  std::filesystem::path state_dir = "./aiter-api-watcher-state";
+  ExtractorKind extractor = ExtractorKind::static_ast;
+  LogConfig log;
+  BuildConfig build;
+  SandboxConfig sandbox;
+  RuntimeConfig runtime;
+  GithubConfig github;
+  NotifyConfig notify;
+  ConsumerConfig consumer;
+};
+
+struct LoadedConfig {
+  Config config;
+  std::vector<std::string> warnings;  // unknown keys, with a did-you-mean when one is close
+};
+
+// Parses config text. `source` names it in messages ("config.json"). invalid_input with the JSON
+// path of the bad field ("functions_to_monitor[2].function_path: expected a string"), or the
+// parser's line and column for malformed JSON.
+Result<LoadedConfig> parse_config(std::string_view text, std::string_view source);
+
+// Reads and parses a config file; io when it cannot be read.
+Result<LoadedConfig> load_config(const std::filesystem::path& path);
+
+}  // namespace aaw

@@ -1,0 +1,31 @@
+// FUNCTION_CHANGE (DESIGN.md, "The contract"): one function's change at one commit, with the
+// commit's author, date, subject and pull request: what history, events and notifications carry.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aaw/core/diff.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/signature.hpp"
+#include "aaw/util/time.hpp"
+
+namespace aaw {
+
+struct FunctionChange {
+  CommitInfo commit;
+  std::optional<std::string> pull_request;  // URL, when known
+  MonitoredFunction function;
+  SignatureState before;
+  SignatureState after;
+  std::vector<Change> changes;
+};
+
+// "Name <email>".
+std::string author_of(const CommitInfo& commit);
+
+// The contract's FUNCTION_CHANGE object; "severity" is the highest of `changes`.
+Json to_json(const FunctionChange& change);
+
+}  // namespace aaw

@@ -1,0 +1,33 @@
+// The operator's log: the original tool's line format on the console and in a size-rotated file,
+//   2025-04-26 17:41:54,547 - aiter_api_watcher - INFO - Checking commit <sha>
+// Level names are Python logging's (DEBUG, INFO, WARNING, ERROR), as users grep for them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "aaw/core/config.hpp"
+#include "aaw/util/result.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace aaw {
+
+using Logger = spdlog::logger;
+
+enum class ConsoleStream { stdout_stream, stderr_stream, none };
+
+// A logger named "aiter_api_watcher" writing to `console` and to the rotating file of `config`
+// (`file` empty: no file). io when the log file cannot be opened (naming it and why).
+Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console);
+
+// Closes and reopens the log file of a logger made by make_logger (after logrotate moved it, on
+// SIGHUP); io when it cannot be reopened, in which case the old file is kept.
+Result<void> reopen_log_file(Logger& log, const LogConfig& config);
+
+// A logger that writes nowhere, for code paths and tests that need one.
+std::shared_ptr<Logger> null_logger();
+
+}  // namespace aaw

@@ -1,0 +1,73 @@
+// The daemon's main job: continuous monitoring of the watched branch (poll the remote head, fetch
+// when it moved, process every new first-parent commit oldest first) and commit-list replay. Each
+// commit is extracted, diffed against its baseline (the last good state of every function at the
+// commit it follows), recorded in one transaction, logged in the original tool's words and
+// appended to events.jsonl.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aaw/core/clock.hpp"
+#include "aaw/core/commit_processor.hpp"
+#include "aaw/core/config.hpp"
+#include "aaw/core/control.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/head_watch.hpp"
+#include "aaw/core/log.hpp"
+#include "aaw/core/progress.hpp"
+#include "aaw/core/state_store.hpp"
+
+namespace aaw {
+
+struct WatcherDeps {
+  GitMirror& mirror;
+  CommitProcessor& processor;
+  StateStore& store;
+  Logger& log;
+  Clock& clock;
+  Control& control;
+  Progress& progress;
+  std::function<void()> reopen_logs;  // on SIGHUP
+  HeadWatch* heads = nullptr;         // where polls learn the head; nullptr: git ls-remote
+};
+
+class Watcher {
+ public:
+  Watcher(const Config& config, WatcherDeps deps) : m_config(config), m_deps(std::move(deps)) {}
+
+  // Continuous mode. Polls every check_interval_seconds until stopped; an unreachable remote is
+  // logged once per outage and retried with capped exponential backoff. With `once`: returns
+  // after the first successful poll has processed everything pending. Returns the exit code:
+  // 0, or 2 when `once` and the poll failed.
+  int run(bool once);
+
+  // One poll: ask the remote head (no fetch when it has not moved), fetch when it moved, process
+  // the pending first-parent commits. An Error when the remote cannot be reached or read.
+  Result<void> poll();
+
+  // Replay: those commits in that order, each diffed against the previous one in the list; the
+  // ones already recorded are skipped (so an interrupted replay resumes). Returns how many
+  // revisions could not be resolved (each is logged with its reason; the others are processed).
+  int replay(const std::vector<std::string>& revisions);
+
+ private:
+  Result<void> start_line(const ObjectId& tip);
+  Result<void> continue_line(const ObjectId& line_head, const ObjectId& tip);
+  Result<void> process_range(const std::vector<ObjectId>& commits, std::optional<ObjectId> against);
+  Result<void> process_in_order(const std::vector<ObjectId>& commits, std::optional<ObjectId> against);
+  Result<void> process_bisected(const std::vector<ObjectId>& commits, const ObjectId& against);
+  bool bisects(std::size_t pending) const;
+  Result<void> ensure_fetched(const ObjectId& head);
+  void check_reopen();
+  void wait_until(TimePoint deadline);
+  Duration backoff(int failures) const;
+  std::optional<ObjectId> configured_start() const;
+
+  const Config& m_config;
+  WatcherDeps m_deps;
+};
+
+}  // namespace aaw

@@ -1,0 +1,41 @@
+// `extractor: both`: static and runtime extraction of every commit. The runtime states are the
+// ones recorded (they are what callers get); the static ones serve as a cross-check, and a
+// warning names every function whose two signatures disagree on parameter names, kinds or
+// defaults. Annotations are not compared: the same annotation is spelled as written in one and as
+// Python prints it in the other.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "aaw/core/log.hpp"
+#include "aaw/core/signature_source.hpp"
+
+namespace aaw {
+
+// What differs between two signatures of one function, in names, kinds and defaults, one line
+// each ("parameter 2: 'b' static, 'c' runtime"); empty when they agree.
+std::vector<std::string> signature_disagreements(const Signature& static_signature,
+                                                 const Signature& runtime_signature);
+
+class BothSource final : public SignatureSource {
+ public:
+  BothSource(SignatureSource& static_source, SignatureSource& runtime_source, Logger& log)
+      : m_static(static_source), m_runtime(runtime_source), m_log(log) {}
+
+  // The runtime source's states (or its Error). A static Error only costs the cross-check.
+  Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& functions) override;
+
+  // How many functions disagreed, over every extract() so far.
+  std::size_t disagreement_count() const { return m_disagreements; }
+
+ private:
+  SignatureSource& m_static;
+  SignatureSource& m_runtime;
+  Logger& m_log;
+  std::size_t m_disagreements = 0;
+};
+
+}  // namespace aaw

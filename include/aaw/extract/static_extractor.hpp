@@ -1,0 +1,68 @@
+// Static extraction: the signatures of the monitored functions at one commit, found by reading
+// the package's sources from the commit's tree and parsing them with Python's own `ast` in the
+// embedded interpreter (src/python/aaw_static.py). Nothing is built, imported or executed.
+// Resolution follows DESIGN.md: import forms, re-exports through star and relative imports,
+// aliases, class methods, last binding wins, decorators ignored, cycles cut.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aaw/core/python_host.hpp"
+#include "aaw/core/signature.hpp"
+#include "aaw/core/source_tree.hpp"
+#include "aaw/util/result.hpp"
+
+namespace aaw {
+
+// A path the resolution of one function looked at, and what it found there (nullopt: nothing).
+// When none of these changed between two commits, neither did the function's state.
+struct PathProbe {
+  std::string path;
+  std::optional<ObjectId> blob;   // for a file probe: the blob found there, nullopt if none
+  std::optional<bool> directory;  // for a directory probe: whether a directory was there
+  // For a file the resolver parsed: the digest of its API surface (the module without function
+  // bodies). Two blobs with the same digest resolve alike. Derived from blob, so not compared.
+  std::optional<std::string> digest = std::nullopt;
+  // The names resolution looked up in that module, which the digest covers (empty: all of it).
+  std::vector<std::string> digest_names = {};
+
+  // The same place with the same answer.
+  bool operator==(const PathProbe& other) const {
+    return path == other.path && blob == other.blob && directory == other.directory;
+  }
+};
+
+struct Extraction {
+  SignatureState state;
+  std::vector<PathProbe> consulted;
+};
+
+class StaticExtractor {
+ public:
+  explicit StaticExtractor(PythonHost& python) : m_python(python) {}
+
+  // One Extraction per function, in order. A function that cannot be resolved gets a state
+  // (missing, unresolved, syntax_error, or extract_failed when the tree cannot be read), never an
+  // error: an Error means the Python helper itself failed.
+  // `known`: probes already answered for this very tree; the resolver uses them instead of
+  // asking the tree again.
+  Result<std::vector<Extraction>> extract(SourceTree& tree, const std::vector<MonitoredFunction>& functions,
+                                          const std::vector<PathProbe>& known = {});
+
+  // What a module at `blob` gives for the names of one probe: compared with PathProbe::digest,
+  // it says whether a changed file can change a resolution. One digest per query, in order; each
+  // distinct blob is parsed once.
+  struct DigestQuery {
+    ObjectId blob;
+    const std::vector<std::string>* names;
+  };
+  Result<std::vector<std::string>> digests(SourceTree& tree, const std::vector<DigestQuery>& queries);
+
+ private:
+  PythonHost& m_python;
+};
+
+}  // namespace aaw

@@ -1,0 +1,72 @@
+// Static extraction that remembers what each function's last resolution consulted, so that a long
+// replay mostly costs tree lookups (see IncrementalStaticSource).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/signature_source.hpp"
+#include "aaw/extract/static_extractor.hpp"
+
+namespace aaw {
+
+// Static extraction that remembers, per function, the paths its last resolution consulted and what
+// it found there. When none of them changed at the next commit, the function's state cannot have
+// changed either: it is reused without entering Python, so most commits of a long replay cost a
+// few tree lookups. On git trees the check goes by directory: an unchanged directory id vouches
+// for every path under it, and a changed one is narrowed to the entries that differ.
+class IncrementalStaticSource final : public SignatureSource {
+ public:
+  IncrementalStaticSource(GitMirror& mirror, StaticExtractor& extractor)
+      : m_mirror(mirror), m_extractor(extractor) {}
+
+  Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& functions) override;
+
+  // How many functions were resolved by Python, and how many were reused, since construction.
+  std::size_t resolved_count() const { return m_resolved; }
+  std::size_t reused_count() const { return m_reused; }
+
+ private:
+  using Key = std::pair<std::string, std::string>;  // import statement, function path
+  // The entries a resolution consulted in one directory, and that directory's id when they were
+  // last known to be as consulted.
+  struct DirectoryWatch {
+    std::optional<ObjectId> id;
+    std::map<std::string, std::vector<PathProbe>, std::less<>> probes;  // by entry name
+  };
+  struct Memo {
+    SignatureState state;
+    std::map<std::string, DirectoryWatch> directories;
+  };
+  class CommitView;
+  // A memo that holds at this commit if each changed file kept its API digest.
+  struct Pending {
+    std::size_t index;  // of the function
+    Memo* memo;
+    std::vector<std::pair<PathProbe*, ObjectId>> changed;          // the probe, and the blob there now
+    std::map<std::string, std::optional<ObjectId>> directory_ids;  // now
+  };
+  enum class Verdict { valid, stale, pending };
+
+  static Memo make_memo(Extraction extraction, CommitView& view);
+  static Verdict check(Memo& memo, CommitView& view, Pending& pending);
+  static bool compare_probes(DirectoryWatch& watch, const std::vector<std::string>* changed_names,
+                             CommitView& view, Pending& pending);
+  static void share_unchanged(const Memo& memo, CommitView& view);
+  Result<std::vector<std::size_t>> settle(std::vector<Pending>& pending, CommitView& view,
+                                          std::vector<SignatureState>& states);
+
+  GitMirror& m_mirror;
+  StaticExtractor& m_extractor;
+  std::map<Key, Memo> m_memo;
+  std::size_t m_resolved = 0;
+  std::size_t m_reused = 0;
+};
+
+}  // namespace aaw

@@ -1,0 +1,27 @@
+// The GitMirror port on libgit2 (src/io/libgit2_mirror.cpp).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include "aaw/core/git_mirror.hpp"
+
+namespace aaw {
+
+// Opens the mirror of `url` under `mirrors_dir`, cloning it first when it does not exist yet (a
+// failed first clone leaves nothing behind). `url` may be a local path, file://, git:// or
+// http(s)://. Does not fetch an existing mirror: call fetch() for that.
+Result<std::unique_ptr<GitMirror>> open_mirror(const std::string& url,
+                                               const std::filesystem::path& mirrors_dir,
+                                               const MirrorOptions& options);
+
+// The directory name a URL's mirror gets: readable, and distinct for distinct URLs.
+std::string mirror_directory_name(std::string_view url);
+
+
+// The existing mirror of `url` under `mirrors_dir`, opened without cloning, fetching or writing;
+// nullptr when there is none (queries such as `status` never clone).
+std::unique_ptr<GitMirror> open_existing_mirror(const std::string& url, const std::filesystem::path& mirrors_dir);
+
+}  // namespace aaw

@@ -1,0 +1,23 @@
+// The Control port on POSIX signals (src/io/signals_posix.cpp).
+#pragma once
+
+#include "aaw/core/control.hpp"
+
+namespace aaw {
+
+// The real one: installs handlers for SIGTERM, SIGINT and SIGHUP (at most one instance per
+// process) and restores the previous handlers on destruction. wake_fd() becomes readable on every
+// signal, so a SystemClock built with it wakes from its sleep.
+class SignalControl final : public Control {
+ public:
+  SignalControl();
+  ~SignalControl() override;
+  SignalControl(const SignalControl&) = delete;
+  SignalControl& operator=(const SignalControl&) = delete;
+
+  bool stop_requested() const override;
+  bool take_reopen_request() override;
+  int wake_fd() const;
+};
+
+}  // namespace aaw

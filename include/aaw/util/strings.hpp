@@ -1,0 +1,27 @@
+// Small string helpers shared by the config reader, the HTTP transport and the runtime source.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aaw {
+
+// `text` without leading and trailing spaces, tabs, CRs and LFs.
+std::string trim(std::string_view text);
+
+// "a, b, c".
+std::string join(const std::vector<std::string>& words, std::string_view separator = ", ");
+
+// `text` with every `from` replaced by `to` (left to right, replacements not rescanned).
+std::string replace_all(std::string text, std::string_view from, std::string_view to);
+
+// The Levenshtein distance: insertions, deletions and substitutions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` when one is close enough to be a slip (a typo, or a truncated
+// word of 4 or more letters), else "".
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace aaw

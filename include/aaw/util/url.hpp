@@ -1,0 +1,26 @@
+// Small facts about URLs the daemon needs without a URL library: hosts, credentials to hide, and
+// which GitHub repository a remote names.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace aaw {
+
+// The host of "scheme://[user@]host[:port]/..." in lower case, or of scp-like "user@host:path";
+// empty when there is none (a local path).
+std::string url_host(std::string_view url);
+
+// `url` without the user:password@ part of every URL in it, for messages and logs.
+std::string redact_url(std::string_view url);
+
+// "owner/name" of a GitHub repository URL (https://github.com/o/n(.git), git@github.com:o/n.git,
+// ssh://...), or nullopt when the URL is not on `host` (default github.com).
+std::optional<std::string> github_repo_of(std::string_view url, std::string_view host = "github.com");
+
+// "owner/name" of the watched repository on github.com, or on the GitHub Enterprise host that
+// `api_url` names (https://ghe.example.com/api/v3); nullopt when it is on neither.
+std::optional<std::string> watched_github_repo(std::string_view repository_url, std::string_view api_url);
+
+}  // namespace aaw

@@ -1,0 +1,143 @@
+#include "aaw/core/commit_processor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "aaw/core/function_change.hpp"
+
+namespace aaw {
+namespace {
+
+const SignatureState* find_state(const std::vector<FunctionState>& states, const MonitoredFunction& f) {
+  for (const FunctionState& s : states)
+    if (s.function == f) return &s.state;
+  return nullptr;
+}
+
+void log_change(Logger& log, const FunctionChange& c) {
+  log.info("API change detected for {} ({})", c.function.function_path, to_string(*highest(c.changes)));
+  log.info("  old: {}", c.before.summary());
+  log.info("  new: {}", c.after.summary());
+  for (const Change& change : c.changes) log.info("  {}", change.describe());
+}
+
+}  // namespace
+
+std::vector<NotificationTarget> notification_targets(const NotifyConfig& notify) {
+  // The config is validated: an unknown severity cannot get here, but would mean "breaking".
+  auto severity = [](const std::string& text) { return parse_severity(text).value_or(Severity::breaking); };
+  std::vector<NotificationTarget> targets;
+  if (!notify.github_issue.repo.empty())
+    targets.push_back({std::string(k_target_github_issue), severity(notify.github_issue.min_severity)});
+  if (!notify.webhook.url.empty())
+    targets.push_back({std::string(k_target_webhook), severity(notify.webhook.min_severity)});
+  return targets;
+}
+
+Json CommitProcessor::event(const char* type, Json function_change) const {
+  Json out = {{"type", type}, {"time", iso8601_utc(m_clock.now())}};
+  out.update(function_change);
+  return out;
+}
+
+void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& function,
+                            const SignatureState& state, const SignatureState* base, CommitRecord& record) {
+  const std::string& name = function.function_path;
+  if (is_machinery_failure(state.status)) {
+    // Never diffed: the next good commit is compared with the last good state.
+    m_log.warn("Could not extract {} at {}: {}", name, commit.id.hex, state.summary());
+    return;
+  }
+  FunctionChange change{commit, std::nullopt, function, base ? *base : SignatureState{}, state, {}};
+  if (!base) {
+    m_log.info("Initial signature for {}: {}", name, state.summary());
+    Json initial = to_json(change);
+    initial["old"] = nullptr;
+    record.events.push_back(event("initial", std::move(initial)));
+    return;
+  }
+  change.changes = diff_states(*base, state);
+  if (change.changes.empty()) {
+    m_log.info("No API change for {}", name);
+    return;
+  }
+  log_change(m_log, change);
+  Json json = to_json(change);
+  Severity severity = *highest(change.changes);
+  for (const NotificationTarget& target : m_targets)
+    if (severity >= target.min_severity) record.notifications.push_back({target.name, json});
+  record.changes.push_back(json);
+  record.events.push_back(event("change", std::move(json)));
+}
+
+Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advances_line, const Error& error) {
+  m_log.error("Cannot process commit {}: {}", commit.hex, error.message());
+  CommitRecord record;
+  record.commit.id = commit;
+  record.outcome = CommitOutcome::failed;
+  record.error = error.message();
+  record.advances_line = advances_line;
+  // A commit recorded well before (by a replay, say) keeps what it has: a passing failure to
+  // read it again must not wipe its states.
+  auto known = m_store.commit_status(commit);
+  if (known && *known && (*known)->outcome == CommitOutcome::processed) {
+    auto states = m_store.states_at(commit);
+    if (!states) return states.error();
+    record.outcome = CommitOutcome::processed;
+    record.error.clear();
+    record.states = std::move(*states);
+  }
+  return m_store.record(record);
+}
+
+Result<void> CommitProcessor::process(const ObjectId& commit, const std::optional<ObjectId>& against,
+                                      bool advances_line, std::string_view verb,
+                                      const CommitStates* extracted) {
+  m_log.info("{} commit {}", verb, commit.hex);
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return record_failure(commit, advances_line, info.error());
+  auto states = extracted ? Result<CommitStates>(*extracted) : extract(commit);
+  if (!states && states.error().code() == ErrorCode::cancelled) return states.error();  // redone on restart
+  if (!states) return record_failure(commit, advances_line, states.error());
+  std::vector<FunctionState> baseline;
+  if (against) {
+    auto loaded = m_store.baseline(*against);
+    if (!loaded) return loaded.error().context("loading the states at " + against->hex);
+    baseline = std::move(*loaded);
+  }
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = advances_line;
+  for (std::size_t i = 0; i < m_functions.size(); ++i) {
+    record.states.push_back({m_functions[i], (*states)[i]});
+    judge(*info, m_functions[i], (*states)[i], find_state(baseline, m_functions[i]), record);
+  }
+  auto recorded = m_store.record(record);
+  if (!recorded) return recorded.error().context("recording " + commit.hex);
+  return flush_events();
+}
+
+Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const CommitStates& states,
+                                               bool advances_line) {
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return record_failure(commit, advances_line, info.error());
+  m_log.info("Commit {} not built: unchanged by bisection", commit.hex);
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = advances_line;
+  record.bisected = true;
+  for (std::size_t i = 0; i < m_functions.size() && i < states.size(); ++i)
+    record.states.push_back({m_functions[i], states[i]});
+  auto recorded = m_store.record(record);
+  if (!recorded) return recorded.error().context("recording " + commit.hex);
+  return {};
+}
+
+Result<void> CommitProcessor::flush_events() {
+  auto pending = m_store.events_after(m_events.last_id());
+  if (!pending) return pending.error();
+  return m_events.append(*pending);
+}
+
+}  // namespace aaw

@@ -1,0 +1,55 @@
+#include "aaw/core/compare.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace aaw {
+namespace {
+
+using StatesAt = std::function<Result<std::vector<SignatureState>>(const ObjectId&)>;
+
+Result<Comparison> compare_with(GitMirror& mirror, const std::vector<MonitoredFunction>& functions,
+                                std::string_view old_revision, std::string_view new_revision,
+                                const StatesAt& states_of) {
+  auto old_commit = mirror.resolve(old_revision);
+  if (!old_commit) return old_commit.error().context("old commit '" + std::string(old_revision) + "'");
+  auto new_commit = mirror.resolve(new_revision);
+  if (!new_commit) return new_commit.error().context("new commit '" + std::string(new_revision) + "'");
+  auto before = states_of(*old_commit);
+  if (!before) return before.error().context("reading " + old_commit->hex);
+  auto after = states_of(*new_commit);
+  if (!after) return after.error().context("reading " + new_commit->hex);
+  Comparison comparison{*old_commit, *new_commit, {}};
+  for (size_t i = 0; i < functions.size(); ++i) {
+    auto changes = diff_states((*before)[i], (*after)[i]);
+    comparison.functions.push_back({functions[i], (*before)[i], (*after)[i], std::move(changes)});
+  }
+  return comparison;
+}
+
+}  // namespace
+
+std::vector<const FunctionComparison*> Comparison::failures() const {
+  std::vector<const FunctionComparison*> out;
+  for (const FunctionComparison& f : functions)
+    if (is_machinery_failure(f.before.status) || is_machinery_failure(f.after.status)) out.push_back(&f);
+  return out;
+}
+
+Result<Comparison> compare_commits(GitMirror& mirror, SignatureSource& source,
+                                   const std::vector<MonitoredFunction>& functions,
+                                   std::string_view old_revision, std::string_view new_revision) {
+  return compare_with(mirror, functions, old_revision, new_revision,
+                      [&](const ObjectId& commit) { return source.extract(commit, functions); });
+}
+
+int compare_exit_code(const Comparison& comparison, FailOn fail_on) {
+  bool counted = std::any_of(comparison.functions.begin(), comparison.functions.end(), [&](const auto& f) {
+    if (fail_on == FailOn::any) return !f.changes.empty();
+    return highest(f.changes) == Severity::breaking;
+  });
+  if (counted) return 1;
+  return comparison.failures().empty() ? 0 : 2;
+}
+
+}  // namespace aaw

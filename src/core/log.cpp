@@ -1,0 +1,115 @@
+#include "aaw/core/log.hpp"
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/sinks/rotating_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace aaw {
+namespace {
+
+constexpr const char* k_pattern = "%Y-%m-%d %H:%M:%S,%e - aiter_api_watcher - %* - %v";
+
+// Python logging's level names, which the original log used; spdlog's own are lower case.
+class PythonLevelName final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string_view name = level_name(msg.level);
+    dest.append(name.data(), name.data() + name.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<PythonLevelName>();
+  }
+
+ private:
+  static std::string_view level_name(spdlog::level::level_enum level) {
+    switch (level) {
+      case spdlog::level::trace:
+      case spdlog::level::debug:
+        return "DEBUG";
+      case spdlog::level::info:
+        return "INFO";
+      case spdlog::level::warn:
+        return "WARNING";
+      case spdlog::level::err:
+        return "ERROR";
+      case spdlog::level::critical:
+        return "CRITICAL";
+      default:
+        return "NOTSET";
+    }
+  }
+};
+
+std::unique_ptr<spdlog::formatter> make_formatter() {
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<PythonLevelName>('*').set_pattern(k_pattern);
+  return formatter;
+}
+
+spdlog::level::level_enum parse_level(const std::string& level) {
+  if (level == "trace") return spdlog::level::trace;
+  if (level == "debug") return spdlog::level::debug;
+  if (level == "warning") return spdlog::level::warn;
+  if (level == "error") return spdlog::level::err;
+  return spdlog::level::info;
+}
+
+spdlog::sink_ptr console_sink(ConsoleStream console) {
+  switch (console) {
+    case ConsoleStream::stdout_stream:
+      return std::make_shared<spdlog::sinks::stdout_sink_mt>();
+    case ConsoleStream::stderr_stream:
+      return std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    case ConsoleStream::none:
+      break;
+  }
+  return nullptr;
+}
+
+Result<spdlog::sink_ptr> open_file_sink(const LogConfig& config) {
+  try {
+    auto max_bytes = static_cast<size_t>(config.max_size_mb) * 1024 * 1024;
+    // max_files counts the rotated files kept beside the live one, as Python's backupCount.
+    return spdlog::sink_ptr(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
+        config.file, max_bytes, static_cast<size_t>(config.max_files)));
+  } catch (const spdlog::spdlog_ex& e) {
+    return Error(ErrorCode::io, "cannot open log file '" + config.file + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console) {
+  std::vector<spdlog::sink_ptr> sinks;
+  if (auto sink = console_sink(console)) sinks.push_back(sink);
+  if (!config.file.empty()) {
+    auto file = open_file_sink(config);
+    if (!file) return file.error();
+    sinks.push_back(*file);
+  }
+  auto logger = std::make_shared<Logger>("aiter_api_watcher", sinks.begin(), sinks.end());
+  logger->set_formatter(make_formatter());
+  logger->set_level(parse_level(config.level));
+  // The log is how operators follow a daemon: every line reaches the file at once.
+  logger->flush_on(spdlog::level::trace);
+  return logger;
+}
+
+Result<void> reopen_log_file(Logger& log, const LogConfig& config) {
+  if (config.file.empty()) return {};
+  auto file = open_file_sink(config);
+  if (!file) return file.error();
+  (*file)->set_formatter(make_formatter());
+  for (spdlog::sink_ptr& sink : log.sinks()) {
+    if (std::dynamic_pointer_cast<spdlog::sinks::rotating_file_sink_mt>(sink)) sink = *file;
+  }
+  return {};
+}
+
+std::shared_ptr<Logger> null_logger() {
+  return std::make_shared<Logger>("aiter_api_watcher", std::make_shared<spdlog::sinks::null_sink_mt>());
+}
+
+}  // namespace aaw

@@ -1,0 +1,79 @@
+#include "aaw/core/render.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+namespace aaw {
+namespace {
+
+void log_failures(Logger& log, const FunctionComparison& f, const Comparison& c) {
+  if (is_machinery_failure(f.before.status))
+    log.warn("Could not extract {} at {}: {}", f.function.function_path, c.old_commit.hex,
+             f.before.summary());
+  if (is_machinery_failure(f.after.status))
+    log.warn("Could not extract {} at {}: {}", f.function.function_path, c.new_commit.hex, f.after.summary());
+}
+
+void log_function(Logger& log, const FunctionComparison& f, const Comparison& c) {
+  const std::string& name = f.function.function_path;
+  if (!f.changes.empty()) {
+    log.info("API change detected for {} between {} and {} ({})", name, c.old_commit.hex, c.new_commit.hex,
+             to_string(*highest(f.changes)));
+    log.info("  old: {}", f.before.summary());
+    log.info("  new: {}", f.after.summary());
+    for (const Change& change : f.changes) log.info("  {}", change.describe());
+  } else if (!is_machinery_failure(f.before.status) && !is_machinery_failure(f.after.status)) {
+    log.info("No API change for {} between {} and {}", name, c.old_commit.hex, c.new_commit.hex);
+  }
+  log_failures(log, f, c);
+}
+
+std::string markdown_code(const std::string& text) { return "`` " + text + " ``"; }
+
+void markdown_function(std::string& out, const FunctionComparison& f) {
+  out += "\n## `" + f.function.function_path + "`";
+  out += f.changes.empty() ? " — no change\n" : " — " + std::string(to_string(*highest(f.changes))) + "\n";
+  out += "\nImport: " + markdown_code(f.function.import_statement) + "\n";
+  if (f.changes.empty() && f.before == f.after) {
+    out += "\nSignature: " + markdown_code(f.after.summary()) + "\n";
+    return;
+  }
+  out += "\n| | signature |\n|---|---|\n";
+  out += "| old | " + markdown_code(f.before.summary()) + " |\n";
+  out += "| new | " + markdown_code(f.after.summary()) + " |\n";
+  if (!f.changes.empty()) out += "\n";
+  for (const Change& change : f.changes) out += "- " + change.describe() + "\n";
+}
+
+}  // namespace
+
+void log_comparison(Logger& log, const Comparison& comparison) {
+  for (const FunctionComparison& f : comparison.functions) log_function(log, f, comparison);
+}
+
+Json comparison_to_json(const Comparison& c) {
+  Json functions = Json::array();
+  for (const FunctionComparison& f : c.functions) {
+    Json changes = Json::array();
+    for (const Change& change : f.changes) changes.push_back(to_json(change));
+    functions.push_back({{"import_statement", f.function.import_statement},
+                         {"function_path", f.function.function_path},
+                         {"old", to_json(f.before)},
+                         {"new", to_json(f.after)},
+                         {"changes", changes}});
+  }
+  return {{"old", c.old_commit.hex}, {"new", c.new_commit.hex}, {"functions", functions}};
+}
+
+std::string render_markdown(const Comparison& c) {
+  size_t changed = 0;
+  for (const FunctionComparison& f : c.functions) changed += f.changes.empty() ? 0 : 1;
+  std::string out = "# API changes " + c.old_commit.short_hex() + " → " + c.new_commit.short_hex() + "\n\n";
+  out += "Old: `" + c.old_commit.hex + "`  \nNew: `" + c.new_commit.hex + "`\n\n";
+  out += std::to_string(changed) + " of " + std::to_string(c.functions.size()) + " functions changed.\n";
+  for (const FunctionComparison& f : c.functions) markdown_function(out, f);
+  return out;
+}
+
+}  // namespace aaw

@@ -1,0 +1,156 @@
+// Static extraction: the monitored functions go to src/python/aaw_static.py together with
+// callbacks that read the commit's tree; its answers come back as Extractions. The resolution
+// rules live in the Python helper, next to the `ast` they depend on.
+#include "aaw/extract/static_extractor.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+namespace aaw {
+namespace {
+
+Result<std::string> string_argument(const Json& args, std::string_view callback) {
+  if (!args.is_array() || args.size() != 1 || !args[0].is_string()) {
+    return Error(ErrorCode::invalid_input, std::string(callback) + "() takes one string");
+  }
+  return args[0].get<std::string>();
+}
+
+// The tree as aaw_static's `host`. An Error here becomes aaw_host.HostError in Python, and that
+// function's state extract_failed.
+HostCallbacks tree_callbacks(SourceTree& tree) {
+  HostCallbacks callbacks;
+  callbacks["find_blob"] = [&tree](const Json& args) -> Result<Json> {
+    auto path = string_argument(args, "find_blob");
+    if (!path) {
+      return path.error();
+    }
+    auto blob = tree.find_blob(*path);
+    if (!blob) {
+      return blob.error();
+    }
+    return *blob ? Json((*blob)->hex) : Json(nullptr);
+  };
+  callbacks["is_directory"] = [&tree](const Json& args) -> Result<Json> {
+    auto path = string_argument(args, "is_directory");
+    if (!path) {
+      return path.error();
+    }
+    auto directory = tree.is_directory(*path);
+    if (!directory) {
+      return directory.error();
+    }
+    return Json(*directory);
+  };
+  callbacks["read_blob"] = [&tree](const Json& args) -> Result<Json> {
+    auto blob = string_argument(args, "read_blob");
+    if (!blob) {
+      return blob.error();
+    }
+    auto text = tree.read_blob(ObjectId{*blob});
+    if (!text) {
+      return text.error();
+    }
+    // Raw bytes: the interpreter decodes them with surrogateescape, so nothing is lost.
+    return Json(std::move(*text));
+  };
+  return callbacks;
+}
+
+Error malformed(const std::string& what) {
+  return Error(ErrorCode::internal, "aaw_static.resolve_all returned " + what);
+}
+
+Result<PathProbe> probe_from_json(const Json& json) {
+  if (!json.is_object() || !json.contains("path") || !json["path"].is_string() || !json.contains("blob") ||
+      !(json["blob"].is_string() || json["blob"].is_null())) {
+    return malformed("a consulted entry that is not {\"path\": str, \"blob\": str|null}");
+  }
+  PathProbe probe{json["path"].get<std::string>(), std::nullopt, std::nullopt};
+  if (json["blob"].is_string()) {
+    probe.blob = ObjectId{json["blob"].get<std::string>()};
+  }
+  if (json.contains("directory") && json["directory"].is_boolean()) {
+    probe.directory = json["directory"].get<bool>();
+  }
+  if (json.contains("digest") && json["digest"].is_string()) {
+    probe.digest = json["digest"].get<std::string>();
+    for (const Json& name : json.value("names", Json::array()))
+      if (name.is_string()) probe.digest_names.push_back(name.get<std::string>());
+  }
+  return probe;
+}
+
+Result<Extraction> extraction_from_json(const Json& json) {
+  if (!json.is_object() || !json.contains("state") || !json.contains("consulted") ||
+      !json["consulted"].is_array()) {
+    return malformed("an entry that is not {\"state\": ..., \"consulted\": [...]}");
+  }
+  auto state = state_from_json(json["state"]);
+  if (!state) {
+    return state.error();
+  }
+  Extraction extraction{std::move(*state), {}};
+  for (const Json& entry : json["consulted"]) {
+    auto probe = probe_from_json(entry);
+    if (!probe) {
+      return probe.error();
+    }
+    extraction.consulted.push_back(std::move(*probe));
+  }
+  return extraction;
+}
+
+}  // namespace
+
+Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
+                                                         const std::vector<MonitoredFunction>& functions,
+                                                         const std::vector<PathProbe>& known) {
+  Json request = {
+      {"functions", Json::array()}, {"known_blobs", Json::object()}, {"known_directories", Json::object()}};
+  for (const MonitoredFunction& function : functions) {
+    request["functions"].push_back(
+        {{"import_statement", function.import_statement}, {"function_path", function.function_path}});
+  }
+  for (const PathProbe& probe : known) {
+    if (probe.directory) {
+      request["known_directories"][probe.path] = *probe.directory;
+    } else {
+      request["known_blobs"][probe.path] = probe.blob ? Json(probe.blob->hex) : Json(nullptr);
+    }
+  }
+  auto answer = m_python.call("aaw_static", "resolve_all", request, tree_callbacks(tree));
+  if (!answer) {
+    return answer.error().context("static extraction");
+  }
+  if (!answer->is_array() || answer->size() != functions.size()) {
+    return malformed("no list with one entry per function").context("static extraction");
+  }
+  std::vector<Extraction> extractions;
+  extractions.reserve(functions.size());
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    auto extraction = extraction_from_json((*answer)[i]);
+    if (!extraction) {
+      return extraction.error().context("static extraction of '" + functions[i].function_path + "'");
+    }
+    extractions.push_back(std::move(*extraction));
+  }
+  return extractions;
+}
+
+Result<std::vector<std::string>> StaticExtractor::digests(SourceTree& tree,
+                                                          const std::vector<DigestQuery>& queries) {
+  Json request = {{"queries", Json::array()}};
+  for (const DigestQuery& q : queries)
+    request["queries"].push_back({{"blob", q.blob.hex}, {"names", *q.names}});
+  auto answer = m_python.call("aaw_static", "module_digests", request, tree_callbacks(tree));
+  if (!answer) return answer.error().context("computing module digests");
+  if (!answer->is_array() || answer->size() != queries.size())
+    return malformed("no list with one digest per query").context("computing module digests");
+  std::vector<std::string> out;
+  for (const Json& digest : *answer) out.push_back(digest.is_string() ? digest.get<std::string>() : "");
+  return out;
+}
+
+}  // namespace aaw

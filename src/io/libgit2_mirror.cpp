@@ -1,0 +1,793 @@
+// The real GitMirror: a bare, mirror-style clone (every remote branch and tag is a local ref of the
+// same name) driven by libgit2. The mirror is the only place libgit2 failures are translated into
+// aaw::Error, with the remote named by its redacted URL and the HTTPS token scrubbed from every
+// message.
+//
+// Objects are read straight from the object database; nothing is ever checked out. Real
+// snapshots of ROCm/aiter miss objects on some side branches, so every lookup treats a missing
+// object as an ordinary not_found rather than a reason to stop.
+#include "aaw/io/libgit2_mirror.hpp"
+
+#include <git2.h>
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "aaw/util/hash.hpp"
+#include "aaw/util/url.hpp"
+#include "libgit2_handles.hpp"
+
+namespace aaw {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Mirror-style refspecs: the mirror's refs are the remote's refs, so a compare pair may name a
+// branch or tag of any kind, and pruning removes exactly what the remote removed.
+constexpr const char* k_branches_refspec = "+refs/heads/*:refs/heads/*";
+constexpr const char* k_tags_refspec = "+refs/tags/*:refs/tags/*";
+constexpr const char* k_remote = "origin";
+constexpr const char* k_token_user = "x-access-token";  // what GitHub expects with a token
+constexpr std::size_t k_readable_name_max = 64;
+
+// ---- libgit2 handles -------------------------------------------------------------------------
+
+using RemotePtr = std::unique_ptr<git_remote, GitFree<git_remote_free>>;
+using ObjectPtr = std::unique_ptr<git_object, GitFree<git_object_free>>;
+using RevwalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk_free>>;
+
+// libgit2's global state is reference counted, so each owner of handles may hold one count; the
+// mirror and every tree it hands out share one Session, whose repository is freed before the
+// count is dropped. Trees may outlive their mirror.
+struct Session {
+  Session() { git_libgit2_init(); }
+  ~Session() {
+    repository.reset();
+    git_libgit2_shutdown();
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  RepositoryPtr repository;
+};
+
+// ---- text ------------------------------------------------------------------------------------
+
+// libgit2 may echo URLs (with their credentials) or, in theory, what a callback gave it.
+std::string scrub(std::string text, std::string_view secret) {
+  text = redact_url(text);
+  if (secret.empty()) return text;
+  for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+    text.replace(at, secret.size(), "<token>");
+  }
+  return text;
+}
+
+Error git_failure(ErrorCode code, std::string_view what, std::string_view secret = {}) {
+  return Error(code, std::string(what) + ": " + scrub(last_git_message(), secret));
+}
+
+// User input is quoted back in messages; keep control characters out of terminals and logs.
+std::string in_quotes(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+      continue;
+    }
+    std::array<char, 5> escaped{};
+    std::snprintf(escaped.data(), escaped.size(), "\\x%02x", byte);
+    out += escaped.data();
+  }
+  return out + "'";
+}
+
+ObjectId to_object_id(const git_oid* oid) {
+  std::array<char, GIT_OID_HEXSZ + 1> hex{};
+  git_oid_tostr(hex.data(), hex.size(), oid);
+  return ObjectId{hex.data()};
+}
+
+bool is_hex(std::string_view text) {
+  return text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+}
+
+std::optional<git_oid> parse_full_id(std::string_view hex) {
+  git_oid oid;
+  if (hex.size() != GIT_OID_HEXSZ || !is_hex(hex)) return std::nullopt;
+  if (git_oid_fromstrn(&oid, hex.data(), hex.size()) < 0) return std::nullopt;
+  return oid;
+}
+
+Error missing_object(const ObjectId& id) {
+  return Error(ErrorCode::not_found, "object " + id.hex + " is missing from the mirror");
+}
+
+// ---- URLs ------------------------------------------------------------------------------------
+
+bool starts_with_ci(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
+  }
+  return true;
+}
+
+bool is_http(std::string_view url) {
+  return starts_with_ci(url, "http://") || starts_with_ci(url, "https://");
+}
+
+// "host:path" as ssh understands it: a colon before any slash.
+bool is_scp_like(std::string_view url) {
+  const auto colon = url.find(':');
+  return colon != std::string_view::npos && colon < url.find('/');
+}
+
+bool is_local_path(std::string_view url) {
+  return url.find("://") == std::string_view::npos && !is_scp_like(url);
+}
+
+// A relative path is anchored once, here: the daemon may later run from another directory, and
+// the mirror's name must not depend on how the user spelled the path.
+std::string normalized_url(const std::string& url) {
+  if (!is_local_path(url)) return url;
+  std::string path = fs::absolute(url).lexically_normal().string();
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+std::string_view without_suffix(std::string_view text, std::string_view suffix) {
+  if (text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix) {
+    text.remove_suffix(suffix.size());
+  }
+  return text;
+}
+
+// "https://github.com/ROCm/aiter.git" -> "github.com-ROCm-aiter".
+std::string readable_name(std::string_view url) {
+  if (const auto scheme = url.find("://"); scheme != std::string_view::npos) url.remove_prefix(scheme + 3);
+  while (!url.empty() && url.back() == '/') url.remove_suffix(1);
+  url = without_suffix(url, ".git");
+  std::string name;
+  for (const char c : url) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    name += safe ? c : (c == '/' || c == ':' || c == '@' ? '-' : '_');
+  }
+  // The tail names the repository; the head (a long path prefix) is what can go.
+  if (name.size() > k_readable_name_max) name.erase(0, name.size() - k_readable_name_max);
+  // No hidden directories, nothing that reads as an option or as "..".
+  name.erase(0, name.find_first_not_of(".-_"));
+  return name.empty() ? "repository" : name;
+}
+
+// ---- fetching --------------------------------------------------------------------------------
+
+struct CredentialState {
+  const std::string* token = nullptr;
+  int calls = 0;
+};
+
+int provide_token(git_credential** out, const char* /*url*/, const char* /*username_from_url*/,
+                  unsigned int allowed_types, void* payload) {
+  auto* state = static_cast<CredentialState*>(payload);
+  if ((allowed_types & GIT_CREDENTIAL_USERPASS_PLAINTEXT) == 0) return GIT_PASSTHROUGH;
+  // Instead of libgit2's "remote authentication required but no callback set".
+  if (state->token->empty()) {
+    git_error_set_str(GIT_ERROR_NET, "authentication required: no token configured");
+    return GIT_EAUTH;
+  }
+  // libgit2 asks again after every 401. A second request means the token was refused: failing
+  // now makes a bad token an error instead of an endless loop.
+  if (state->calls++ > 0) {
+    git_error_set_str(GIT_ERROR_NET, "authentication failed: the token was rejected");
+    return GIT_EAUTH;
+  }
+  return git_credential_userpass_plaintext_new(out, k_token_user, state->token->c_str());
+}
+
+// ---- the source tree -------------------------------------------------------------------------
+
+class Libgit2SourceTree final : public SourceTree {
+ public:
+  Libgit2SourceTree(std::shared_ptr<Session> session, TreePtr tree)
+      : m_session(std::move(session)), m_tree(std::move(tree)) {}
+
+  Result<std::optional<ObjectId>> find_blob(std::string_view path) override {
+    auto [dir, name] = split_tree_path(path);
+    auto parent = directory(dir);
+    if (!parent) return parent.error();
+    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
+    // Trees are directories and commits are submodules: neither is a file we could read.
+    if (entry == nullptr || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(to_object_id(git_tree_entry_id(entry)));
+  }
+
+  Result<bool> is_directory(std::string_view path) override {
+    auto tree = directory(std::string(path));
+    if (!tree) return tree.error();
+    return *tree != nullptr;
+  }
+
+  Result<std::string> read_blob(const ObjectId& blob) override;
+
+  bool has_directory_ids() const override { return true; }
+
+  Result<std::optional<ObjectId>> directory_id(std::string_view dir) override {
+    auto tree = directory(std::string(dir));
+    if (!tree) return tree.error();
+    if (*tree == nullptr) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(to_object_id(git_tree_id(*tree)));
+  }
+
+  Result<std::vector<std::string>> changed_entries(const ObjectId& before, const ObjectId& after) override;
+
+ private:
+  // The tree at `dir` ("" is the root), nullptr when no directory is there. Subtrees are cached
+  // for the life of this commit's view: a replay asks for the same few directories thousands of
+  // times, and git_tree_entry_bypath would parse every tree on the way each time. An error only
+  // when a tree object on the way is missing.
+  Result<const git_tree*> directory(const std::string& dir) {
+    if (dir.empty()) return static_cast<const git_tree*>(m_tree.get());
+    if (auto it = m_directories.find(dir); it != m_directories.end())
+      return static_cast<const git_tree*>(it->second.get());
+    auto [parent_dir, name] = split_tree_path(dir);
+    auto parent = directory(parent_dir);
+    if (!parent) return parent.error();
+    TreePtr subtree;
+    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
+    if (entry != nullptr && git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+      git_tree* raw = nullptr;
+      if (git_tree_lookup(&raw, git_tree_owner(m_tree.get()), git_tree_entry_id(entry)) < 0) {
+        return git_failure(ErrorCode::not_found, "cannot read " + in_quotes(dir) + " from tree " +
+                                                     to_object_id(git_tree_id(m_tree.get())).hex);
+      }
+      subtree.reset(raw);
+    }
+    return static_cast<const git_tree*>(m_directories.emplace(dir, std::move(subtree)).first->second.get());
+  }
+
+  std::shared_ptr<Session> m_session;  // first: outlives the trees
+  TreePtr m_tree;
+  std::unordered_map<std::string, TreePtr> m_directories;
+};
+
+// An object of the expected type; not_found when it is missing, invalid_input for another type.
+Result<ObjectPtr> lookup_object(git_repository* repository, const ObjectId& id, git_object_t type) {
+  const auto oid = parse_full_id(id.hex);
+  if (!oid) return Error(ErrorCode::invalid_input, in_quotes(id.hex) + " is not an object id");
+  git_object* raw = nullptr;
+  const int rc = git_object_lookup(&raw, repository, &*oid, GIT_OBJECT_ANY);
+  if (rc == GIT_ENOTFOUND) return missing_object(id);
+  if (rc < 0) return git_failure(ErrorCode::git, "cannot read object " + id.hex);
+  ObjectPtr object(raw);
+  if (git_object_type(object.get()) != type) {
+    return Error(ErrorCode::invalid_input, in_quotes(id.hex) + " is not a " + git_object_type2string(type));
+  }
+  return object;
+}
+
+Result<std::string> Libgit2SourceTree::read_blob(const ObjectId& blob) {
+  auto object = lookup_object(git_tree_owner(m_tree.get()), blob, GIT_OBJECT_BLOB);
+  if (!object) return object.error();
+  const auto* handle = reinterpret_cast<const git_blob*>(object->get());
+  const auto* data = static_cast<const char*>(git_blob_rawcontent(handle));
+  return std::string(data, static_cast<std::size_t>(git_blob_rawsize(handle)));
+}
+
+Result<std::vector<std::string>> Libgit2SourceTree::changed_entries(const ObjectId& before,
+                                                                    const ObjectId& after) {
+  git_repository* repository = git_tree_owner(m_tree.get());
+  auto old_tree = lookup_object(repository, before, GIT_OBJECT_TREE);
+  if (!old_tree) return old_tree.error();
+  auto new_tree = lookup_object(repository, after, GIT_OBJECT_TREE);
+  if (!new_tree) return new_tree.error();
+  const auto* a = reinterpret_cast<const git_tree*>(old_tree->get());
+  const auto* b = reinterpret_cast<const git_tree*>(new_tree->get());
+  std::unordered_map<std::string_view, const git_tree_entry*> old_entries;
+  for (size_t i = 0; i < git_tree_entrycount(a); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(a, i);
+    old_entries.emplace(git_tree_entry_name(e), e);
+  }
+  std::vector<std::string> changed;
+  for (size_t i = 0; i < git_tree_entrycount(b); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(b, i);
+    auto it = old_entries.find(git_tree_entry_name(e));
+    if (it == old_entries.end() || !git_oid_equal(git_tree_entry_id(it->second), git_tree_entry_id(e)) ||
+        git_tree_entry_filemode(it->second) != git_tree_entry_filemode(e)) {
+      changed.emplace_back(git_tree_entry_name(e));
+    }
+    if (it != old_entries.end()) old_entries.erase(it);
+  }
+  for (const auto& [name, entry] : old_entries) changed.emplace_back(name);
+  return changed;
+}
+
+// ---- the mirror ------------------------------------------------------------------------------
+
+class Libgit2Mirror final : public GitMirror {
+ public:
+  Libgit2Mirror(std::string url, fs::path directory, MirrorOptions options)
+      : m_session(std::make_shared<Session>()),
+        m_url(std::move(url)),
+        m_directory(std::move(directory)),
+        m_options(std::move(options)) {}
+
+  std::string display_url() const override { return redact_url(m_url); }
+  fs::path path() const override { return m_directory; }
+
+  Result<void> fetch() override { return fetch_origin("fetch"); }
+  Result<ObjectId> resolve(std::string_view revision) override;
+  Result<CommitInfo> commit_info(const ObjectId& commit) override;
+  Result<std::unique_ptr<SourceTree>> tree(const ObjectId& commit) override;
+  Result<ObjectId> remote_head(std::string_view branch) override;
+  Result<std::vector<ObjectId>> first_parent_range(const ObjectId& since, const ObjectId& tip) override;
+  Result<bool> is_ancestor(const ObjectId& ancestor, const ObjectId& descendant) override;
+  Result<std::optional<ObjectId>> merge_base(const ObjectId& a, const ObjectId& b) override;
+
+  Result<void> open_existing();
+  Result<void> clone();
+
+ private:
+  git_repository* repository() const { return m_session->repository.get(); }
+
+  Result<fs::path> make_staging_directory() const;
+  Result<void> clone_into(const fs::path& staging);
+  Result<void> clone_local_into(const fs::path& staging);
+  Result<void> move_into_place(const fs::path& staging);
+  Result<void> adopt_url();
+  Result<void> fetch_origin(std::string_view verb);
+  void point_head_at_default_branch(git_remote* remote);
+  Result<git_oid> commit_oid(const ObjectId& id) const;
+  Result<RemotePtr> connected_remote(CredentialState& credentials) const;
+  Result<ObjectId> resolve_hex(const std::string& revision);
+  Result<ObjectId> resolve_ref(const std::string& revision);
+  Result<ObjectId> peel_to_commit(git_object* object, const std::string& revision);
+
+  std::shared_ptr<Session> m_session;  // first: libgit2 is initialised before anything else
+  std::string m_url;
+  fs::path m_directory;
+  MirrorOptions m_options;
+};
+
+Result<void> Libgit2Mirror::open_existing() {
+  git_repository* raw = nullptr;
+  if (git_repository_open_bare(&raw, m_directory.c_str()) < 0) {
+    return git_failure(ErrorCode::git, "cannot open the mirror " + in_quotes(m_directory.string()));
+  }
+  m_session->repository.reset(raw);
+  return adopt_url();
+}
+
+// The directory name ignores credentials, so a changed user:password@ part reuses the mirror:
+// it must then be the URL we fetch from.
+Result<void> Libgit2Mirror::adopt_url() {
+  const std::string what = "cannot set the URL of " + in_quotes(m_directory.string());
+  git_remote* raw = nullptr;
+  if (git_remote_lookup(&raw, repository(), k_remote) < 0) return git_failure(ErrorCode::git, what);
+  const RemotePtr remote(raw);
+  const char* current = git_remote_url(remote.get());
+  if (current != nullptr && m_url == current) return {};
+  if (git_remote_set_url(repository(), k_remote, m_url.c_str()) == 0) return {};
+  return git_failure(ErrorCode::git, what, m_options.https_token);
+}
+
+// Cloned into a hidden sibling and renamed into place: a mirror directory that exists is always
+// complete, and a failed clone leaves nothing behind.
+Result<void> Libgit2Mirror::clone() {
+  auto staging = make_staging_directory();
+  if (!staging) return staging.error();
+  Result<void> cloned = clone_into(*staging);
+  if (cloned) cloned = move_into_place(*staging);
+  std::error_code ignored;
+  fs::remove_all(*staging, ignored);  // gone already after a successful move
+  if (!cloned) return cloned;
+  return open_existing();
+}
+
+Result<fs::path> Libgit2Mirror::make_staging_directory() const {
+  const fs::path parent = m_directory.parent_path();
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  std::string staging = (parent / ("." + m_directory.filename().string() + ".tmp-XXXXXX")).string();
+  if (!ec && ::mkdtemp(staging.data()) != nullptr) return fs::path(staging);
+  const std::string cause = ec ? ec.message() : std::generic_category().message(errno);
+  return Error(ErrorCode::io, "cannot create a directory in " + in_quotes(parent.string()) + ": " + cause);
+}
+
+// The remote of a mirror: every branch and tag as a local ref of the same name.
+int create_mirror_remote(git_remote** out, git_repository* repository, const char* name, const char* url,
+                         void* /*payload*/) {
+  int rc = git_remote_create_with_fetchspec(out, repository, name, url, k_branches_refspec);
+  if (rc < 0 || (rc = git_remote_add_fetch(repository, name, k_tags_refspec)) < 0) return rc;
+  git_remote_free(*out);  // reloaded, so that the clone's fetch uses the tags refspec too
+  return git_remote_lookup(out, repository, name);
+}
+
+// A repository on this machine is copied file by file (objects and packs as they are) instead
+// of being packed and indexed again through a transport: seconds instead of minutes for a large
+// history. Copies, not hard links, so the mirror never shares files with the user's repository.
+Result<void> Libgit2Mirror::clone_local_into(const fs::path& staging) {
+  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
+  options.bare = 1;
+  options.local = GIT_CLONE_LOCAL_NO_LINKS;
+  options.remote_cb = create_mirror_remote;
+  options.fetch_opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+  git_repository* raw = nullptr;
+  if (git_clone(&raw, m_url.c_str(), staging.c_str(), &options) < 0) {
+    return git_failure(ErrorCode::network, "cannot clone " + in_quotes(display_url()));
+  }
+  const RepositoryPtr clone(raw);
+  // As after a fetch: "HEAD" names the branch the source's HEAD names. Best effort.
+  git_repository* source = nullptr;
+  git_reference* head = nullptr;
+  const std::string source_path = starts_with_ci(m_url, "file://") ? m_url.substr(7) : m_url;
+  if (git_repository_open_ext(&source, source_path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0 &&
+      git_reference_lookup(&head, source, "HEAD") == 0 &&
+      git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+    git_repository_set_head(clone.get(), git_reference_symbolic_target(head));
+  }
+  git_reference_free(head);
+  git_repository_free(source);
+  git_error_clear();
+  return {};
+}
+
+Result<void> Libgit2Mirror::clone_into(const fs::path& staging) {
+  if (is_local_path(m_url) || starts_with_ci(m_url, "file://")) {
+    if (is_local_path(m_url) && !fs::is_directory(m_url)) {
+      return Error(ErrorCode::network, "cannot clone " + in_quotes(display_url()) + ": no such directory");
+    }
+    return clone_local_into(staging);
+  }
+  git_repository* raw = nullptr;
+  if (git_repository_init(&raw, staging.c_str(), /*is_bare=*/1) < 0) {
+    return git_failure(ErrorCode::git, "cannot create a mirror in " + in_quotes(staging.string()));
+  }
+  m_session->repository.reset(raw);
+  git_remote* remote = nullptr;
+  const int created =
+      git_remote_create_with_fetchspec(&remote, raw, k_remote, m_url.c_str(), k_branches_refspec);
+  git_remote_free(remote);
+  if (created < 0 || git_remote_add_fetch(raw, k_remote, k_tags_refspec) < 0) {
+    return git_failure(ErrorCode::git, "cannot configure the remote " + in_quotes(display_url()),
+                       m_options.https_token);
+  }
+  Result<void> fetched = fetch_origin("clone");
+  m_session->repository.reset();  // closed before the directory moves
+  return fetched;
+}
+
+Result<void> Libgit2Mirror::move_into_place(const fs::path& staging) {
+  std::error_code ec;
+  fs::rename(staging, m_directory, ec);
+  // Another process may have cloned the same URL meanwhile: its mirror is as good as ours.
+  if (!ec || fs::exists(m_directory / "HEAD")) return {};
+  return Error(ErrorCode::io,
+               "cannot create the mirror " + in_quotes(m_directory.string()) + ": " + ec.message());
+}
+
+Result<void> Libgit2Mirror::fetch_origin(std::string_view verb) {
+  const std::string what = "cannot " + std::string(verb) + " " + in_quotes(display_url());
+  // libgit2 would call a missing directory an "unsupported URL protocol".
+  if (is_local_path(m_url) && !fs::is_directory(m_url)) {
+    return Error(ErrorCode::network, what + ": no such directory");
+  }
+  git_remote* raw = nullptr;
+  if (git_remote_lookup(&raw, repository(), k_remote) < 0) {
+    return git_failure(ErrorCode::git, what, m_options.https_token);
+  }
+  const RemotePtr remote(raw);
+  CredentialState credentials{&m_options.https_token};
+  git_fetch_options options = GIT_FETCH_OPTIONS_INIT;
+  options.prune = GIT_FETCH_PRUNE;
+  options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+  options.update_fetchhead = 0;  // nobody reads FETCH_HEAD in a mirror
+  if (is_http(m_url)) {          // never offer the token to anything else
+    options.callbacks.credentials = provide_token;
+    options.callbacks.payload = &credentials;
+  }
+  if (git_remote_fetch(remote.get(), nullptr, &options, "aiter-api-watcher: fetch") < 0) {
+    return git_failure(ErrorCode::network, what, m_options.https_token);
+  }
+  point_head_at_default_branch(remote.get());
+  return {};
+}
+
+// A fresh bare repository's HEAD names refs/heads/master; make "HEAD" mean what it means on the
+// remote. Best effort: the remote may not say, and nothing else depends on it.
+void Libgit2Mirror::point_head_at_default_branch(git_remote* remote) {
+  git_buf branch = GIT_BUF_INIT;
+  if (git_remote_default_branch(&branch, remote) == 0) {
+    git_repository_set_head(repository(), branch.ptr);
+  }
+  git_buf_dispose(&branch);
+  git_error_clear();
+}
+
+// ---- resolving revisions --------------------------------------------------------------------
+
+// What git check-ref-format forbids, plus a leading '-': the text must not be mistaken for an
+// option or a revision expression anywhere it may travel (git CLI, logs, URLs).
+bool is_plausible_revision(const std::string& revision) {
+  if (revision.empty() || revision.front() == '-') return false;
+  for (const char c : revision) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte == 0x7f) return false;
+  }
+  if (revision.find_first_of("~^:?*[\\") != std::string::npos) return false;
+  if (revision.find("..") != std::string::npos || revision.find("@{") != std::string::npos) {
+    return false;
+  }
+  int valid = 0;
+  const std::string as_branch = "refs/heads/" + revision;
+  return git_reference_name_is_valid(&valid, as_branch.c_str()) == 0 && valid != 0;
+}
+
+bool looks_like_object_id(std::string_view revision) {
+  return revision.size() >= GIT_OID_MINPREFIXLEN && revision.size() <= GIT_OID_HEXSZ && is_hex(revision);
+}
+
+// Where a name may live, in git's order of precedence for the names we accept.
+std::vector<std::string> candidate_refs(const std::string& revision) {
+  std::vector<std::string> names{"refs/heads/" + revision, "refs/tags/" + revision};
+  if (revision == "HEAD" || revision.rfind("refs/", 0) == 0) names.push_back(revision);
+  return names;
+}
+
+// Deliberately not git_revparse_single: it evaluates expressions ("main~3", "@{-1}", ":/text"),
+// and a revision from a config file or a command line must only ever name a commit.
+Result<ObjectId> Libgit2Mirror::resolve(std::string_view revision) {
+  const std::string text(revision);
+  if (!is_plausible_revision(text)) {
+    return Error(ErrorCode::invalid_input, in_quotes(text) + " is not a commit id, branch or tag");
+  }
+  if (looks_like_object_id(text)) {
+    auto found = resolve_hex(text);
+    // A branch may be called "deadbeef": an id that matches nothing may still be a name.
+    if (found || found.error().code() != ErrorCode::not_found) return found;
+  }
+  return resolve_ref(text);
+}
+
+Result<ObjectId> Libgit2Mirror::resolve_hex(const std::string& revision) {
+  git_oid prefix;
+  if (git_oid_fromstrn(&prefix, revision.data(), revision.size()) < 0) {
+    return Error(ErrorCode::not_found, "no object " + in_quotes(revision));
+  }
+  git_object* raw = nullptr;
+  const int rc = git_object_lookup_prefix(&raw, repository(), &prefix, revision.size(), GIT_OBJECT_ANY);
+  if (rc == GIT_EAMBIGUOUS) {
+    return Error(ErrorCode::ambiguous, "short commit id " + in_quotes(revision) + " is ambiguous");
+  }
+  if (rc == GIT_ENOTFOUND) return Error(ErrorCode::not_found, "no object " + in_quotes(revision));
+  if (rc < 0) return git_failure(ErrorCode::git, "cannot look up " + in_quotes(revision));
+  const ObjectPtr object(raw);
+  return peel_to_commit(object.get(), revision);
+}
+
+Result<ObjectId> Libgit2Mirror::resolve_ref(const std::string& revision) {
+  for (const std::string& name : candidate_refs(revision)) {
+    git_oid target;
+    // Follows symbolic refs (HEAD); an unborn HEAD, in a clone of an empty remote, is not found.
+    const int rc = git_reference_name_to_id(&target, repository(), name.c_str());
+    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) continue;
+    if (rc < 0) return git_failure(ErrorCode::git, "cannot read " + in_quotes(name));
+    git_object* raw = nullptr;
+    if (git_object_lookup(&raw, repository(), &target, GIT_OBJECT_ANY) < 0) {
+      return missing_object(to_object_id(&target)).context("resolving " + in_quotes(revision));
+    }
+    const ObjectPtr object(raw);
+    return peel_to_commit(object.get(), revision);
+  }
+  return Error(ErrorCode::not_found, "unknown commit, branch or tag " + in_quotes(revision));
+}
+
+// Annotated tags point at their commit; a tag of a tree or a blob is no commit at all.
+Result<ObjectId> Libgit2Mirror::peel_to_commit(git_object* object, const std::string& revision) {
+  git_object* raw = nullptr;
+  const int rc = git_object_peel(&raw, object, GIT_OBJECT_COMMIT);
+  if (rc == GIT_ENOTFOUND) {
+    return git_failure(ErrorCode::not_found, "cannot resolve " + in_quotes(revision));
+  }
+  if (rc < 0) return Error(ErrorCode::invalid_input, in_quotes(revision) + " is not a commit");
+  const ObjectPtr commit(raw);
+  return to_object_id(git_object_id(commit.get()));
+}
+
+// ---- commits ---------------------------------------------------------------------------------
+
+std::string first_line(std::string_view message) {
+  std::string_view line = message.substr(0, message.find('\n'));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return std::string(line);
+}
+
+Result<CommitInfo> Libgit2Mirror::commit_info(const ObjectId& commit) {
+  auto object = lookup_object(repository(), commit, GIT_OBJECT_COMMIT);
+  if (!object) return object.error();
+  const auto* handle = reinterpret_cast<const git_commit*>(object->get());
+  CommitInfo info;
+  info.id = to_object_id(git_commit_id(handle));  // lowercase, whatever the caller passed
+  for (unsigned int i = 0; i < git_commit_parentcount(handle); ++i) {
+    info.parents.push_back(to_object_id(git_commit_parent_id(handle, i)));
+  }
+  const git_signature* author = git_commit_author(handle);
+  info.author_name = author->name;
+  info.author_email = author->email;
+  info.author_time = author->when.time;
+  info.author_offset_minutes = author->when.offset;
+  info.message = git_commit_message(handle);
+  info.subject = first_line(info.message);
+  return info;
+}
+
+Result<std::unique_ptr<SourceTree>> Libgit2Mirror::tree(const ObjectId& commit) {
+  auto object = lookup_object(repository(), commit, GIT_OBJECT_COMMIT);
+  if (!object) return object.error();
+  const auto* handle = reinterpret_cast<const git_commit*>(object->get());
+  git_tree* raw = nullptr;
+  if (git_commit_tree(&raw, handle) < 0) {
+    const ObjectId tree_id = to_object_id(git_commit_tree_id(handle));
+    return missing_object(tree_id).context("reading the files of commit " + commit.hex);
+  }
+  return std::unique_ptr<SourceTree>(std::make_unique<Libgit2SourceTree>(m_session, TreePtr(raw)));
+}
+
+}  // namespace
+
+// ---- the public functions --------------------------------------------------------------------
+
+Result<std::unique_ptr<GitMirror>> open_mirror(const std::string& url,
+                                               const std::filesystem::path& mirrors_dir,
+                                               const MirrorOptions& options) {
+  if (url.empty()) return Error(ErrorCode::invalid_input, "the repository URL is empty");
+  const std::string remote_url = normalized_url(url);
+  auto mirror =
+      std::make_unique<Libgit2Mirror>(remote_url, mirrors_dir / mirror_directory_name(remote_url), options);
+  const bool exists = std::filesystem::exists(mirror->path());
+  Result<void> opened = exists ? mirror->open_existing() : mirror->clone();
+  if (!opened) return opened.error();
+  return std::unique_ptr<GitMirror>(std::move(mirror));
+}
+
+// Readable for the operator who lists the mirrors directory, and a hash of the whole
+// (credential-free) URL so that "a/b/x" and "a-b/x" never share a mirror.
+std::string mirror_directory_name(std::string_view url) {
+  const std::string safe = redact_url(url);
+  return readable_name(safe) + "-" + hex8(fnv1a_32(safe)) + ".git";
+}
+
+std::unique_ptr<GitMirror> open_existing_mirror(const std::string& url,
+                                                const std::filesystem::path& mirrors_dir) {
+  if (url.empty()) return nullptr;
+  const std::string remote_url = normalized_url(url);
+  auto mirror = std::make_unique<Libgit2Mirror>(remote_url, mirrors_dir / mirror_directory_name(remote_url),
+                                                MirrorOptions{});
+  if (!std::filesystem::exists(mirror->path()) || !mirror->open_existing()) return nullptr;
+  return mirror;
+}
+
+}  // namespace aaw
+
+namespace aaw {
+namespace {
+
+// The remote's advertisement: disconnect() before the remote is freed, as libgit2 asks.
+struct Disconnect {
+  void operator()(git_remote* remote) const {
+    git_remote_disconnect(remote);
+    git_remote_free(remote);
+  }
+};
+
+}  // namespace
+
+Result<git_oid> Libgit2Mirror::commit_oid(const ObjectId& id) const {
+  auto oid = parse_full_id(id.hex);
+  if (!oid) return Error(ErrorCode::invalid_input, "'" + id.hex + "' is not a full commit id");
+  auto object = lookup_object(repository(), id, GIT_OBJECT_COMMIT);
+  if (!object) return object.error();
+  return *oid;
+}
+
+Result<RemotePtr> Libgit2Mirror::connected_remote(CredentialState& credentials) const {
+  git_remote* raw = nullptr;
+  if (git_remote_lookup(&raw, repository(), k_remote) < 0) {
+    return git_failure(ErrorCode::git, "cannot read the remote of " + in_quotes(m_directory.string()));
+  }
+  RemotePtr remote(raw);
+  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  if (is_http(m_url)) {  // never offer the token to anything else
+    callbacks.credentials = provide_token;
+    callbacks.payload = &credentials;
+  }
+  if (git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) < 0) {
+    return git_failure(ErrorCode::network, "cannot reach " + in_quotes(display_url()), m_options.https_token);
+  }
+  return remote;
+}
+
+Result<ObjectId> Libgit2Mirror::remote_head(std::string_view branch) {
+  if (is_local_path(m_url) && !fs::is_directory(m_url)) {
+    return Error(ErrorCode::network, "cannot reach " + in_quotes(display_url()) + ": no such directory");
+  }
+  CredentialState credentials{&m_options.https_token};
+  auto remote = connected_remote(credentials);
+  if (!remote) return remote.error();
+  std::unique_ptr<git_remote, Disconnect> connection(remote->release());
+  const git_remote_head** heads = nullptr;
+  size_t count = 0;
+  if (git_remote_ls(&heads, &count, connection.get()) < 0) {
+    return git_failure(ErrorCode::network, "cannot list the refs of " + in_quotes(display_url()),
+                       m_options.https_token);
+  }
+  const std::string wanted = "refs/heads/" + std::string(branch);
+  for (size_t i = 0; i < count; ++i) {
+    if (wanted == heads[i]->name) return to_object_id(&heads[i]->oid);
+  }
+  return Error(ErrorCode::not_found,
+               "branch " + in_quotes(branch) + " not found on " + in_quotes(display_url()));
+}
+
+Result<std::vector<ObjectId>> Libgit2Mirror::first_parent_range(const ObjectId& since, const ObjectId& tip) {
+  auto since_oid = commit_oid(since);
+  if (!since_oid) return since_oid.error();
+  auto tip_oid = commit_oid(tip);
+  if (!tip_oid) return tip_oid.error();
+  git_revwalk* raw = nullptr;
+  if (git_revwalk_new(&raw, repository()) < 0) return git_failure(ErrorCode::git, "cannot walk the history");
+  RevwalkPtr walk(raw);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+  git_revwalk_simplify_first_parent(walk.get());
+  if (git_revwalk_push(walk.get(), &*tip_oid) < 0 || git_revwalk_hide(walk.get(), &*since_oid) < 0) {
+    return git_failure(ErrorCode::git, "cannot walk from " + tip.hex + " to " + since.hex);
+  }
+  std::vector<ObjectId> out;
+  git_oid oid;
+  int status = 0;
+  while ((status = git_revwalk_next(&oid, walk.get())) == 0) out.push_back(to_object_id(&oid));
+  // A missing object half-way (real snapshots have them) ends the walk with an error, not a crash.
+  if (status != GIT_ITEROVER) return git_failure(ErrorCode::not_found, "cannot walk from " + tip.hex);
+  return out;
+}
+
+Result<bool> Libgit2Mirror::is_ancestor(const ObjectId& ancestor, const ObjectId& descendant) {
+  auto a = commit_oid(ancestor);
+  if (!a) return a.error();
+  auto d = commit_oid(descendant);
+  if (!d) return d.error();
+  if (git_oid_equal(&*a, &*d)) return true;
+  int result = git_graph_descendant_of(repository(), &*d, &*a);
+  if (result < 0)
+    return git_failure(ErrorCode::git, "cannot compare " + ancestor.hex + " with " + descendant.hex);
+  return result == 1;
+}
+
+Result<std::optional<ObjectId>> Libgit2Mirror::merge_base(const ObjectId& a, const ObjectId& b) {
+  auto first = commit_oid(a);
+  if (!first) return first.error();
+  auto second = commit_oid(b);
+  if (!second) return second.error();
+  git_oid base;
+  int result = git_merge_base(&base, repository(), &*first, &*second);
+  if (result == GIT_ENOTFOUND) {
+    git_error_clear();
+    return std::optional<ObjectId>();
+  }
+  if (result < 0)
+    return git_failure(ErrorCode::git, "cannot find the merge base of " + a.hex + " and " + b.hex);
+  return std::optional<ObjectId>(to_object_id(&base));
+}
+
+}  // namespace aaw

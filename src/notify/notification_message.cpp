@@ -1,0 +1,160 @@
+#include "aaw/notify/notification_message.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "aaw/core/diff.hpp"
+#include "aaw/core/github_client.hpp"
+#include "aaw/util/hash.hpp"
+#include "aaw/util/url.hpp"
+
+namespace aaw {
+namespace {
+
+// A string field of the FUNCTION_CHANGE; empty when absent or not a string (a stored change from
+// an older version may lack one: the message says less rather than failing).
+std::string field(const Json& change, const char* name) {
+  auto found = change.find(name);
+  return found != change.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+std::string state_summary(const Json& change, const char* side) {
+  auto found = change.find(side);
+  if (found == change.end() || found->is_null()) return "none";
+  auto state = state_from_json(*found);
+  return state ? state->summary() : found->dump();
+}
+
+// "breaking: parameter 'b' removed" per CHANGE object.
+std::vector<std::string> change_lines(const Json& change) {
+  std::vector<std::string> lines;
+  auto found = change.find("changes");
+  if (found == change.end() || !found->is_array()) return lines;
+  for (const Json& item : *found) {
+    auto parsed = change_from_json(item);
+    lines.push_back(parsed ? parsed->describe() : item.dump());
+  }
+  return lines;
+}
+
+std::size_t longest_run(std::string_view text, char c) {
+  std::size_t longest = 0, run = 0;
+  for (char x : text) {
+    run = x == c ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+// Inline code that survives backticks in the text (CommonMark: a longer fence, padded).
+std::string inline_code(const std::string& text) {
+  std::size_t run = longest_run(text, '`');
+  if (run == 0) return "`" + text + "`";
+  std::string fence(run + 1, '`');
+  return fence + " " + text + " " + fence;
+}
+
+std::string code_block(const std::string& text, std::string_view language) {
+  std::string fence(std::max<std::size_t>(3, longest_run(text, '`') + 1), '`');
+  return fence + std::string(language) + "\n" + text + "\n" + fence + "\n";
+}
+
+// The commit as a Markdown link when it has a web page, else its SHA.
+std::string commit_reference(const Json& change, std::string_view repository_url) {
+  std::string sha = field(change, "commit");
+  auto url = commit_url(repository_url, sha);
+  return url ? "[" + sha.substr(0, 12) + "](" + *url + ")" : inline_code(sha);
+}
+
+std::string slack_escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// A sentence ends with one period, whatever the subject ends with.
+std::string sentence(std::string text) {
+  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+  return text + ".";
+}
+
+}  // namespace
+
+std::optional<std::string> commit_url(std::string_view repository_url, std::string_view sha) {
+  auto repo = github_repo_of(repository_url);
+  if (!repo || sha.empty()) return std::nullopt;
+  return "https://github.com/" + *repo + "/commit/" + std::string(sha);
+}
+
+std::string issue_title(const Json& change) {
+  return "API Change Detected: " + field(change, "function_path");
+}
+
+std::string issue_marker(const Json& change) {
+  // The low 32 bits of FNV-1a/64: markers already in issues must keep matching.
+  std::string hash = hex8(static_cast<std::uint32_t>(fnv1a_64(field(change, "import_statement"))));
+  return "<!-- aiter-api-watcher:" + field(change, "commit") + ":" + field(change, "function_path") + ":" +
+         hash + " -->";
+}
+
+std::string issue_body(const Json& change, std::string_view repository_url) {
+  std::string function = field(change, "function_path");
+  std::string severity = field(change, "severity");
+  std::string pull_request = field(change, "pull_request");
+  std::string out = "An API change was detected in " + inline_code(function) +
+                    (severity.empty() ? std::string() : " (**" + severity + "**)") + ".\n\n";
+  out += "- **Function:** " + inline_code(function) + "\n";
+  out += "- **Import:** " + inline_code(field(change, "import_statement")) + "\n";
+  out += "- **Commit:** " + commit_reference(change, repository_url) + "\n";
+  out += "- **Author:** " + field(change, "author") + "\n";
+  out += "- **Date:** " + field(change, "commit_date") + "\n";
+  out += "- **Message:** " + field(change, "subject") + "\n";
+  out += "- **Pull request:** " + (pull_request.empty() ? std::string("none found") : pull_request) + "\n\n";
+  out += "### Previous signature\n\n" + code_block(state_summary(change, "old"), "python") + "\n";
+  out += "### Current signature\n\n" + code_block(state_summary(change, "new"), "python") + "\n";
+  out += "### Changes\n\n";
+  for (const std::string& line : change_lines(change)) {
+    auto colon = line.find(": ");
+    out += colon == std::string::npos
+               ? "- " + line + "\n"
+               : "- **" + line.substr(0, colon) + "**: " + line.substr(colon + 2) + "\n";
+  }
+  out += "\nReported by aiter-api-watcher.\n\n" + issue_marker(change) + "\n";
+  return out;
+}
+
+std::string webhook_text(const Json& change, std::string_view repository_url) {
+  std::string sha = field(change, "commit");
+  auto url = commit_url(repository_url, sha);
+  std::string text = "*API change (" + field(change, "severity") + ")* in `" +
+                     field(change, "function_path") + "` (`" + field(change, "import_statement") +
+                     "`) at commit " + (url ? *url : sha.substr(0, 12));
+  std::string author = field(change, "author");
+  if (!author.empty()) text += " by " + author;
+  std::string subject = field(change, "subject");
+  text += subject.empty() ? std::string(".") : ": " + sentence(subject);
+  std::string pull_request = field(change, "pull_request");
+  if (!pull_request.empty()) text += " Pull request: " + pull_request + ".";
+  text += " Old: `" + state_summary(change, "old") + "`; new: `" + state_summary(change, "new") + "`.";
+  for (const std::string& line : change_lines(change)) text += " " + sentence(line);
+  return slack_escaped(text);
+}
+
+Json webhook_payload(const Json& change, std::string_view repository_url) {
+  Json payload = change;
+  payload["text"] = webhook_text(change, repository_url);
+  return payload;
+}
+
+}  // namespace aaw

@@ -1,0 +1,77 @@
+// Which GitHub repository a remote URL names, for the forms people paste: https and http (with or
+// without credentials, a port, ".git" or a final slash), scp-like "git@host:o/n.git", and
+// ssh://git@host[:port]/o/n.git. Anything else, another host included, is not a GitHub remote.
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "aaw/util/url.hpp"
+
+namespace aaw {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool valid_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// "o/n", "o/n.git", "o/n/" -> "o/n"; nullopt for any other shape.
+std::optional<std::string> owner_and_name(std::string_view path) {
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  if (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  if (path.size() > 4 && path.substr(path.size() - 4) == ".git") path.remove_suffix(4);
+  const auto slash = path.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const auto owner = path.substr(0, slash);
+  const auto name = path.substr(slash + 1);
+  if (!valid_name(owner) || !valid_name(name)) return std::nullopt;
+  return std::string(owner) + "/" + std::string(name);
+}
+
+// "user:pw@host:port" -> "host".
+std::string_view host_of(std::string_view authority) {
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
+  if (const auto colon = authority.find(':'); colon != std::string_view::npos)
+    authority = authority.substr(0, colon);
+  return authority;
+}
+
+}  // namespace
+
+std::optional<std::string> github_repo_of(std::string_view url, std::string_view host) {
+  if (const auto scheme_end = url.find("://"); scheme_end != std::string_view::npos) {
+    const auto scheme = url.substr(0, scheme_end);
+    if (!iequals(scheme, "https") && !iequals(scheme, "http") && !iequals(scheme, "ssh") &&
+        !iequals(scheme, "git"))
+      return std::nullopt;
+    const auto rest = url.substr(scheme_end + 3);
+    const auto slash = rest.find('/');
+    if (slash == std::string_view::npos || !iequals(host_of(rest.substr(0, slash)), host))
+      return std::nullopt;
+    auto path = rest.substr(slash);
+    if (path.find_first_of("?#") != std::string_view::npos) return std::nullopt;
+    return owner_and_name(path);
+  }
+  // scp-like: [user@]host:owner/name(.git)
+  const auto colon = url.find(':');
+  if (colon == std::string_view::npos || !iequals(host_of(url.substr(0, colon)), host)) return std::nullopt;
+  return owner_and_name(url.substr(colon + 1));
+}
+
+std::optional<std::string> watched_github_repo(std::string_view repository_url, std::string_view api_url) {
+  if (auto repo = github_repo_of(repository_url)) return repo;
+  std::string api_host = url_host(api_url);
+  if (api_host.empty() || api_host == "api.github.com") return std::nullopt;
+  return github_repo_of(repository_url, api_host);
+}
+
+}  // namespace aaw

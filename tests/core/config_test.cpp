@@ -1,0 +1,209 @@
+#include "aaw/core/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "support/temp_dir.hpp"
+
+namespace aaw {
+namespace {
+
+// The original script's default config, exactly as it wrote it (with the state it kept inside).
+constexpr const char* k_original = R"json({
+  "functions_to_monitor": [
+    {"import_statement": "import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe",
+     "function_path": "rocm_aiter_asm_fmoe.moe_sorting_ck",
+     "last_signature": {"exists": true, "signature": "(a, b)", "parameters": [], "source": null, "error": null}},
+    {"import_statement": "import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe",
+     "function_path": "rocm_aiter_asm_fmoe.asm_moe"},
+    {"import_statement": "from aiter.fused_moe_bf16_asm import ck_moe_2stages",
+     "function_path": "ck_moe_2stages"}
+  ],
+  "check_interval_seconds": 3600,
+  "last_checked_commit": "",
+  "start_commit": "",
+  "repository_url": "https://github.com/ROCm/aiter.git",
+  "commit_list": [],
+  "compare_pair": []
+})json";
+
+std::string with_functions(const std::string& functions, const std::string& extra = "") {
+  return R"({"repository_url": "https://example.invalid/r.git", "functions_to_monitor": )" + functions +
+         extra + "}";
+}
+
+const std::string k_one_function = R"([{"import_statement": "import a", "function_path": "a.f"}])";
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  static std::string error_of(const std::string& text) {
+    auto loaded = parse_config(text, "config.json");
+    EXPECT_FALSE(loaded) << "expected an error for " << text;
+    return loaded ? "" : loaded.error().message();
+  }
+};
+
+TEST_F(ConfigTest, AcceptsOriginalScriptConfigUnchanged) {
+  auto loaded = parse_config(k_original, "config.json");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_TRUE(loaded->warnings.empty()) << loaded->warnings.front();
+  const Config& c = loaded->config;
+  EXPECT_EQ(c.repository_url, "https://github.com/ROCm/aiter.git");
+  ASSERT_EQ(c.functions_to_monitor.size(), 3u);
+  EXPECT_EQ(c.functions_to_monitor[2].function_path, "ck_moe_2stages");
+  EXPECT_EQ(c.check_interval_seconds, 3600);
+  EXPECT_TRUE(c.compare_pair.empty());
+}
+
+TEST_F(ConfigTest, AppliesContractDefaults) {
+  auto loaded = parse_config(with_functions(k_one_function), "config.json");
+  ASSERT_TRUE(loaded);
+  const Config& c = loaded->config;
+  EXPECT_EQ(c.branch, "main");
+  EXPECT_EQ(c.state_dir, "./aiter-api-watcher-state");
+  EXPECT_EQ(c.extractor, ExtractorKind::static_ast);
+  EXPECT_EQ(c.log.file, "aiter_api_watcher.log");
+  EXPECT_EQ(c.log.max_size_mb, 10);
+  EXPECT_EQ(c.log.max_files, 5);
+  EXPECT_EQ(c.build.command, (std::vector<std::string>{"{python}", "setup.py", "develop"}));
+  EXPECT_EQ(c.build.env.at("PREBUILD_KERNELS"), "0");
+  EXPECT_EQ(c.github.api_url, "https://api.github.com");
+  EXPECT_EQ(c.notify.github_issue.min_severity, "breaking");
+  EXPECT_EQ(c.notify.webhook.min_severity, "compatible");
+}
+
+TEST_F(ConfigTest, ReadsNestedSections) {
+  auto loaded = parse_config(with_functions(k_one_function, R"(, "extractor": "both",
+      "log": {"file": "", "level": "debug", "max_files": 2},
+      "build": {"command": ["make"], "env": {"X": "1"}, "timeout_seconds": 60, "paths": ["csrc"]},
+      "sandbox": {"kind": "process", "network": false},
+      "notify": {"github_issue": {"repo": "o/r", "labels": ["api"]}, "webhook": {"url": "http://127.0.0.1:9/h"}})"),
+                             "config.json");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  const Config& c = loaded->config;
+  EXPECT_EQ(c.extractor, ExtractorKind::both);
+  EXPECT_EQ(c.log.file, "");
+  EXPECT_EQ(c.log.level, "debug");
+  EXPECT_EQ(c.build.command, std::vector<std::string>{"make"});
+  EXPECT_EQ(c.build.env.at("X"), "1");
+  EXPECT_EQ(c.build.env.count("PREBUILD_KERNELS"), 0u);
+  EXPECT_FALSE(c.sandbox.network);
+  EXPECT_EQ(c.notify.github_issue.labels, std::vector<std::string>{"api"});
+  EXPECT_EQ(c.notify.webhook.url, "http://127.0.0.1:9/h");
+}
+
+TEST_F(ConfigTest, WarnsAboutUnknownKeyWithSuggestion) {
+  auto loaded =
+      parse_config(with_functions(k_one_function, R"(, "check_intervall_seconds": 5)"), "config.json");
+  ASSERT_TRUE(loaded);
+  ASSERT_EQ(loaded->warnings.size(), 1u);
+  EXPECT_EQ(loaded->warnings[0],
+            "config.json: unknown key 'check_intervall_seconds', did you mean 'check_interval_seconds'?");
+}
+
+TEST_F(ConfigTest, WarnsAboutUnknownNestedKeyWithItsPath) {
+  auto loaded = parse_config(with_functions(k_one_function, R"(, "log": {"max_size": 3})"), "config.json");
+  ASSERT_TRUE(loaded);
+  ASSERT_EQ(loaded->warnings.size(), 1u);
+  EXPECT_EQ(loaded->warnings[0], "config.json: unknown key 'log.max_size', did you mean 'max_size_mb'?");
+}
+
+TEST_F(ConfigTest, WarnsWithoutSuggestionWhenNothingIsClose) {
+  auto loaded = parse_config(with_functions(k_one_function, R"(, "zzzzzz": 1)"), "config.json");
+  ASSERT_TRUE(loaded);
+  ASSERT_EQ(loaded->warnings.size(), 1u);
+  EXPECT_EQ(loaded->warnings[0], "config.json: unknown key 'zzzzzz'");
+}
+
+TEST_F(ConfigTest, NamesJsonPathOfWrongType) {
+  std::string functions = R"([{"import_statement": "import a", "function_path": "a.f"},
+      {"import_statement": "import a", "function_path": "a.g"},
+      {"import_statement": "import a", "function_path": 3}])";
+  EXPECT_EQ(error_of(with_functions(functions)),
+            "config.json: functions_to_monitor[2].function_path: expected a string");
+}
+
+TEST_F(ConfigTest, RejectsMissingRepositoryUrl) {
+  EXPECT_EQ(
+      error_of(R"({"functions_to_monitor": [{"import_statement": "import a", "function_path": "a.f"}]})"),
+      "config.json: repository_url: required key is missing");
+}
+
+TEST_F(ConfigTest, RejectsMissingFunctions) {
+  EXPECT_EQ(error_of(R"({"repository_url": "x"})"),
+            "config.json: functions_to_monitor: required key is missing");
+}
+
+TEST_F(ConfigTest, RejectsEmptyFunctionList) {
+  EXPECT_EQ(error_of(with_functions("[]")),
+            "config.json: functions_to_monitor: expected at least one function");
+}
+
+TEST_F(ConfigTest, RejectsFunctionWithoutImportStatement) {
+  EXPECT_EQ(error_of(with_functions(R"([{"function_path": "f"}])")),
+            "config.json: functions_to_monitor[0].import_statement: required key is missing");
+}
+
+TEST_F(ConfigTest, RejectsCompareSpecWithOneCommit) {
+  EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "compare_pair": ["abc1"])")),
+            "config.json: compare_pair: expected two commits [old, new], got 1");
+}
+
+TEST_F(ConfigTest, RejectsNonPositiveInterval) {
+  EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "check_interval_seconds": 0)")),
+            "config.json: check_interval_seconds: expected an integer from 1 to 1000000000");
+}
+
+TEST_F(ConfigTest, RejectsStringWhereIntegerExpected) {
+  EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "check_interval_seconds": "3600")")),
+            "config.json: check_interval_seconds: expected an integer");
+}
+
+TEST_F(ConfigTest, RejectsUnknownExtractor) {
+  EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "extractor": "dynamic")")),
+            "config.json: extractor: expected one of static, runtime, both, got 'dynamic'");
+}
+
+TEST_F(ConfigTest, RejectsWrongTypeInNestedSection) {
+  EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "build": {"env": {"A": 1}})")),
+            "config.json: build.env.A: expected a string");
+}
+
+TEST_F(ConfigTest, RejectsNonObjectDocument) {
+  EXPECT_EQ(error_of("[1, 2]"), "config.json: the document: expected an object");
+}
+
+TEST_F(ConfigTest, ReportsLineAndColumnOfMalformedJson) {
+  std::string message = error_of("{\n  \"repository_url\": \"x\",\n}");
+  EXPECT_EQ(message.rfind("config.json:3:1: malformed JSON: ", 0), 0u) << message;
+}
+
+TEST_F(ConfigTest, WarnsAboutRepeatedFunction) {
+  std::string functions = R"([{"import_statement": "import a", "function_path": "a.f"},
+                              {"import_statement": "import a", "function_path": "a.f"}])";
+  auto loaded = parse_config(with_functions(functions), "config.json");
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->config.functions_to_monitor.size(), 1u);
+  ASSERT_EQ(loaded->warnings.size(), 1u);
+  EXPECT_NE(loaded->warnings[0].find("functions_to_monitor[1] repeats"), std::string::npos);
+}
+
+TEST_F(ConfigTest, LoadsFromFile) {
+  test::TempDir dir;
+  auto path = dir.path() / "aiter_api_watcher_config.json";
+  std::ofstream(path) << k_original;
+  auto loaded = load_config(path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->config.functions_to_monitor.size(), 3u);
+}
+
+TEST_F(ConfigTest, NamesUnreadableFile) {
+  auto loaded = load_config("/nonexistent/dir/config.json");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().code(), ErrorCode::io);
+  EXPECT_NE(loaded.error().message().find("'/nonexistent/dir/config.json'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aaw

@@ -1,0 +1,89 @@
+#include "aaw/core/render.hpp"
+
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/temp_dir.hpp"
+
+namespace aaw {
+namespace {
+
+Comparison sample() {
+  Signature before{{{"a", ParameterKind::positional_or_keyword, std::nullopt, std::nullopt},
+                    {"block_size", ParameterKind::positional_or_keyword, "32", std::nullopt}},
+                   std::nullopt};
+  Signature after = before;
+  after.parameters[1].default_value = "64";
+  Comparison c{ObjectId{std::string(40, 'a')}, ObjectId{std::string(40, 'b')}, {}};
+  c.functions.push_back({{"import m", "m.f"},
+                         SignatureState::ok(before),
+                         SignatureState::ok(after),
+                         diff_states(SignatureState::ok(before), SignatureState::ok(after))});
+  c.functions.push_back(
+      {{"from m import g", "g"}, SignatureState::ok(before), SignatureState::ok(before), {}});
+  c.functions.push_back({{"from m import h", "h"},
+                         SignatureState::ok(before),
+                         SignatureState::failed(Status::extract_failed, "object 1234 is missing"),
+                         {}});
+  return c;
+}
+
+TEST(RenderTest, JsonFollowsCompareContract) {
+  Json json = comparison_to_json(sample());
+  EXPECT_EQ(json["old"], std::string(40, 'a'));
+  EXPECT_EQ(json["new"], std::string(40, 'b'));
+  ASSERT_EQ(json["functions"].size(), 3u);
+  const Json& f = json["functions"][0];
+  EXPECT_EQ(f["import_statement"], "import m");
+  EXPECT_EQ(f["function_path"], "m.f");
+  EXPECT_EQ(f["old"]["text"], "(a, block_size=32)");
+  EXPECT_EQ(f["new"]["text"], "(a, block_size=64)");
+  ASSERT_EQ(f["changes"].size(), 1u);
+  EXPECT_EQ(f["changes"][0]["kind"], "default_changed");
+  EXPECT_EQ(f["changes"][0]["severity"], "behavioural");
+  EXPECT_TRUE(json["functions"][1]["changes"].empty());
+  EXPECT_EQ(json["functions"][2]["new"]["status"], "extract_failed");
+  EXPECT_EQ(json["functions"][2]["new"]["detail"], "object 1234 is missing");
+}
+
+TEST(RenderTest, MarkdownNamesEveryFunctionAndChange) {
+  std::string md = render_markdown(sample());
+  EXPECT_NE(md.find("1 of 3 functions changed"), std::string::npos) << md;
+  EXPECT_NE(md.find("## `m.f` — behavioural"), std::string::npos) << md;
+  EXPECT_NE(md.find("behavioural: parameter 'block_size' default changed from '32' to '64'"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("## `g` — no change"), std::string::npos) << md;
+}
+
+TEST(RenderTest, LogLinesUseOriginalWording) {
+  test::TempDir dir;
+  LogConfig config;
+  config.file = (dir.path() / "c.log").string();
+  auto log = make_logger(config, ConsoleStream::none);
+  ASSERT_TRUE(log);
+  log_comparison(**log, sample());
+  std::ifstream in(config.file);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string a(40, 'a'), b(40, 'b');
+  EXPECT_NE(
+      text.str().find("INFO - API change detected for m.f between " + a + " and " + b + " (behavioural)"),
+      std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("INFO -   old: (a, block_size=32)"), std::string::npos);
+  EXPECT_NE(text.str().find("INFO -   new: (a, block_size=64)"), std::string::npos);
+  EXPECT_NE(text.str().find("INFO - No API change for g between " + a + " and " + b), std::string::npos);
+  EXPECT_NE(
+      text.str().find("WARNING - Could not extract h at " + b + ": extract_failed: object 1234 is missing"),
+      std::string::npos)
+      << text.str();
+  EXPECT_EQ(text.str().find("No API change for h"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aaw

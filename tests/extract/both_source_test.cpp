@@ -1,0 +1,91 @@
+// BothSource over two fake sources: runtime states recorded, disagreements on names, kinds and
+// defaults counted (annotations ignored), a static failure costing only the cross-check.
+#include "aaw/extract/both_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include "support/fake_signature_source.hpp"
+
+namespace aaw {
+namespace {
+
+using test::FakeSignatureSource;
+
+Parameter param(std::string name, std::optional<std::string> default_value = std::nullopt,
+                ParameterKind kind = ParameterKind::positional_or_keyword,
+                std::optional<std::string> annotation = std::nullopt) {
+  return Parameter{std::move(name), kind, std::move(default_value), std::move(annotation)};
+}
+
+SignatureState ok(std::vector<Parameter> parameters, std::optional<std::string> returns = std::nullopt) {
+  return SignatureState::ok(Signature{std::move(parameters), std::move(returns)});
+}
+
+class BothSourceTest : public ::testing::Test {
+ protected:
+  Result<std::vector<SignatureState>> extract() { return m_both.extract(ObjectId{"c1"}, m_functions); }
+
+  std::vector<MonitoredFunction> m_functions = {{"import pkg", "pkg.f"}, {"import pkg", "pkg.g"}};
+  FakeSignatureSource m_static;
+  FakeSignatureSource m_runtime;
+  std::shared_ptr<Logger> m_log = null_logger();
+  BothSource m_both{m_static, m_runtime, *m_log};
+};
+
+TEST_F(BothSourceTest, RecordsTheRuntimeStates) {
+  m_static.set("c1", {ok({param("a")}), SignatureState::failed(Status::unresolved, "made by a factory")});
+  m_runtime.set("c1", {ok({param("a")}), ok({param("x"), param("y", "1")})});
+  auto states = extract();
+  ASSERT_TRUE(states);
+  EXPECT_EQ((*states)[1], ok({param("x"), param("y", "1")}));
+  EXPECT_EQ(m_static.asked(), std::vector<std::string>{"c1"});
+  EXPECT_EQ(m_both.disagreement_count(), 0u);  // unresolved vs ok is not a disagreement
+}
+
+TEST_F(BothSourceTest, CountsDisagreementsOnNamesKindsAndDefaults) {
+  m_static.set("c1", {ok({param("a"), param("b", "1")}), ok({param("k", "None")})});
+  m_runtime.set("c1",
+                {ok({param("a"), param("b", "2")}), ok({param("k", "None", ParameterKind::keyword_only)})});
+  ASSERT_TRUE(extract());
+  EXPECT_EQ(m_both.disagreement_count(), 2u);
+}
+
+TEST_F(BothSourceTest, IgnoresAnnotationSpelling) {
+  m_static.set(
+      "c1", {ok({param("a", std::nullopt, ParameterKind::positional_or_keyword, "Tensor")}, "None"), ok({})});
+  m_runtime.set(
+      "c1", {ok({param("a", std::nullopt, ParameterKind::positional_or_keyword, "torch.Tensor")}), ok({})});
+  ASSERT_TRUE(extract());
+  EXPECT_EQ(m_both.disagreement_count(), 0u);
+}
+
+TEST_F(BothSourceTest, StaticFailureCostsOnlyTheCrossCheck) {
+  m_static.fail("c1", Error(ErrorCode::not_found, "object missing"));
+  m_runtime.set("c1", {ok({param("a")}), ok({})});
+  auto states = extract();
+  ASSERT_TRUE(states);
+  EXPECT_EQ((*states)[0], ok({param("a")}));
+}
+
+TEST_F(BothSourceTest, RuntimeFailureIsTheError) {
+  m_static.set("c1", {ok({param("a")}), ok({})});
+  m_runtime.fail("c1", Error(ErrorCode::git, "cannot check out"));
+  auto states = extract();
+  ASSERT_FALSE(states);
+  EXPECT_EQ(states.error().message(), "cannot check out");
+}
+
+TEST(SignatureDisagreementsTest, NamesEachDifference) {
+  Signature a{{param("x"), param("y", "1"), param("z")}, std::nullopt};
+  Signature b{{param("x", std::nullopt, ParameterKind::positional_only), param("w", "1")}, std::nullopt};
+  auto differences = signature_disagreements(a, b);
+  EXPECT_EQ(differences, (std::vector<std::string>{
+                             "3 parameters static, 2 runtime",
+                             "parameter 1: 'x' is POSITIONAL_OR_KEYWORD static, POSITIONAL_ONLY runtime",
+                             "parameter 2: 'y' static, 'w' runtime",
+                         }));
+  EXPECT_TRUE(signature_disagreements(a, a).empty());
+}
+
+}  // namespace
+}  // namespace aaw

@@ -1,0 +1,179 @@
+// The incremental static source on a real mirror: unchanged consulted paths mean no Python.
+#include "aaw/extract/static_memo.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "aaw/io/libgit2_mirror.hpp"
+#include "support/git_fixture.hpp"
+#include "support/process.hpp"
+#include "support/shared_python.hpp"
+#include "support/temp_dir.hpp"
+
+namespace aaw {
+namespace {
+
+class SignatureSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\n");
+    m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\n");
+    m_repo.write_file("pkg/b.py", "def g(z):\n    pass\n");
+    m_repo.write_file("README.md", "one\n");
+    m_first = m_repo.commit("first");
+  }
+  void open() {
+    auto mirror = open_mirror(m_repo.path().string(), m_dir.path() / "mirrors", {});
+    ASSERT_TRUE(mirror) << mirror.error().message();
+    m_mirror = std::move(*mirror);
+    m_source = std::make_unique<IncrementalStaticSource>(*m_mirror, m_extractor);
+  }
+  std::vector<SignatureState> extract(const std::string& commit) {
+    auto states = m_source->extract(ObjectId{commit}, m_functions);
+    EXPECT_TRUE(states) << states.error().message();
+    return states ? *states : std::vector<SignatureState>{};
+  }
+
+  test::TempDir m_dir{"aaw-source"};
+  test::GitFixture m_repo{m_dir.path() / "upstream"};
+  StaticExtractor m_extractor{test::shared_python()};
+  std::vector<MonitoredFunction> m_functions = {{"import pkg", "pkg.f"}, {"from pkg.b import g", "g"}};
+  std::unique_ptr<GitMirror> m_mirror;
+  std::unique_ptr<IncrementalStaticSource> m_source;
+  std::string m_first;
+};
+
+TEST_F(SignatureSourceTest, ReusesStatesWhenNoConsultedPathChanged) {
+  m_repo.write_file("README.md", "two\n");
+  std::string second = m_repo.commit("docs only");
+  open();
+  auto first = extract(m_first);
+  EXPECT_EQ(m_source->resolved_count(), 2u);
+  auto again = extract(second);
+  EXPECT_EQ(m_source->resolved_count(), 2u);
+  EXPECT_EQ(m_source->reused_count(), 2u);
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(again[0].signature.text(), "(x, y=1)");
+}
+
+TEST_F(SignatureSourceTest, ResolvesAgainOnlyFunctionsWhoseLookupsChanged) {
+  m_repo.write_file("pkg/b.py", "def g(z, w=None):\n    pass\n");
+  std::string second = m_repo.commit("g grows");
+  open();
+  extract(m_first);
+  auto states = extract(second);
+  // pkg.f consults pkg/b.py too (the star import is searched last-first), but only asks it about
+  // 'f', which it still does not bind: only g is resolved again.
+  EXPECT_EQ(m_source->resolved_count(), 3u);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
+  EXPECT_EQ(states[1].signature.text(), "(z, w=None)");
+}
+
+TEST_F(SignatureSourceTest, BodyAndCommentEditsAreNotResolvedAgain) {
+  m_repo.write_file("pkg/a.py",
+                    "# a comment\n\n\ndef f(x, y=1):\n    return x + y\n\n\ndef h(q):\n    pass\n");
+  std::string second = m_repo.commit("f's body, a new function, a comment");
+  open();
+  extract(m_first);
+  auto states = extract(second);
+  EXPECT_EQ(m_source->resolved_count(), 2u);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
+}
+
+TEST_F(SignatureSourceTest, SignatureEditIsResolvedAgain) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=2):\n    pass\n");
+  std::string second = m_repo.commit("f's default");
+  open();
+  extract(m_first);
+  auto states = extract(second);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=2)");
+}
+
+TEST_F(SignatureSourceTest, StateThatIsNotOkIsResolvedAgainToKeepItsDetailTrue) {
+  m_repo.write_file("pkg/d.py", "f = make()\n");
+  std::string before = m_repo.commit("f from a call");
+  m_repo.write_file("pkg/d.py", "# one\n# two\n# three\nf = make()\n");
+  std::string after = m_repo.commit("comments above");
+  open();
+  std::vector<MonitoredFunction> dynamic = {{"from pkg.d import f", "f"}};
+  auto first = m_source->extract(ObjectId{before}, dynamic);
+  auto second = m_source->extract(ObjectId{after}, dynamic);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ((*second)[0].status, Status::unresolved);
+  EXPECT_NE((*second)[0].detail.find("pkg/d.py:4"), std::string::npos) << (*second)[0].detail;
+}
+
+TEST_F(SignatureSourceTest, BindingOrderChangeIsResolvedAgain) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\ng = f\ndef f(x):\n    pass\n");
+  std::string before = m_repo.commit("alias before the redefinition");
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\ndef f(x):\n    pass\ng = f\n");
+  std::string after = m_repo.commit("alias after the redefinition");
+  open();
+  std::vector<MonitoredFunction> alias = {{"from pkg.a import g", "g"}};
+  auto first = m_source->extract(ObjectId{before}, alias);
+  auto second = m_source->extract(ObjectId{after}, alias);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ((*first)[0].signature.text(), "(x, y=1)");
+  EXPECT_EQ((*second)[0].signature.text(), "(x)");
+}
+
+TEST_F(SignatureSourceTest, NoticesAModuleAppearingWhereOnlyAProbeWas) {
+  m_repo.write_file("pkg/c.py", "def f(changed):\n    pass\n");
+  m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\n");
+  std::string same_init = m_repo.commit("unrelated module");
+  m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n");
+  std::string shadowing = m_repo.commit("c shadows f");
+  open();
+  extract(m_first);
+  EXPECT_EQ(extract(same_init)[0].signature.text(), "(x, y=1)");
+  EXPECT_EQ(extract(shadowing)[0].signature.text(), "(changed)");
+}
+
+TEST_F(SignatureSourceTest, DoesNotReuseAMachineryFailure) {
+  open();
+  extract(m_first);
+  std::size_t resolved = m_source->resolved_count();
+  auto missing = m_source->extract(ObjectId{std::string(40, '0')}, m_functions);
+  EXPECT_FALSE(missing) << "an unreadable commit is an error, not a state";
+  extract(m_first);
+  EXPECT_EQ(m_source->resolved_count(), resolved);
+}
+
+// The reuse must never change an answer: on every commit of a generated history (bodies,
+// comments, other functions' signatures and monitored signatures changing), the incremental
+// source agrees with a resolution from scratch.
+TEST(SignatureSourceEquivalenceTest, MatchesFromScratchOnEveryCommitOfAGeneratedHistory) {
+  test::TempDir dir("aaw-equivalence");
+  auto generated = test::run_process({"/usr/bin/python3", AAW_SOURCE_DIR "/bench/generate_history.py",
+                                      dir.path().string(), "--commits", "160", "--modules", "24",
+                                      "--functions", "16", "--touch-rate", "0.2", "--seed", "7"});
+  ASSERT_TRUE(generated.ok()) << generated.err;
+  auto config = nlohmann::json::parse(std::ifstream(dir.path() / "config.json"));
+  std::vector<MonitoredFunction> functions;
+  for (const auto& f : config["functions_to_monitor"])
+    functions.push_back({f["import_statement"], f["function_path"]});
+  auto mirror = open_mirror(config["repository_url"].get<std::string>(), dir.path() / "mirrors", {});
+  ASSERT_TRUE(mirror) << mirror.error().message();
+  auto head = (*mirror)->resolve("main");
+  auto root = (*mirror)->resolve(config["start_commit"].get<std::string>());
+  ASSERT_TRUE(head && root);
+  auto commits = (*mirror)->first_parent_range(*root, *head);
+  ASSERT_TRUE(commits);
+  commits->insert(commits->begin(), *root);
+  StaticExtractor extractor(test::shared_python());
+  IncrementalStaticSource incremental(**mirror, extractor);
+  for (const ObjectId& commit : *commits) {
+    auto reused = incremental.extract(commit, functions);
+    IncrementalStaticSource fresh(**mirror, extractor);
+    auto scratch = fresh.extract(commit, functions);
+    ASSERT_TRUE(reused && scratch);
+    ASSERT_EQ(*reused, *scratch) << "at " << commit.hex;
+  }
+  EXPECT_GT(incremental.reused_count(), incremental.resolved_count() * 5)
+      << "the reuse should do most of the work";
+}
+
+}  // namespace
+}  // namespace aaw

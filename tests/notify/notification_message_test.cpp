@@ -1,0 +1,135 @@
+#include "aaw/notify/notification_message.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "aaw/core/function_change.hpp"
+
+namespace aaw {
+namespace {
+
+constexpr const char* k_sha = "0123456789abcdef0123456789abcdef01234567";
+constexpr const char* k_github = "https://github.com/ROCm/aiter.git";
+
+// moe_sorting_ck: expert_mask renamed to mask, and a return annotation added.
+Json sample_change(const char* import_statement = "import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe") {
+  FunctionChange change;
+  change.commit.id = ObjectId{k_sha};
+  change.commit.author_name = "Ada Lovelace";
+  change.commit.author_email = "ada@example.com";
+  change.commit.author_time = 1745682114;  // 2025-04-26T15:41:54Z
+  change.commit.author_offset_minutes = 120;
+  change.commit.subject = "Rename expert_mask to mask | tidy";
+  change.pull_request = "https://github.com/ROCm/aiter/pull/321";
+  change.function = {import_statement, "rocm_aiter_asm_fmoe.moe_sorting_ck"};
+  Signature before;
+  before.parameters = {Parameter{"topk_ids", ParameterKind::positional_or_keyword, {}, {}},
+                       Parameter{"expert_mask", ParameterKind::positional_or_keyword, "None", {}}};
+  Signature after = before;
+  after.parameters[1].name = "mask";
+  after.return_annotation = "None";
+  change.before = SignatureState::ok(before);
+  change.after = SignatureState::ok(after);
+  change.changes = diff_states(change.before, change.after);
+  return to_json(change);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(NotificationMessageTest, TitleIsTheOriginalTools) {
+  EXPECT_EQ(issue_title(sample_change()), "API Change Detected: rocm_aiter_asm_fmoe.moe_sorting_ck");
+}
+
+TEST(NotificationMessageTest, MarkerNamesCommitFunctionAndImportHash) {
+  std::string marker = issue_marker(sample_change());
+  std::string prefix =
+      std::string("<!-- aiter-api-watcher:") + k_sha + ":rocm_aiter_asm_fmoe.moe_sorting_ck:";
+  ASSERT_EQ(marker.substr(0, prefix.size()), prefix);
+  std::string hash = marker.substr(prefix.size(), marker.size() - prefix.size() - 4);
+  EXPECT_EQ(hash.size(), 8u);
+  EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), std::string::npos) << hash;
+  EXPECT_EQ(marker.substr(marker.size() - 4), " -->");
+  EXPECT_EQ(issue_marker(sample_change()), marker) << "stable";
+  EXPECT_NE(issue_marker(sample_change("from aiter.fused_moe_bf16_asm import moe_sorting_ck")), marker)
+      << "another import statement is another notification";
+}
+
+TEST(NotificationMessageTest, MarkerHashIsFixedAcrossBuilds) {
+  // FNV-1a of "import aiter", low 32 bits: a marker written by an older build must still be found.
+  Json change = {{"commit", k_sha}, {"function_path", "aiter.f"}, {"import_statement", "import aiter"}};
+  EXPECT_EQ(issue_marker(change), std::string("<!-- aiter-api-watcher:") + k_sha + ":aiter.f:c2c980ed -->");
+}
+
+TEST(NotificationMessageTest, BodyHasEverythingAboutTheChangeAndEndsWithTheMarker) {
+  Json change = sample_change();
+  std::string body = issue_body(change, k_github);
+  EXPECT_TRUE(contains(body, "**Import:** `import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe`")) << body;
+  EXPECT_TRUE(
+      contains(body, std::string("[0123456789ab](https://github.com/ROCm/aiter/commit/") + k_sha + ")"))
+      << body;
+  EXPECT_TRUE(contains(body, "**Author:** Ada Lovelace <ada@example.com>")) << body;
+  EXPECT_TRUE(contains(body, "**Date:** 2025-04-26T17:41:54+02:00")) << body;
+  EXPECT_TRUE(contains(body, "**Message:** Rename expert_mask to mask | tidy")) << body;
+  EXPECT_TRUE(contains(body, "**Pull request:** https://github.com/ROCm/aiter/pull/321")) << body;
+  EXPECT_TRUE(contains(body, "### Previous signature\n\n```python\n(topk_ids, expert_mask=None)\n```"))
+      << body;
+  EXPECT_TRUE(contains(body, "### Current signature\n\n```python\n(topk_ids, mask=None) -> None\n```"))
+      << body;
+  EXPECT_TRUE(contains(body, "- **breaking**: parameter 'expert_mask' removed (was 'expert_mask=None')"))
+      << body;
+  EXPECT_TRUE(contains(body, "- **compatible**: parameter 'mask' added: 'mask=None'")) << body;
+  EXPECT_TRUE(contains(body, "- **annotation**: return annotation changed from none to 'None'")) << body;
+  EXPECT_TRUE(contains(body, "(**breaking**)")) << body;
+  std::string marker = issue_marker(change) + "\n";
+  EXPECT_EQ(body.substr(body.size() - marker.size()), marker);
+}
+
+TEST(NotificationMessageTest, BodyOffGithubShowsTheShaAndNoPullRequest) {
+  Json change = sample_change();
+  change["pull_request"] = nullptr;
+  std::string body = issue_body(change, "git://127.0.0.1:9418/aiter.git");
+  EXPECT_TRUE(contains(body, std::string("**Commit:** `") + k_sha + "`")) << body;
+  EXPECT_FALSE(contains(body, "https://github.com/")) << body;
+  EXPECT_TRUE(contains(body, "**Pull request:** none found")) << body;
+}
+
+TEST(NotificationMessageTest, CodeBlockFenceOutgrowsBackticksInTheSignature) {
+  Json change = sample_change();
+  change["new"] = {{"status", "unresolved"}, {"detail", "defined by ```exec```"}};
+  std::string body = issue_body(change, k_github);
+  EXPECT_TRUE(contains(body, "````python\nunresolved: defined by ```exec```\n````")) << body;
+}
+
+TEST(NotificationMessageTest, WebhookTextIsOneSlackSafeParagraph) {
+  std::string text = webhook_text(sample_change(), k_github);
+  EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+  EXPECT_EQ(text.substr(0, 63), "*API change (breaking)* in `rocm_aiter_asm_fmoe.moe_sorting_ck`") << text;
+  EXPECT_TRUE(contains(text, std::string("at commit https://github.com/ROCm/aiter/commit/") + k_sha)) << text;
+  EXPECT_TRUE(contains(text, "by Ada Lovelace &lt;ada@example.com&gt;: Rename expert_mask to mask | tidy."))
+      << text;
+  EXPECT_TRUE(contains(text, "Pull request: https://github.com/ROCm/aiter/pull/321.")) << text;
+  EXPECT_TRUE(contains(text, "Old: `(topk_ids, expert_mask=None)`; new: `(topk_ids, mask=None) -&gt; None`."))
+      << text;
+  EXPECT_TRUE(contains(text, "breaking: parameter 'expert_mask' removed (was 'expert_mask=None').")) << text;
+  EXPECT_FALSE(contains(text, "<")) << "Slack reads < as the start of a link";
+}
+
+TEST(NotificationMessageTest, WebhookPayloadIsTheChangePlusText) {
+  Json change = sample_change();
+  Json payload = webhook_payload(change, k_github);
+  EXPECT_EQ(payload["text"], webhook_text(change, k_github));
+  payload.erase("text");
+  EXPECT_EQ(payload, change);
+}
+
+TEST(NotificationMessageTest, CommitUrlOnlyForGithubRepositories) {
+  EXPECT_EQ(commit_url("https://github.com/ROCm/aiter.git", "abc"),
+            "https://github.com/ROCm/aiter/commit/abc");
+  EXPECT_EQ(commit_url("/srv/git/aiter.git", "abc"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace aaw

@@ -1,0 +1,42 @@
+#include <gtest/gtest.h>
+
+#include "aaw/core/github_client.hpp"
+#include "aaw/util/url.hpp"
+
+namespace aaw {
+namespace {
+
+TEST(GithubRepoUrlTest, ReadsHttpsUrls) {
+  EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter.git"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter/"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("http://github.com/ROCm/aiter.git"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("https://x-access-token:secret@github.com/ROCm/aiter.git"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("https://GitHub.com:443/ROCm/aiter"), "ROCm/aiter");
+}
+
+TEST(GithubRepoUrlTest, ReadsSshUrls) {
+  EXPECT_EQ(github_repo_of("git@github.com:ROCm/aiter.git"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("github.com:ROCm/aiter"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("ssh://git@github.com/ROCm/aiter.git"), "ROCm/aiter");
+  EXPECT_EQ(github_repo_of("ssh://git@github.com:22/ROCm/my_repo.v2"), "ROCm/my_repo.v2");
+}
+
+TEST(GithubRepoUrlTest, RefusesOtherHostsAndShapes) {
+  EXPECT_EQ(github_repo_of("https://gitlab.com/ROCm/aiter.git"), std::nullopt);
+  EXPECT_EQ(github_repo_of("https://github.com.evil.example/ROCm/aiter"), std::nullopt);
+  EXPECT_EQ(github_repo_of("https://github.com/ROCm"), std::nullopt);
+  EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter/tree/main"), std::nullopt);
+  EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter?x=1"), std::nullopt);
+  EXPECT_EQ(github_repo_of("/srv/mirrors/aiter.git"), std::nullopt);
+  EXPECT_EQ(github_repo_of("file:///srv/github.com/ROCm/aiter"), std::nullopt);
+  EXPECT_EQ(github_repo_of("git@github.com:../etc"), std::nullopt);
+}
+
+TEST(GithubRepoUrlTest, ReadsAnEnterpriseHost) {
+  EXPECT_EQ(github_repo_of("https://ghe.example.com/team/aiter.git", "ghe.example.com"), "team/aiter");
+  EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter.git", "ghe.example.com"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace aaw
