@@ -15,7 +15,7 @@ int run_check_config(const CheckConfigOptions& options) {
   Config config = read_config_or_throw(options.config_path);
   std::cout << options.config_path.string() << ": ok\n"
             << "repository: " << config.repository_url << " (branch " << config.branch << ")\n"
-            << "extractor: " << to_string(config.extractor) << "\n"
+            << "extractor: " << config.extractor << "\n"
             << "state_dir: " << config.state_dir.string() << "\n"
             << "functions (" << config.functions_to_monitor.size() << "):\n";
   for (const MonitoredFunction& f : config.functions_to_monitor)

@@ -5,7 +5,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "aaw/core/state_dir.hpp"
+#include "aaw/extract/source_registry.hpp"
+#include "aaw/io/embedded_python.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
+#include "aaw/io/libgit2_work_tree.hpp"
+#include "aaw/io/posix_sandbox.hpp"
+#include "aaw/notify/channel_registry.hpp"
 #include "aaw/util/strings.hpp"
 #include "aaw/util/url.hpp"
 
@@ -22,21 +28,40 @@ std::string read_token_file(const std::string& path) {
 
 }  // namespace
 
+ConfigSchema config_schema() { return {builtin_sources().names(), builtin_channels().config_sections()}; }
+
 Config read_config_or_throw(const std::filesystem::path& path) {
-  auto loaded = load_config(path);
+  auto loaded = load_config(path, config_schema());
   if (!loaded) throw CommandError{loaded.error().message()};
   for (const std::string& warning : loaded->warnings)
     std::cerr << "aiter-api-watcher: warning: " << warning << "\n";
   return std::move(loaded->config);
 }
 
+std::vector<std::string> extractor_names() { return builtin_sources().names(); }
+
 void apply_extractor(Config& config, const std::string& override_value) {
-  if (!override_value.empty()) {
-    auto kind = parse_extractor(override_value);
-    if (!kind)
-      throw CommandError{"--extractor: expected static, runtime or both, got '" + override_value + "'"};
-    config.extractor = *kind;
-  }
+  if (override_value.empty()) return;
+  if (!builtin_sources().find(override_value))
+    throw CommandError{"--extractor: expected one of " + join(extractor_names()) + ", got '" +
+                       override_value + "'"};
+  config.extractor = override_value;
+}
+
+std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitMirror& mirror,
+                                                      Runtime& runtime, Logger& log,
+                                                      std::function<bool()> stop_requested) {
+  StateDir state(config.state_dir);
+  SourceDeps deps{
+      mirror, log, state, [&runtime]() -> PythonHost& { return runtime.python(); },
+      // The work tree's origin is the redacted URL: it only resolves relative submodule
+      // URLs, and state_dir must hold no credentials.
+      [&, stop_requested] {
+        return open_work_tree(state.work_tree(), mirror.path(), mirror.display_url(), log, stop_requested);
+      },
+      [&] { return make_sandbox(config.sandbox, std::filesystem::absolute(state.sandbox()), log); },
+      embedded_python_executable(), embedded_python_version(), stop_requested};
+  return value_or_throw(builtin_sources().make(config, deps));
 }
 
 std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console) {
@@ -60,7 +85,7 @@ std::string https_token_for(const Config& config) {
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config) {
   MirrorOptions options;
   options.https_token = https_token_for(config);
-  auto mirror = open_mirror(config.repository_url, config.state_dir / "mirrors", options);
+  auto mirror = open_mirror(config.repository_url, StateDir(config.state_dir).mirrors(), options);
   if (!mirror) throw CommandError{mirror.error().message()};
   return std::move(*mirror);
 }

@@ -3,13 +3,17 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "aaw/core/config.hpp"
 #include "aaw/core/git_mirror.hpp"
 #include "aaw/core/log.hpp"
+#include "aaw/core/signature_source.hpp"
+#include "aaw/io/runtime.hpp"
 
 namespace aaw::cli {
 
@@ -27,11 +31,26 @@ T value_or_throw(Result<T> result) {
   return std::move(*result);
 }
 
+// The config's vocabulary from the extension registries: the extractor names of
+// builtin_sources() and the notify sections of builtin_channels().
+ConfigSchema config_schema();
+
 // Reads `path`, printing each warning to stderr; throws CommandError with the reason.
 Config read_config_or_throw(const std::filesystem::path& path);
 
-// Applies an --extractor override (static, runtime or both).
+// The names --extractor accepts: the source registry's.
+std::vector<std::string> extractor_names();
+
+// Applies an --extractor override (a name from extractor_names(); "" keeps the config's).
 void apply_extractor(Config& config, const std::string& override_value);
+
+// The signature source config.extractor names, on the mirror, the embedded interpreter (started
+// only when the source needs it) and, for a runtime source, the work tree and the sandbox under
+// state_dir. `stop_requested` (empty: never) cancels a runtime extraction's wait, build, child or
+// submodule fetch. Throws CommandError when what it runs on cannot be opened.
+std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitMirror& mirror,
+                                                      Runtime& runtime, Logger& log,
+                                                      std::function<bool()> stop_requested = {});
 
 std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console);
 

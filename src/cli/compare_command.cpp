@@ -10,7 +10,6 @@
 #include "aaw/core/render.hpp"
 #include "aaw/io/runtime.hpp"
 #include "command_context.hpp"
-#include "signature_sources.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -57,7 +56,7 @@ void add_compare_command(CLI::App& app, CompareOptions& options) {
   cmd->add_option("--fail-on", options.fail_on, "Which changes make the exit code 1")
       ->check(CLI::IsMember({"any", "breaking"}));
   cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
-      ->check(CLI::IsMember({"static", "runtime", "both"}));
+      ->check(CLI::IsMember(extractor_names()));
 }
 
 int run_compare(const CompareOptions& options, Runtime& runtime) {
@@ -72,8 +71,8 @@ int run_compare(const CompareOptions& options, Runtime& runtime) {
   auto mirror = open_mirror_or_throw(config);
   refresh_mirror(*mirror, *log, old_rev, new_rev);
   log->info("Comparing two commits: {} -> {}", old_rev, new_rev);
-  SignatureSources sources(config, *mirror, runtime, *log);
-  auto comparison = compare_commits(*mirror, sources.source(), config.functions_to_monitor, old_rev, new_rev);
+  auto source = make_source_or_throw(config, *mirror, runtime, *log);
+  auto comparison = compare_commits(*mirror, *source, config.functions_to_monitor, old_rev, new_rev);
   if (!comparison) throw CommandError{comparison.error().message()};
   print_result(*comparison, options.format, *log);
   log->info("Exiting after comparing two commits");

@@ -5,18 +5,17 @@
 #include <nlohmann/json.hpp>
 
 #include "aaw/core/diff.hpp"
-#include "aaw/core/signature_source.hpp"
+#include "aaw/core/state_dir.hpp"
 #include "aaw/core/state_store.hpp"
 #include "aaw/io/runtime.hpp"
 #include "aaw/io/sqlite_state_store.hpp"
 #include "command_context.hpp"
-#include "signature_sources.hpp"
 
 namespace aaw::cli {
 namespace {
 
 std::unique_ptr<StateStore> open_store(const Config& config) {
-  auto store = open_state_store(config.state_dir / "state.db", config.repository_url);
+  auto store = open_state_store(StateDir(config.state_dir).database(), config.repository_url);
   if (!store) throw CommandError{store.error().message()};
   return std::move(*store);
 }
@@ -57,8 +56,8 @@ std::vector<FunctionState> extract_now(const Config& config, GitMirror& mirror, 
                                        Runtime& runtime) {
   // On stderr: stdout carries the states. A runtime extraction logs its checkout and build there.
   auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
-  SignatureSources sources(config, mirror, runtime, *log);
-  auto states = sources.source().extract(commit, config.functions_to_monitor);
+  auto source = make_source_or_throw(config, mirror, runtime, *log);
+  auto states = source->extract(commit, config.functions_to_monitor);
   if (!states) throw CommandError{states.error().context("extracting at " + commit.hex).message()};
   std::vector<FunctionState> out;
   for (std::size_t i = 0; i < states->size(); ++i)
@@ -87,7 +86,7 @@ void add_show_command(CLI::App& app, ShowOptions& options) {
   cmd->add_option("COMMIT", options.commit, "Commit (SHA, short SHA, branch or tag)")->required();
   cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
-      ->check(CLI::IsMember({"static", "runtime", "both"}));
+      ->check(CLI::IsMember(extractor_names()));
 }
 
 int run_history(const HistoryOptions& options) {

@@ -12,7 +12,7 @@ namespace {
 void add_common(CLI::App* cmd, WatchOptions& options) {
   cmd->add_flag("--once", options.once, "Process what is pending, then exit instead of monitoring");
   cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
-      ->check(CLI::IsMember({"static", "runtime", "both"}));
+      ->check(CLI::IsMember(extractor_names()));
 }
 
 // Replays `commits`, then monitors unless `once`. Exit code 2 when a commit could not be replayed.

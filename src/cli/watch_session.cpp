@@ -5,9 +5,11 @@
 
 #include <ctime>
 
+#include "aaw/core/state_dir.hpp"
 #include "aaw/io/curl_http_transport.hpp"
 #include "aaw/io/github_rest_client.hpp"
 #include "aaw/io/sqlite_state_store.hpp"
+#include "aaw/notify/channel_registry.hpp"
 #include "command_context.hpp"
 
 namespace aaw::cli {
@@ -38,15 +40,16 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
     : m_config(config), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
   m_mirror = open_mirror_or_throw(config);
-  m_sources = std::make_unique<SignatureSources>(config, *m_mirror, runtime, *m_log,
-                                                 [this] { return m_control.stop_requested(); });
-  m_store = value_or_throw(open_state_store(config.state_dir / "state.db", config.repository_url));
+  m_source =
+      make_source_or_throw(config, *m_mirror, runtime, *m_log, [this] { return m_control.stop_requested(); });
+  m_store = value_or_throw(open_state_store(StateDir(config.state_dir).database(), config.repository_url));
   open_api_polling();
-  m_events = std::make_unique<EventLog>(open_event_log(config.state_dir / "events.jsonl", *m_store, *m_log));
+  m_events =
+      std::make_unique<EventLog>(open_event_log(StateDir(config.state_dir).events(), *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
-  m_processor =
-      std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, m_sources->source(), *m_store,
-                                        *m_events, *m_log, m_clock, notification_targets(config.notify));
+  m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, *m_source, *m_store,
+                                                  *m_events, *m_log, m_clock,
+                                                  builtin_channels().targets(config.notify));
   auto reopen = [this] {
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened)
       m_log->error("{}", reopened.error().message());
@@ -82,9 +85,7 @@ void WatchSession::flush_notifications() {
 }
 
 WatchSession::~WatchSession() {
-  if (const IncrementalStaticSource* source = m_sources->static_source())
-    m_log->info("Static extraction: {} function states resolved in Python, {} reused unchanged",
-                source->resolved_count(), source->reused_count());
+  if (std::string summary = m_source->work_summary(); !summary.empty()) m_log->info("{}", summary);
 }
 
 }  // namespace aaw::cli

@@ -26,14 +26,13 @@
 #include "aaw/io/signal_control.hpp"
 #include "aaw/io/system_clock.hpp"
 #include "notification_service.hpp"
-#include "signature_sources.hpp"
 
 namespace aaw::cli {
 
 class WatchSession {
  public:
   WatchSession(const Config& config, Runtime& runtime);
-  // Logs how much of the static extraction was reused: what makes long replays fast.
+  // Logs the source's work summary (how much of a static extraction was reused).
   ~WatchSession();
   WatchSession(const WatchSession&) = delete;
   WatchSession& operator=(const WatchSession&) = delete;
@@ -54,7 +53,7 @@ class WatchSession {
   SystemClock m_clock;
   std::shared_ptr<Logger> m_log;
   std::unique_ptr<GitMirror> m_mirror;
-  std::unique_ptr<SignatureSources> m_sources;
+  std::unique_ptr<SignatureSource> m_source;
   std::unique_ptr<StateStore> m_store;
   // Polling through GitHub's API (github.poll), when it applies; else polls use git ls-remote.
   std::unique_ptr<HttpTransport> m_transport;

@@ -24,17 +24,6 @@ void log_change(Logger& log, const FunctionChange& c) {
 
 }  // namespace
 
-std::vector<NotificationTarget> notification_targets(const NotifyConfig& notify) {
-  // The config is validated: an unknown severity cannot get here, but would mean "breaking".
-  auto severity = [](const std::string& text) { return parse_severity(text).value_or(Severity::breaking); };
-  std::vector<NotificationTarget> targets;
-  if (!notify.github_issue.repo.empty())
-    targets.push_back({std::string(k_target_github_issue), severity(notify.github_issue.min_severity)});
-  if (!notify.webhook.url.empty())
-    targets.push_back({std::string(k_target_webhook), severity(notify.webhook.min_severity)});
-  return targets;
-}
-
 Json CommitProcessor::event(const char* type, Json function_change) const {
   Json out = {{"type", type}, {"time", iso8601_utc(m_clock.now())}};
   out.update(function_change);

@@ -132,7 +132,8 @@ Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::o
 
 bool Watcher::bisects(std::size_t pending) const {
   // A static extraction costs milliseconds and is exact per commit: bisecting would only blur it.
-  return m_config.extractor != ExtractorKind::static_ast && m_config.runtime.bisect && pending > 2;
+  // A source that builds each commit costs seconds to an hour a commit.
+  return m_deps.processor.builds_each_commit() && m_config.runtime.bisect && pending > 2;
 }
 
 Result<void> Watcher::process_in_order(const std::vector<ObjectId>& commits,

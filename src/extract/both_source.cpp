@@ -4,6 +4,10 @@
 
 #include <algorithm>
 
+#include "aaw/extract/runtime_source.hpp"
+#include "aaw/extract/source_registry.hpp"
+#include "aaw/extract/static_memo.hpp"
+
 namespace aaw {
 namespace {
 
@@ -58,6 +62,19 @@ Result<std::vector<SignatureState>> BothSource::extract(const ObjectId& commit,
         functions[i].function_path, commit.hex, joined, s.signature.text(), r.signature.text());
   }
   return runtime_states;
+}
+
+SourceKind both_source_kind() {
+  return {"both",
+          "record the runtime states, and warn where static extraction disagrees on names, kinds or defaults",
+          [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
+            auto static_source = static_source_kind().make(config, deps);
+            if (!static_source) return static_source.error();
+            auto runtime_source = runtime_source_kind().make(config, deps);
+            if (!runtime_source) return runtime_source.error();
+            return std::unique_ptr<SignatureSource>(std::make_unique<BothSource>(
+                std::move(*static_source), std::move(*runtime_source), deps.log));
+          }};
 }
 
 }  // namespace aaw

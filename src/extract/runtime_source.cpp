@@ -20,6 +20,7 @@
 #include <thread>
 #include <utility>
 
+#include "aaw/extract/source_registry.hpp"
 #include "aaw/util/files.hpp"
 #include "aaw/util/strings.hpp"
 
@@ -158,12 +159,23 @@ std::string top_level_package(const MonitoredFunction& function) {
 
 bool RuntimeSource::stopping() const { return m_options.stop_requested && m_options.stop_requested(); }
 
+RuntimeSource::RuntimeSource(std::unique_ptr<WorkTree> work_tree, std::unique_ptr<Sandbox> sandbox,
+                             RuntimeSourceOptions options, Logger& log)
+    : RuntimeSource(*work_tree, *sandbox, std::move(options), log) {
+  m_owned_work_tree = std::move(work_tree);
+  m_owned_sandbox = std::move(sandbox);
+}
+
 RuntimeSource::RuntimeSource(WorkTree& work_tree, Sandbox& sandbox, RuntimeSourceOptions options, Logger& log)
-    : m_work_tree(work_tree), m_sandbox(sandbox), m_options(std::move(options)), m_log(log) {
+    : m_work_tree(work_tree),
+      m_sandbox(sandbox),
+      m_options(std::move(options)),
+      m_log(log),
+      m_state(StateDir(m_options.state_dir).absolute()) {
   // Absolute: these paths go to children whose working directory is elsewhere (the work tree).
-  m_options.state_dir = fs::absolute(m_options.state_dir).lexically_normal();
-  m_venv = m_options.state_dir / "venv";
-  m_logs = m_options.state_dir / "logs";
+  m_options.state_dir = m_state.root();
+  m_venv = m_state.venv();
+  m_logs = m_state.logs();
 }
 
 Result<std::vector<SignatureState>> RuntimeSource::extract(const ObjectId& commit,
@@ -173,7 +185,7 @@ Result<std::vector<SignatureState>> RuntimeSource::extract(const ObjectId& commi
   std::error_code ec;
   fs::create_directories(m_logs, ec);
   if (ec) return Error(ErrorCode::io, "cannot create '" + m_logs.string() + "': " + ec.message());
-  auto lock = StateLock::acquire(m_options.state_dir / "runtime.lock", m_options.stop_requested, m_log);
+  auto lock = StateLock::acquire(m_state.runtime_lock(), m_options.stop_requested, m_log);
   if (!lock) return lock.error();
   auto start = Clock::now();
   auto checked_out = m_work_tree.checkout(commit, m_options.build.submodules);
@@ -233,7 +245,7 @@ Result<void> RuntimeSource::ensure_venv() {
   const std::string what = "cannot create the virtual environment '" + m_venv.string() + "' with '" +
                            m_options.python.string() + "'";
   std::error_code ec;
-  fs::remove(m_options.state_dir / "last_build.json", ec);  // what it installed is gone
+  fs::remove(m_state.last_build(), ec);  // what it installed is gone
   fs::remove_all(m_venv, ec);
   fs::create_directories(m_venv, ec);
   if (ec) return Error(ErrorCode::io, what + ": " + ec.message());
@@ -256,7 +268,7 @@ Result<void> RuntimeSource::ensure_venv() {
 bool RuntimeSource::build_is_current(const ObjectId& commit) {
   const BuildConfig& build = m_options.build;
   if (!build.skip_if_unchanged) return false;
-  auto text = read_file(m_options.state_dir / "last_build.json");
+  auto text = read_file(m_state.last_build());
   if (!text) return false;
   Json last = Json::parse(*text, nullptr, false);
   if (last.is_discarded() || !last.is_object() || !last.contains("commit") || !last["commit"].is_string())
@@ -283,7 +295,7 @@ Result<std::optional<std::string>> RuntimeSource::build(const ObjectId& commit, 
   if (build_is_current(commit)) return std::optional<std::string>();
   // From here the outputs belong to no known commit until this build succeeds.
   std::error_code ec;
-  const fs::path record = m_options.state_dir / "last_build.json";
+  const fs::path record = m_state.last_build();
   fs::remove(record, ec);
 
   std::vector<std::string> argv;
@@ -377,6 +389,25 @@ Result<void> run_extraction_child(const fs::path& request, const fs::path& resul
   auto states = python.call("aaw_runtime", "extract_all", args, {});
   if (!states) return states.error().context("extracting");
   return write_file_atomically(result, Json({{"states", std::move(*states)}}).dump());
+}
+
+SourceKind runtime_source_kind() {
+  return {"runtime", "build each commit in a sandbox and read inspect.signature after one import",
+          [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
+            auto work_tree = deps.open_work_tree();
+            if (!work_tree) return work_tree.error();
+            auto sandbox = deps.make_sandbox();
+            if (!sandbox) return sandbox.error();
+            RuntimeSourceOptions options;
+            options.state_dir = deps.state_dir.root();
+            options.build = config.build;
+            options.runtime = config.runtime;
+            options.python = deps.python_executable;
+            options.python_version = deps.python_version;
+            options.stop_requested = deps.stop_requested;
+            return std::unique_ptr<SignatureSource>(std::make_unique<RuntimeSource>(
+                std::move(*work_tree), std::move(*sandbox), std::move(options), deps.log));
+          }};
 }
 
 }  // namespace aaw

@@ -1,7 +1,11 @@
 #include "aaw/extract/static_memo.hpp"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
 #include <unordered_map>
+
+#include "aaw/extract/source_registry.hpp"
 
 namespace aaw {
 // One commit's tree, with every answer cached: many functions consult the same files and
@@ -210,6 +214,20 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
   }
   m_resolved += stale.size();
   return states;
+}
+
+std::string IncrementalStaticSource::work_summary() const {
+  return fmt::format("Static extraction: {} function states resolved in Python, {} reused unchanged",
+                     m_resolved, m_reused);
+}
+
+SourceKind static_source_kind() {
+  return {"static",
+          "read each commit's files from git and resolve signatures with Python's ast (the default)",
+          [](const Config&, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
+            return std::unique_ptr<SignatureSource>(
+                std::make_unique<IncrementalStaticSource>(deps.mirror, deps.python()));
+          }};
 }
 
 }  // namespace aaw

@@ -26,4 +26,17 @@ void SystemClock::sleep_until(TimePoint deadline) {
   }
 }
 
+void InterruptibleClock::sleep_until(TimePoint deadline) {
+  std::unique_lock lock(m_mutex);
+  m_wake.wait_until(lock, deadline, [this] { return m_interrupted; });
+}
+
+void InterruptibleClock::interrupt() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_interrupted = true;
+  }
+  m_wake.notify_all();
+}
+
 }  // namespace aaw

@@ -97,6 +97,10 @@ std::optional<std::string> commit_url(std::string_view repository_url, std::stri
   return "https://github.com/" + *repo + "/commit/" + std::string(sha);
 }
 
+std::string change_label(const Json& change) {
+  return field(change, "function_path") + " at " + field(change, "commit").substr(0, 12);
+}
+
 std::string issue_title(const Json& change) {
   return "API Change Detected: " + field(change, "function_path");
 }

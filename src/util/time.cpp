@@ -13,7 +13,8 @@ std::string iso8601(std::int64_t seconds, int offset_minutes) {
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
   int magnitude = offset_minutes < 0 ? -offset_minutes : offset_minutes;
   char zone[24];
-  std::snprintf(zone, sizeof zone, "%c%02d:%02d", offset_minutes < 0 ? '-' : '+', magnitude / 60, magnitude % 60);
+  std::snprintf(zone, sizeof zone, "%c%02d:%02d", offset_minutes < 0 ? '-' : '+', magnitude / 60,
+                magnitude % 60);
   return std::string(date) + zone;
 }
 
@@ -29,8 +30,8 @@ std::optional<std::int64_t> parse_iso8601_utc(std::string_view text) {
   std::tm tm{};
   char zulu = 0;
   std::string copy(text);
-  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &zulu) != 7 ||
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &zulu) != 7 ||
       zulu != 'Z' || copy.size() != 20)
     return std::nullopt;
   tm.tm_year -= 1900;

@@ -11,6 +11,8 @@
 #include "aaw/extract/static_memo.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
 #include "aaw/io/sqlite_state_store.hpp"
+#include "aaw/notify/github_issue_channel.hpp"
+#include "aaw/notify/webhook_channel.hpp"
 #include "support/fake_clock.hpp"
 #include "support/shared_python.hpp"
 #include "support/synthetic_aiter.hpp"
@@ -120,18 +122,6 @@ TEST_F(CommitProcessorTest, ProcessingACommitAgainQueuesNothingTwice) {
   ASSERT_TRUE(
       processor.process(ObjectId{m_commits.renamed}, ObjectId{m_commits.reformatted}, false, "Processing"));
   EXPECT_EQ(m_store->outbox_counts()->pending, 5);
-}
-
-TEST(NotificationTargetsTest, ConfiguredTargetsOnlyWithTheirSeverities) {
-  NotifyConfig notify;
-  EXPECT_TRUE(notification_targets(notify).empty());
-  notify.webhook.url = "https://hooks.example.com/x";
-  notify.webhook.min_severity = "behavioural";
-  std::vector<NotificationTarget> expected = {{std::string(k_target_webhook), Severity::behavioural}};
-  EXPECT_EQ(notification_targets(notify), expected);
-  notify.github_issue.repo = "o/r";
-  expected.insert(expected.begin(), {std::string(k_target_github_issue), Severity::breaking});
-  EXPECT_EQ(notification_targets(notify), expected);
 }
 
 }  // namespace

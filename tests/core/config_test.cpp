@@ -4,10 +4,20 @@
 
 #include <fstream>
 
+#include "aaw/notify/channel_registry.hpp"
+#include "cli/command_context.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
 namespace {
+
+// The config as the binary reads it: with the vocabulary of the built-in extractors and channels.
+Result<LoadedConfig> parse_config(std::string_view text, std::string_view source) {
+  return aaw::parse_config(text, source, cli::config_schema());
+}
+Result<LoadedConfig> load_config(const std::filesystem::path& path) {
+  return aaw::load_config(path, cli::config_schema());
+}
 
 // The original script's default config, exactly as it wrote it (with the state it kept inside).
 constexpr const char* k_original = R"json({
@@ -62,15 +72,15 @@ TEST_F(ConfigTest, AppliesContractDefaults) {
   const Config& c = loaded->config;
   EXPECT_EQ(c.branch, "main");
   EXPECT_EQ(c.state_dir, "./aiter-api-watcher-state");
-  EXPECT_EQ(c.extractor, ExtractorKind::static_ast);
+  EXPECT_EQ(c.extractor, "static");
   EXPECT_EQ(c.log.file, "aiter_api_watcher.log");
   EXPECT_EQ(c.log.max_size_mb, 10);
   EXPECT_EQ(c.log.max_files, 5);
   EXPECT_EQ(c.build.command, (std::vector<std::string>{"{python}", "setup.py", "develop"}));
   EXPECT_EQ(c.build.env.at("PREBUILD_KERNELS"), "0");
   EXPECT_EQ(c.github.api_url, "https://api.github.com");
-  EXPECT_EQ(c.notify.github_issue.min_severity, "breaking");
-  EXPECT_EQ(c.notify.webhook.min_severity, "compatible");
+  EXPECT_EQ(builtin_channels().find("github_issue")->default_min_severity, Severity::breaking);
+  EXPECT_EQ(builtin_channels().find("webhook")->default_min_severity, Severity::compatible);
 }
 
 TEST_F(ConfigTest, ReadsNestedSections) {
@@ -82,15 +92,15 @@ TEST_F(ConfigTest, ReadsNestedSections) {
                              "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
   const Config& c = loaded->config;
-  EXPECT_EQ(c.extractor, ExtractorKind::both);
+  EXPECT_EQ(c.extractor, "both");
   EXPECT_EQ(c.log.file, "");
   EXPECT_EQ(c.log.level, "debug");
   EXPECT_EQ(c.build.command, std::vector<std::string>{"make"});
   EXPECT_EQ(c.build.env.at("X"), "1");
   EXPECT_EQ(c.build.env.count("PREBUILD_KERNELS"), 0u);
   EXPECT_FALSE(c.sandbox.network);
-  EXPECT_EQ(c.notify.github_issue.labels, std::vector<std::string>{"api"});
-  EXPECT_EQ(c.notify.webhook.url, "http://127.0.0.1:9/h");
+  EXPECT_EQ(c.notify.sections.at("github_issue")["labels"], Json::array({"api"}));
+  EXPECT_EQ(c.notify.sections.at("webhook")["url"], "http://127.0.0.1:9/h");
 }
 
 TEST_F(ConfigTest, WarnsAboutUnknownKeyWithSuggestion) {

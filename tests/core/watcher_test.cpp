@@ -296,7 +296,9 @@ class CountingSource final : public SignatureSource {
     if (stop && stop->stop_requested()) return Error(ErrorCode::cancelled, "build cancelled");
     return std::vector<SignatureState>{state_by_commit.at(commit.hex)};
   }
+  bool builds_each_commit() const override { return builds; }
   const Control* stop = nullptr;
+  bool builds = true;  // as a runtime source
 };
 
 class WatcherBisectTest : public ::testing::Test {
@@ -327,7 +329,6 @@ class WatcherBisectTest : public ::testing::Test {
     m_config.repository_url = s_repo->path().string();
     m_config.functions_to_monitor = {{"import pkg", "pkg.f"}};
     m_config.start_commit = s_commits[0];
-    m_config.extractor = ExtractorKind::runtime;
     m_mirror = std::move(*open_mirror(m_config.repository_url, m_dir.path() / "mirrors", {}));
     m_store = std::move(*open_state_store(m_dir.path() / "state.db", m_config.repository_url));
     m_events = std::make_unique<EventLog>(std::move(*EventLog::open(m_dir.path() / "events.jsonl")));
@@ -386,7 +387,7 @@ TEST_F(WatcherBisectTest, StopDuringABuildRecordsNothingOfTheRangeAndExitsCleanl
 }
 
 TEST_F(WatcherBisectTest, StaticExtractionBuildsEveryCommit) {
-  m_config.extractor = ExtractorKind::static_ast;
+  m_source.builds = false;  // as the static source
   ASSERT_EQ(run(), 0);
   EXPECT_EQ(m_source.built.size(), 65u);
   EXPECT_EQ((*m_store->history(std::nullopt))[0]["commit"], m_commits[37]);

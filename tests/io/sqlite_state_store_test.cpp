@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "aaw/core/state_store.hpp"
+#include "aaw/notify/github_issue_channel.hpp"
+#include "aaw/notify/webhook_channel.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {

@@ -12,7 +12,10 @@
 
 #include "aaw/core/function_change.hpp"
 #include "aaw/io/sqlite_state_store.hpp"
+#include "aaw/notify/channel_registry.hpp"
+#include "aaw/notify/github_issue_channel.hpp"
 #include "aaw/notify/notification_message.hpp"
+#include "aaw/notify/webhook_channel.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_github.hpp"
 #include "support/fake_http.hpp"
@@ -68,11 +71,9 @@ class NotifierTest : public ::testing::Test {
     LogConfig log;
     log.file = (m_dir.path() / "watcher.log").string();
     m_log = *make_logger(log, ConsoleStream::none);
-    m_options.repository_url = k_repository;
     m_options.source_repo = "ROCm/aiter";
-    m_options.github_issue.repo = "vllm/aiter-watch";
-    m_options.github_issue.labels = {"aiter", "api-change"};
-    m_options.webhook.url = k_secret_hook;
+    m_notify["github_issue"] = {{"repo", "vllm/aiter-watch"}, {"labels", {"aiter", "api-change"}}};
+    m_notify["webhook"] = {{"url", k_secret_hook}};
     m_options.backoff_base = 1000ms;
     m_options.backoff_cap = 8000ms;
     m_options.jitter_seed = 42;
@@ -82,8 +83,14 @@ class NotifierTest : public ::testing::Test {
   }
 
   Notifier& notifier() {
-    if (!m_notifier)
-      m_notifier = std::make_unique<Notifier>(m_options, *m_store, m_github, m_transport, *m_log);
+    if (!m_notifier) {
+      NotifyConfig notify;
+      for (const auto& [name, section] : m_notify.items()) notify.sections[name] = section;
+      m_context =
+          std::make_unique<ChannelContext>(ChannelContext{k_repository, m_transport, m_github, *m_log});
+      m_notifier = std::make_unique<Notifier>(m_options, builtin_channels().make_channels(notify, *m_context),
+                                              *m_store, m_github, *m_log);
+    }
     return *m_notifier;
   }
 
@@ -119,8 +126,10 @@ class NotifierTest : public ::testing::Test {
   std::unique_ptr<StateStore> m_store;
   std::shared_ptr<Logger> m_log;
   NotifierOptions m_options;
+  Json m_notify = Json::object();
   test::FakeGithub m_github;
   test::FakeHttp m_transport;
+  std::unique_ptr<ChannelContext> m_context;
   std::unique_ptr<Notifier> m_notifier;
 };
 
@@ -222,7 +231,7 @@ TEST_F(NotifierTest, WebhookGetsTheChangeAsJsonWithText) {
   EXPECT_EQ(request.method, "POST");
   EXPECT_EQ(request.url, k_secret_hook);
   EXPECT_EQ(request.headers.at("content-type"), "application/json");
-  EXPECT_EQ(request.total_timeout, m_options.webhook_total_timeout);
+  EXPECT_EQ(request.total_timeout, m_context->total_timeout);
   Json body = Json::parse(request.body);
   Json expected = webhook_payload(to_json(breaking_change(1, "aiter.fmoe")), k_repository);
   EXPECT_EQ(body, expected);
@@ -336,7 +345,7 @@ TEST_F(NotifierTest, WebhookSecretIsInNoLogLineAndNoStoredError) {
 }
 
 TEST_F(NotifierTest, WebhookUserinfoIsRedactedToo) {
-  m_options.webhook.url = "https://bot:pa55word@hooks.example.com/in";
+  m_notify["webhook"]["url"] = "https://bot:pa55word@hooks.example.com/in";
   record(1, {k_target_webhook});
   m_transport.fail(ErrorCode::network, "cannot reach bot:pa55word@hooks.example.com");
   deliver(m_now);
@@ -373,7 +382,7 @@ TEST_F(NotifierTest, NoPullRequestLookupOffGithub) {
 }
 
 TEST_F(NotifierTest, NotificationForAnUnconfiguredTargetFailsAtOnce) {
-  m_options.github_issue.repo.clear();
+  m_notify["github_issue"]["repo"] = "";
   record(1, {k_target_github_issue});
   EXPECT_EQ(deliver(m_now).failed, 1);
   EXPECT_EQ(in_state(OutboxState::failed)[0].last_error, "notify.github_issue.repo is not configured");

@@ -21,13 +21,10 @@ namespace aaw {
 
 // A configured notification target and the least severity it is told about.
 struct NotificationTarget {
-  std::string name;  // k_target_github_issue, k_target_webhook
+  std::string name;  // a notification channel (notify/channel_registry.hpp)
   Severity min_severity = Severity::breaking;
   bool operator==(const NotificationTarget&) const = default;
 };
-
-// The targets `notify` configures: github_issue when its repo is set, webhook when its url is set.
-std::vector<NotificationTarget> notification_targets(const NotifyConfig& notify);
 
 class CommitProcessor {
  public:
@@ -64,6 +61,8 @@ class CommitProcessor {
   Result<void> flush_events();
 
   const std::vector<MonitoredFunction>& functions() const { return m_functions; }
+  // Whether the source builds each commit (so that long ranges are worth bisecting).
+  bool builds_each_commit() const { return m_source.builds_each_commit(); }
 
  private:
   void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,9 +15,7 @@
 
 namespace aaw {
 
-enum class ExtractorKind { static_ast, runtime, both };
-std::string_view to_string(ExtractorKind kind);
-std::optional<ExtractorKind> parse_extractor(std::string_view text);
+class JsonReader;
 
 struct LogConfig {
   std::string file = "aiter_api_watcher.log";  // relative to the working directory
@@ -49,20 +49,11 @@ struct GithubConfig {
   std::string poll = "auto";  // auto, api, git
 };
 
-struct GithubIssueConfig {
-  std::string repo;
-  std::vector<std::string> labels;
-  std::string min_severity = "breaking";
-};
-
-struct WebhookConfig {
-  std::string url;
-  std::string min_severity = "compatible";
-};
-
+// The sections of `notify`, one per notification channel ("github_issue", "webhook", ...), as
+// written: each channel reads its own (notify/channel_registry.hpp), so adding a channel touches
+// nothing here.
 struct NotifyConfig {
-  GithubIssueConfig github_issue;
-  WebhookConfig webhook;
+  std::map<std::string, Json, std::less<>> sections;
 };
 
 struct ConsumerConfig {
@@ -82,7 +73,7 @@ struct Config {
   std::vector<std::string> commit_list;
   std::vector<std::string> compare_pair;  // empty, or exactly [old, new]
   std::filesystem::path state_dir = "./aiter-api-watcher-state";
-  ExtractorKind extractor = ExtractorKind::static_ast;
+  std::string extractor = "static";  // a name in the source registry (extract/source_registry.hpp)
   LogConfig log;
   BuildConfig build;
   SandboxConfig sandbox;
@@ -97,12 +88,23 @@ struct LoadedConfig {
   std::vector<std::string> warnings;  // unknown keys, with a did-you-mean when one is close
 };
 
+// What the extension registries add to the config's vocabulary, so that neither the reader nor
+// the Config struct changes when an extractor or a notification channel is added.
+struct SectionSchema {
+  std::string name;                       // the key under "notify"
+  std::function<void(JsonReader&)> read;  // reads and validates it; throws JsonReadError
+};
+struct ConfigSchema {
+  std::vector<std::string> extractors;         // the names `extractor` accepts
+  std::vector<SectionSchema> notify_sections;  // the keys `notify` accepts
+};
+
 // Parses config text. `source` names it in messages ("config.json"). invalid_input with the JSON
 // path of the bad field ("functions_to_monitor[2].function_path: expected a string"), or the
 // parser's line and column for malformed JSON.
-Result<LoadedConfig> parse_config(std::string_view text, std::string_view source);
+Result<LoadedConfig> parse_config(std::string_view text, std::string_view source, const ConfigSchema& schema);
 
 // Reads and parses a config file; io when it cannot be read.
-Result<LoadedConfig> load_config(const std::filesystem::path& path);
+Result<LoadedConfig> load_config(const std::filesystem::path& path, const ConfigSchema& schema);
 
 }  // namespace aaw

@@ -39,13 +39,9 @@ enum class CommitOutcome {
 
 std::string_view to_string(CommitOutcome outcome);
 
-// Where a notification goes: one per configured target of notify.* in the config.
-inline constexpr std::string_view k_target_github_issue = "github_issue";
-inline constexpr std::string_view k_target_webhook = "webhook";
-
 // What record() puts into the outbox: one FUNCTION_CHANGE of the record's commit for one target.
 struct Notification {
-  std::string target;  // k_target_github_issue, k_target_webhook
+  std::string target;  // a notification channel's name (notify/channel_registry.hpp)
   Json payload;        // the FUNCTION_CHANGE
   bool operator==(const Notification&) const = default;
 };

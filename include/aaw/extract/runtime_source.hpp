@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "aaw/core/python_host.hpp"
 #include "aaw/core/sandbox.hpp"
 #include "aaw/core/signature_source.hpp"
+#include "aaw/core/state_dir.hpp"
 #include "aaw/core/work_tree.hpp"
 #include "aaw/util/result.hpp"
 
@@ -64,6 +66,9 @@ class RuntimeSource final : public SignatureSource {
   // `work_tree` and `sandbox` outlive the source. The sandbox's writable paths will be the work
   // tree and the venv.
   RuntimeSource(WorkTree& work_tree, Sandbox& sandbox, RuntimeSourceOptions options, Logger& log);
+  // Owning the work tree and the sandbox.
+  RuntimeSource(std::unique_ptr<WorkTree> work_tree, std::unique_ptr<Sandbox> sandbox,
+                RuntimeSourceOptions options, Logger& log);
 
   // One state per function. Any commit, in any order (each call checks out what it needs). Waits
   // while another process extracts with the same state_dir (state_dir/runtime.lock). An
@@ -73,6 +78,9 @@ class RuntimeSource final : public SignatureSource {
   // crashed after writing a complete result (a runtime's teardown at exit) still counts.
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override;
+
+  // It builds and imports: costly enough to bisect long ranges.
+  bool builds_each_commit() const override { return true; }
 
   const RuntimeTimings& last_timings() const { return m_timings; }
   const std::filesystem::path& venv() const { return m_venv; }
@@ -93,10 +101,13 @@ class RuntimeSource final : public SignatureSource {
   Sandbox& m_sandbox;
   RuntimeSourceOptions m_options;
   Logger& m_log;
+  StateDir m_state;  // absolute
   std::filesystem::path m_venv;
   std::filesystem::path m_logs;
   bool m_venv_ready = false;
   RuntimeTimings m_timings;
+  std::unique_ptr<WorkTree> m_owned_work_tree;
+  std::unique_ptr<Sandbox> m_owned_sandbox;
 };
 
 // The top-level package a monitored function's import statement imports ("import aiter.ops as
@@ -107,5 +118,10 @@ std::string top_level_package(const MonitoredFunction& function);
 // in `python` (src/python/aaw_runtime.py), writes the result file. io or python on failure.
 Result<void> run_extraction_child(const std::filesystem::path& request, const std::filesystem::path& result,
                                   PythonHost& python);
+
+// The "runtime" entry of the source registry: a RuntimeSource on the work tree and sandbox that
+// `deps` open under state_dir.
+struct SourceKind;
+SourceKind runtime_source_kind();
 
 }  // namespace aaw

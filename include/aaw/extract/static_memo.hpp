@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,9 +25,15 @@ class IncrementalStaticSource final : public SignatureSource {
  public:
   IncrementalStaticSource(GitMirror& mirror, StaticExtractor& extractor)
       : m_mirror(mirror), m_extractor(extractor) {}
+  // With a StaticExtractor of its own on `python`.
+  IncrementalStaticSource(GitMirror& mirror, PythonHost& python)
+      : m_owned(std::make_unique<StaticExtractor>(python)), m_mirror(mirror), m_extractor(*m_owned) {}
 
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override;
+
+  // "Static extraction: N function states resolved in Python, M reused unchanged".
+  std::string work_summary() const override;
 
   // How many functions were resolved by Python, and how many were reused, since construction.
   std::size_t resolved_count() const { return m_resolved; }
@@ -62,11 +69,17 @@ class IncrementalStaticSource final : public SignatureSource {
   Result<std::vector<std::size_t>> settle(std::vector<Pending>& pending, CommitView& view,
                                           std::vector<SignatureState>& states);
 
+  std::unique_ptr<StaticExtractor> m_owned;
   GitMirror& m_mirror;
   StaticExtractor& m_extractor;
   std::map<Key, Memo> m_memo;
   std::size_t m_resolved = 0;
   std::size_t m_reused = 0;
 };
+
+// The "static" entry of the source registry: an IncrementalStaticSource on the mirror and the
+// embedded interpreter.
+struct SourceKind;
+SourceKind static_source_kind();
 
 }  // namespace aaw

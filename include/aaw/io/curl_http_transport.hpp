@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+
 #include "aaw/core/http_transport.hpp"
 
 namespace aaw {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+
 #include "aaw/core/clock.hpp"
 #include "aaw/core/github_client.hpp"
 #include "aaw/core/http_transport.hpp"

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+
 #include "aaw/core/log.hpp"
 #include "aaw/core/work_tree.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+
 #include "aaw/core/config.hpp"
 #include "aaw/core/log.hpp"
 #include "aaw/core/sandbox.hpp"

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <string_view>
+
 #include "aaw/core/state_store.hpp"
 
 namespace aaw {

@@ -1,6 +1,9 @@
 // The Clock port on the system clock (src/io/system_clock.cpp).
 #pragma once
 
+#include <condition_variable>
+#include <mutex>
+
 #include "aaw/core/clock.hpp"
 
 namespace aaw {
@@ -14,6 +17,20 @@ class SystemClock final : public Clock {
 
  private:
   int m_wake_fd;
+};
+
+// The system clock with sleeps that interrupt() ends at once, and every later sleep too: for a
+// thread that must stop promptly (the notification delivery, and the GitHub client's waits in it).
+class InterruptibleClock final : public Clock {
+ public:
+  TimePoint now() const override { return std::chrono::system_clock::now(); }
+  void sleep_until(TimePoint deadline) override;
+  void interrupt();
+
+ private:
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_interrupted = false;
 };
 
 }  // namespace aaw

@@ -11,6 +11,9 @@
 
 namespace aaw {
 
+// "aiter.fmoe at 0123456789ab": a change, named in a log line.
+std::string change_label(const Json& change);
+
 // "API Change Detected: <function_path>", as the original tool titled its issues.
 std::string issue_title(const Json& change);
 

@@ -1,0 +1,41 @@
+// Every path under state_dir, named once. Nothing else spells a file name of the state directory.
+//
+//   state.db            the state store (SQLite, WAL)
+//   events.jsonl        one event a line
+//   mirrors/            one bare mirror per repository URL
+//   work/               the runtime source's work tree
+//   venv/               the runtime source's virtual environment
+//   sandbox/            HOME, TMPDIR and the extraction child's request and result files
+//   logs/               build and extraction logs of the newest commits
+//   last_build.json     what the last successful build was
+//   runtime.lock        one runtime extraction at a time
+#pragma once
+
+#include <filesystem>
+
+namespace aaw {
+
+class StateDir {
+ public:
+  explicit StateDir(std::filesystem::path root) : m_root(std::move(root)) {}
+
+  const std::filesystem::path& root() const { return m_root; }
+  std::filesystem::path database() const { return m_root / "state.db"; }
+  std::filesystem::path events() const { return m_root / "events.jsonl"; }
+  std::filesystem::path mirrors() const { return m_root / "mirrors"; }
+  std::filesystem::path work_tree() const { return m_root / "work"; }
+  std::filesystem::path venv() const { return m_root / "venv"; }
+  std::filesystem::path sandbox() const { return m_root / "sandbox"; }
+  std::filesystem::path logs() const { return m_root / "logs"; }
+  std::filesystem::path last_build() const { return m_root / "last_build.json"; }
+  std::filesystem::path runtime_lock() const { return m_root / "runtime.lock"; }
+
+  // The same directory as an absolute, normal path: for paths handed to children whose working
+  // directory is elsewhere.
+  StateDir absolute() const { return StateDir(std::filesystem::absolute(m_root).lexically_normal()); }
+
+ private:
+  std::filesystem::path m_root;
+};
+
+}  // namespace aaw

@@ -1,0 +1,65 @@
+// The extension point for extractors: a table of named source kinds. The config's `extractor`, the
+// `--extractor` flag of every command and the factory all read this one table, so adding an
+// extractor is one file pair defining its SourceKind plus one line in builtin_sources().
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aaw/core/config.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/log.hpp"
+#include "aaw/core/python_host.hpp"
+#include "aaw/core/sandbox.hpp"
+#include "aaw/core/signature_source.hpp"
+#include "aaw/core/state_dir.hpp"
+#include "aaw/core/work_tree.hpp"
+#include "aaw/util/result.hpp"
+
+namespace aaw {
+
+// What a source may run on. The composition root (src/cli) fills in the adapters; a source takes
+// only what it needs, and what it does not need is never opened (a static source opens no work
+// tree, a runtime source starts no interpreter in this process).
+struct SourceDeps {
+  GitMirror& mirror;
+  Logger& log;
+  StateDir state_dir;
+  std::function<PythonHost&()> python;  // the embedded interpreter, started on first use
+  std::function<Result<std::unique_ptr<WorkTree>>()> open_work_tree;  // at state_dir/work
+  std::function<Result<std::unique_ptr<Sandbox>>()> make_sandbox;     // rooted at state_dir/sandbox
+  std::filesystem::path python_executable;                            // venvs are made from it
+  std::string python_version;                                         // its "X.Y"
+  std::function<bool()> stop_requested;                               // empty: never
+};
+
+struct SourceKind {
+  std::string name;         // the config's `extractor` value
+  std::string description;  // one line, for --help and check-config
+  // The source for `config` (REQUIRES: config.extractor == name). An Error when what it runs on
+  // cannot be opened (the work tree, the sandbox).
+  std::function<Result<std::unique_ptr<SignatureSource>>(const Config& config, SourceDeps& deps)> make;
+};
+
+class SourceRegistry {
+ public:
+  // Adds a kind; a later kind of the same name replaces the earlier one.
+  void add(SourceKind kind);
+  const SourceKind* find(std::string_view name) const;
+  std::vector<std::string> names() const;  // in registration order
+
+  // The source config.extractor names; invalid_input listing the known names when none does.
+  Result<std::unique_ptr<SignatureSource>> make(const Config& config, SourceDeps& deps) const;
+
+ private:
+  std::vector<SourceKind> m_kinds;
+};
+
+// static, runtime and both.
+SourceRegistry builtin_sources();
+
+}  // namespace aaw

@@ -1,0 +1,100 @@
+#include "aaw/notify/channel_registry.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "aaw/notify/github_issue_channel.hpp"
+#include "aaw/notify/webhook_channel.hpp"
+
+namespace aaw {
+namespace {
+
+std::vector<std::string> severity_names() {
+  std::vector<std::string> names;
+  for (Severity s : {Severity::annotation, Severity::compatible, Severity::behavioural, Severity::unknown,
+                     Severity::breaking})
+    names.emplace_back(to_string(s));
+  return names;
+}
+
+const Json* section_of(const NotifyConfig& notify, std::string_view name) {
+  auto found = notify.sections.find(name);
+  return found == notify.sections.end() ? nullptr : &found->second;
+}
+
+}  // namespace
+
+void ChannelRegistry::add(ChannelKind kind) {
+  auto same = std::find_if(m_kinds.begin(), m_kinds.end(), [&](const ChannelKind& k) { return k.name == kind.name; });
+  if (same != m_kinds.end()) {
+    *same = std::move(kind);
+  } else {
+    m_kinds.push_back(std::move(kind));
+  }
+}
+
+const ChannelKind* ChannelRegistry::find(std::string_view name) const {
+  for (const ChannelKind& kind : m_kinds)
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+std::vector<std::string> ChannelRegistry::names() const {
+  std::vector<std::string> out;
+  for (const ChannelKind& kind : m_kinds) out.push_back(kind.name);
+  return out;
+}
+
+std::vector<SectionSchema> ChannelRegistry::config_sections() const {
+  std::vector<SectionSchema> out;
+  for (const ChannelKind& kind : m_kinds) {
+    out.push_back({kind.name, [kind](JsonReader& r) {
+                     std::string enabling, severity;
+                     r.string(kind.enabling_key, enabling);
+                     r.choice("min_severity", severity, severity_names());
+                     if (kind.read) kind.read(r);
+                   }});
+  }
+  return out;
+}
+
+bool ChannelRegistry::enabled(const ChannelKind& kind, const NotifyConfig& notify) const {
+  const Json* section = section_of(notify, kind.name);
+  if (!section || !section->is_object()) return false;
+  auto value = section->find(kind.enabling_key);
+  return value != section->end() && value->is_string() && !value->get<std::string>().empty();
+}
+
+std::vector<NotificationTarget> ChannelRegistry::targets(const NotifyConfig& notify) const {
+  std::vector<NotificationTarget> out;
+  for (const ChannelKind& kind : m_kinds) {
+    if (!enabled(kind, notify)) continue;
+    Severity severity = kind.default_min_severity;
+    const Json& section = *section_of(notify, kind.name);
+    if (auto text = section.find("min_severity"); text != section.end() && text->is_string())
+      severity = parse_severity(text->get<std::string>()).value_or(severity);
+    out.push_back({kind.name, severity});
+  }
+  return out;
+}
+
+ChannelSet ChannelRegistry::make_channels(const NotifyConfig& notify, ChannelContext& context) const {
+  ChannelSet set;
+  for (const ChannelKind& kind : m_kinds) {
+    if (enabled(kind, notify)) {
+      set.active.push_back(kind.make(*section_of(notify, kind.name), context));
+    } else {
+      set.unconfigured[kind.name] = "notify." + kind.name + "." + kind.enabling_key + " is not configured";
+    }
+  }
+  return set;
+}
+
+ChannelRegistry builtin_channels() {
+  ChannelRegistry registry;
+  registry.add(github_issue_channel_kind());
+  registry.add(webhook_channel_kind());
+  return registry;
+}
+
+}  // namespace aaw
