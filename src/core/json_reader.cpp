@@ -88,7 +88,9 @@ void JsonReader::warn_unknown() const {
   }
 }
 
-void JsonReader::fail(const std::string& path, const std::string& message) { throw JsonReadError{path + ": " + message}; }
+void JsonReader::fail(const std::string& path, const std::string& message) {
+  throw JsonReadError{path + ": " + message};
+}
 
 std::string JsonReader::as_string(const Json& v, const std::string& path) {
   if (!v.is_string()) fail(path, "expected a string");
@@ -106,7 +108,8 @@ int JsonReader::as_integer(const Json& v, const std::string& path, int minimum) 
 std::vector<std::string> JsonReader::as_strings(const Json& v, const std::string& path) {
   if (!v.is_array()) fail(path, "expected an array of strings");
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(as_string(v[i], path + "[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.push_back(as_string(v[i], path + "[" + std::to_string(i) + "]"));
   return out;
 }
 

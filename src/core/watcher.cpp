@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "aaw/core/function_change.hpp"
+#include "aaw/core/poll_status.hpp"
 
 namespace aaw {
 
@@ -19,8 +20,9 @@ int Watcher::run(bool once) {
     auto polled = poll();
     if (!polled && polled.error().code() == ErrorCode::cancelled) break;
     TimePoint now = m_deps.clock.now();
-    (void)m_deps.store.set_value("last_poll_time", iso8601_utc(now));
-    (void)m_deps.store.set_value("last_poll_result", polled ? "ok" : polled.error().message());
+    auto recorded = record_poll(m_deps.store, now,
+                                polled ? std::nullopt : std::optional<std::string>(polled.error().message()));
+    if (!recorded) log.warn("Cannot record the poll in the state store: {}", recorded.error().message());
     if (!polled) {
       if (once) {
         log.error("{}", polled.error().message());
@@ -31,7 +33,6 @@ int Watcher::run(bool once) {
       wait_until(now + backoff(failures));
       continue;
     }
-    (void)m_deps.store.set_value("last_poll_success_time", iso8601_utc(now));
     if (failures > 0)
       log.info("Remote {} reachable again after {} failed polls", m_deps.mirror.display_url(), failures);
     failures = 0;
@@ -75,7 +76,8 @@ Result<void> Watcher::poll() {
   m_deps.log.info("Checking for API changes...");
   auto head = m_deps.heads ? m_deps.heads->head(m_config.branch) : m_deps.mirror.remote_head(m_config.branch);
   if (!head) return head.error();
-  (void)m_deps.store.set_value("remote_head", head->hex);
+  if (auto recorded = record_remote_head(m_deps.store, *head); !recorded)
+    m_deps.log.warn("Cannot record the remote head in the state store: {}", recorded.error().message());
   if (auto fetched = ensure_fetched(*head); !fetched) return fetched.error();
   auto line = m_deps.store.line_head();
   if (!line) return line.error();

@@ -10,7 +10,8 @@
 namespace aaw {
 
 void SourceRegistry::add(SourceKind kind) {
-  auto same = std::find_if(m_kinds.begin(), m_kinds.end(), [&](const SourceKind& k) { return k.name == kind.name; });
+  auto same =
+      std::find_if(m_kinds.begin(), m_kinds.end(), [&](const SourceKind& k) { return k.name == kind.name; });
   if (same != m_kinds.end()) {
     *same = std::move(kind);
   } else {

@@ -25,7 +25,8 @@ const Json* section_of(const NotifyConfig& notify, std::string_view name) {
 }  // namespace
 
 void ChannelRegistry::add(ChannelKind kind) {
-  auto same = std::find_if(m_kinds.begin(), m_kinds.end(), [&](const ChannelKind& k) { return k.name == kind.name; });
+  auto same =
+      std::find_if(m_kinds.begin(), m_kinds.end(), [&](const ChannelKind& k) { return k.name == kind.name; });
   if (same != m_kinds.end()) {
     *same = std::move(kind);
   } else {

@@ -46,8 +46,9 @@ void DeliveryService::flush(int max_rounds, Duration budget, const std::function
   // Each item is tried at most once (what fails waits for its backoff), but a target that hangs
   // costs a timeout per item: the deadline keeps `--once` from outliving its purpose.
   TimePoint deadline = m_clock.now() + budget;
-  auto report = m_notifier.flush(m_clock, max_rounds,
-                                 [&] { return m_stopping.load() || (stop && stop()) || m_clock.now() >= deadline; });
+  auto report = m_notifier.flush(m_clock, max_rounds, [&] {
+    return m_stopping.load() || (stop && stop()) || m_clock.now() >= deadline;
+  });
   if (!report) {
     m_log.error("{}", report.error().message());
     return;

@@ -23,8 +23,8 @@ GithubIssueSettings settings_of(const Json& section) {
 DeliveryAttempt GithubIssueChannel::deliver(const Json& change) {
   using Outcome = DeliveryAttempt::Outcome;
   auto failure = [](const Error& error) {
-    return DeliveryAttempt::failed(error.code() == ErrorCode::invalid_input ? Outcome::refused : Outcome::transient,
-                                   error.message());
+    return DeliveryAttempt::failed(
+        error.code() == ErrorCode::invalid_input ? Outcome::refused : Outcome::transient, error.message());
   };
   const std::string& repo = m_settings.repo;
   auto existing = m_context.github.find_issue(repo, issue_marker(change));
@@ -33,8 +33,8 @@ DeliveryAttempt GithubIssueChannel::deliver(const Json& change) {
     m_context.log.info("Issue {} already reports {}", (*existing)->url, change_label(change));
     return DeliveryAttempt::delivered_at((*existing)->url);
   }
-  auto created = m_context.github.create_issue(repo, issue_title(change),
-                                               issue_body(change, m_context.repository_url), m_settings.labels);
+  auto created = m_context.github.create_issue(
+      repo, issue_title(change), issue_body(change, m_context.repository_url), m_settings.labels);
   if (!created) return failure(created.error());
   m_context.log.info("Opened issue {} for {}", created->url, change_label(change));
   return DeliveryAttempt::delivered_at(created->url);

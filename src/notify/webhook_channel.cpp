@@ -69,7 +69,9 @@ DeliveryAttempt WebhookChannel::deliver(const Json& change) {
   request.connect_timeout = m_context.connect_timeout;
   request.total_timeout = m_context.total_timeout;
   auto response = m_context.transport.perform(request);
-  if (!response) return DeliveryAttempt::failed(Outcome::transient, "webhook " + display + ": " + response.error().message());
+  if (!response)
+    return DeliveryAttempt::failed(Outcome::transient,
+                                   "webhook " + display + ": " + response.error().message());
   int status = response->status;
   if (status >= 200 && status < 300) {
     m_context.log.info("Posted {} to webhook {}", change_label(change), display);

@@ -744,15 +744,6 @@ TEST_F(SandboxTest, UncreatableRootIsAnIoError) {
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-TEST(LogTailTest, ReturnsTheLastBytesStartingAtALine) {
-  test::TempDir dir;
-  write_file(dir / "log", "first line\nsecond line\nthird line\n");
-  EXPECT_EQ(log_tail(dir / "log", 20), "third line\n");
-  EXPECT_EQ(log_tail(dir / "log", 1000), "first line\nsecond line\nthird line\n");
-  EXPECT_EQ(log_tail(dir / "log", 5), "line\n");  // no line start within: the raw end
-  EXPECT_EQ(log_tail(dir / "missing"), "");
-}
-
 TEST(IsSecretNameTest, TokensKeysSecretsAndPasswordsInAnyCase) {
   struct Case {
     const char* name;

@@ -68,10 +68,12 @@ TEST(ChannelRegistryTest, ConfigSectionsAreValidatedWithTheirJsonPath) {
   ChannelRegistry channels = builtin_channels();
   auto bad_labels = parse_with(channels, {{"github_issue", {{"repo", "o/r"}, {"labels", "api"}}}});
   ASSERT_FALSE(bad_labels);
-  EXPECT_EQ(bad_labels.error().message(), "config.json: notify.github_issue.labels: expected an array of strings");
+  EXPECT_EQ(bad_labels.error().message(),
+            "config.json: notify.github_issue.labels: expected an array of strings");
   auto bad_severity = parse_with(channels, {{"webhook", {{"url", "u"}, {"min_severity", "loud"}}}});
   ASSERT_FALSE(bad_severity);
-  EXPECT_NE(bad_severity.error().message().find("notify.webhook.min_severity: expected one of"), std::string::npos);
+  EXPECT_NE(bad_severity.error().message().find("notify.webhook.min_severity: expected one of"),
+            std::string::npos);
   auto unknown = parse_with(channels, {{"teams", {{"url", "u"}}}, {"webhook", {{"url", "u"}, {"ur", "v"}}}});
   ASSERT_TRUE(unknown) << unknown.error().message();
   EXPECT_EQ(unknown->warnings,
@@ -119,7 +121,8 @@ TEST(ChannelRegistryTest, TestOnlyChannelPlugsInWithOneRegistration) {
   ASSERT_TRUE(store) << store.error().message();
   CommitRecord record;
   record.commit.id = ObjectId{std::string(40, 'a')};
-  Json change = {{"commit", record.commit.id.hex}, {"function_path", "a.f"}, {"import_statement", "import a"}};
+  Json change = {
+      {"commit", record.commit.id.hex}, {"function_path", "a.f"}, {"import_statement", "import a"}};
   record.notifications.push_back({"pager", change});
   ASSERT_TRUE((*store)->record(record));
 

@@ -29,7 +29,9 @@ struct DeliveryAttempt {
   std::string error;        // otherwise: why
   Duration retry_after{0};  // a rate limit's wait, when the target said
 
-  static DeliveryAttempt delivered_at(std::string ref = "") { return {Outcome::delivered, std::move(ref), "", {}}; }
+  static DeliveryAttempt delivered_at(std::string ref = "") {
+    return {Outcome::delivered, std::move(ref), "", {}};
+  }
   static DeliveryAttempt failed(Outcome outcome, std::string error, Duration retry_after = Duration(0)) {
     return {outcome, "", std::move(error), retry_after};
   }
