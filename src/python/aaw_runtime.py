@@ -167,8 +167,8 @@ def _failed(status, detail):
 def _ok(signature):
     parameters = [_parameter(p) for p in signature.parameters.values()]
     returns = _annotation(signature.return_annotation)
-    return {"status": "ok", "text": str(signature),
-            "signature": {"parameters": parameters, "return_annotation": returns}}
+    # No text: the C++ side renders it from the parameters (Signature::text), as for static ones.
+    return {"status": "ok", "signature": {"parameters": parameters, "return_annotation": returns}}
 
 
 def _parameter(parameter):

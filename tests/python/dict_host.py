@@ -1,0 +1,42 @@
+"""A host for the static resolver backed by a dict of files, as the C++ side's SourceTree is by a
+commit: find_blob(path) -> blob id or None, is_directory(path) -> bool, read_blob(blob) -> text.
+Blob ids are content hashes, so two trees sharing a file share its blob (and its cached summary).
+It counts reads, so tests can see what was parsed."""
+
+import hashlib
+
+
+class DictHost:
+    def __init__(self, files=None):
+        self.files = {}
+        self.reads = []
+        self.failing = set()  # paths whose lookup raises, as a missing git object does
+        for path, text in (files or {}).items():
+            self.write(path, text)
+
+    def write(self, path, text):
+        self.files[path] = text
+
+    def remove(self, path):
+        del self.files[path]
+
+    @staticmethod
+    def blob_id(text):
+        return hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+    def find_blob(self, path):
+        if path in self.failing:
+            raise OSError("object missing for '%s'" % path)
+        text = self.files.get(path)
+        return None if text is None else self.blob_id(text)
+
+    def is_directory(self, path):
+        prefix = path.rstrip("/") + "/"
+        return any(name.startswith(prefix) for name in self.files)
+
+    def read_blob(self, blob):
+        self.reads.append(blob)
+        for text in self.files.values():
+            if self.blob_id(text) == blob:
+                return text
+        raise KeyError(blob)

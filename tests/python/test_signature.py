@@ -1,0 +1,42 @@
+"""aaw_signature: STATE objects from definitions, as inspect.signature would describe them."""
+
+import ast
+import unittest
+
+import aaw_signature
+import aaw_summary
+
+
+def state_of(source, drop_first=False):
+    node = ast.parse(source).body[0]
+    return aaw_signature.ok(aaw_summary.Def(node), drop_first)
+
+
+class SignatureTest(unittest.TestCase):
+    def test_kinds_defaults_and_annotations_as_inspect_lists_them(self):
+        state = state_of("def f(a, /, b: int = 1, *args, c=(1,), d, **kw) -> None: pass")
+        self.assertEqual(state["status"], "ok")
+        self.assertNotIn("text", state, "the C++ side renders the text")
+        parameters = state["signature"]["parameters"]
+        self.assertEqual([(p["name"], p["kind"], p["default"], p["annotation"]) for p in parameters], [
+            ("a", "POSITIONAL_ONLY", None, None),
+            ("b", "POSITIONAL_OR_KEYWORD", "1", "int"),
+            ("args", "VAR_POSITIONAL", None, None),
+            ("c", "KEYWORD_ONLY", "(1,)", None),
+            ("d", "KEYWORD_ONLY", None, None),
+            ("kw", "VAR_KEYWORD", None, None),
+        ])
+        self.assertEqual(state["signature"]["return_annotation"], "None")
+
+    def test_methods_drop_their_first_parameter_but_not_a_star_args(self):
+        self.assertEqual([p["name"] for p in state_of("def m(self, x): pass", True)["signature"]["parameters"]],
+                         ["x"])
+        self.assertEqual(state_of("def m(*args): pass", True)["signature"]["parameters"][0]["name"], "args")
+        self.assertEqual(state_of("def m(*, k): pass", True)["status"], "unresolved")
+
+    def test_failed_carries_its_detail(self):
+        self.assertEqual(aaw_signature.failed("missing", "why"), {"status": "missing", "detail": "why"})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,110 @@
+"""aaw_static / aaw_resolver: the resolution rules of DESIGN.md on trees held in a dict."""
+
+import unittest
+
+import aaw_static
+import aaw_summary
+from dict_host import DictHost
+
+
+def resolve(files, import_statement, function_path, host=None):
+    host = host or DictHost(files)
+    [entry] = aaw_static.resolve_all({"functions": [{"import_statement": import_statement,
+                                                      "function_path": function_path}]}, host)
+    return entry
+
+
+def names(entry):
+    return [p["name"] for p in entry["state"]["signature"]["parameters"]]
+
+
+class ResolutionTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def test_import_forms(self):
+        files = {"pkg/__init__.py": "", "pkg/mod.py": "def f(a, b): pass\n"}
+        for statement, path in [("import pkg.mod as m", "m.f"), ("from pkg.mod import f", "f"),
+                                ("import pkg.mod", "pkg.mod.f"), ("from pkg import mod", "mod.f")]:
+            with self.subTest(statement):
+                self.assertEqual(names(resolve(files, statement, path)), ["a", "b"])
+
+    def test_star_imports_honour_all_and_follow_relative_imports(self):
+        files = {"pkg/__init__.py": "from .a import *\nfrom .b import *\n",
+                 "pkg/a.py": "__all__ = ['f']\ndef f(x): pass\ndef g(y): pass\n",
+                 "pkg/b.py": "from ._impl import h as k\n",
+                 "pkg/_impl.py": "def h(z=1): pass\n"}
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), ["x"])
+        self.assertEqual(resolve(files, "import pkg", "pkg.g")["state"]["status"], "missing")
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.k")), ["z"])
+
+    def test_last_binding_wins_and_aliases_are_followed(self):
+        files = {"pkg/__init__.py": "def f(a): pass\ntry:\n    from ._fast import f\nexcept ImportError:\n"
+                                    "    pass\ng = f\n",
+                 "pkg/_fast.py": "def f(a, fast=True): pass\n"}
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.g")), ["a", "fast"])
+
+    def test_methods_classmethods_and_constructors(self):
+        files = {"pkg/__init__.py": "class K:\n    def __init__(self, n): pass\n"
+                                    "    def m(self, x): pass\n    @classmethod\n    def c(cls, y): pass\n"}
+        # As inspect.signature(K.m): a function reached through its class keeps self.
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.K.m")), ["self", "x"])
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.K.c")), ["y"])
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.K")), ["n"])
+
+    def test_decorators_do_not_change_the_signature(self):
+        files = {"pkg/__init__.py": "@compile_ops('x')\ndef f(a, b=None): ...\n"}
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), ["a", "b"])
+
+    def test_dynamic_definitions_are_unresolved_with_the_reason(self):
+        files = {"pkg/__init__.py": "globals()['f'] = make()\n"}
+        entry = resolve(files, "import pkg", "pkg.f")
+        self.assertEqual(entry["state"]["status"], "unresolved")
+        self.assertIn("globals()", entry["state"]["detail"])
+
+    def test_import_cycles_are_cut(self):
+        files = {"pkg/__init__.py": "from .a import *\n", "pkg/a.py": "from . import *\ndef f(): pass\n"}
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), [])
+        self.assertEqual(resolve(files, "import pkg", "pkg.nothing")["state"]["status"], "missing")
+
+    def test_a_module_that_does_not_parse_is_a_syntax_error_naming_the_line(self):
+        entry = resolve({"pkg/__init__.py": "def f(:\n"}, "import pkg", "pkg.f")
+        self.assertEqual(entry["state"]["status"], "syntax_error")
+        self.assertIn("pkg/__init__.py:1", entry["state"]["detail"])
+
+    def test_a_tree_that_cannot_be_read_is_extract_failed(self):
+        host = DictHost({"pkg/__init__.py": "def f(): pass\n"})
+        host.failing.add("pkg/__init__.py")
+        entry = resolve(None, "import pkg", "pkg.f", host)
+        self.assertEqual(entry["state"]["status"], "extract_failed")
+        self.assertIn("object missing", entry["state"]["detail"])
+
+
+class ConsultedTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def test_consulted_paths_include_absent_probes_and_digests(self):
+        entry = resolve({"pkg/mod.py": "def f(a): pass\n"}, "import pkg.mod", "pkg.mod.f")
+        consulted = {c["path"]: c for c in entry["consulted"]}
+        self.assertIsNone(consulted["pkg/__init__.py"]["blob"])
+        self.assertEqual(consulted["pkg/mod.py"]["names"], ["f"])
+        self.assertIsNotNone(consulted["pkg/mod.py"]["digest"])
+        self.assertTrue(consulted["pkg"]["directory"], "a namespace package")
+
+    def test_each_blob_is_read_once_across_calls(self):
+        host = DictHost({"pkg/__init__.py": "def f(a): pass\ndef g(b): pass\n"})
+        resolve(None, "import pkg", "pkg.f", host)
+        resolve(None, "import pkg", "pkg.g", host)
+        self.assertEqual(len(host.reads), 1)
+
+    def test_module_digests_answer_per_query(self):
+        host = DictHost({"m.py": "def f(a): pass\n"})
+        blob = host.find_blob("m.py")
+        [same, other] = aaw_static.module_digests({"queries": [{"blob": blob, "names": ["f"]},
+                                                               {"blob": blob, "names": ["g"]}]}, host)
+        self.assertNotEqual(same, other)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,81 @@
+"""aaw_summary: the binding model of a module, its digests and its cache."""
+
+import unittest
+
+import aaw_summary
+
+
+def summary(text):
+    return aaw_summary.summarize(text)
+
+
+class BindingsTest(unittest.TestCase):
+    def test_binds_defs_imports_aliases_and_stars_in_textual_order(self):
+        scope = summary("from .m import f as g\nimport a.b as c\nimport x.y\nh = g\n"
+                        "from .n import *\ndef f(a): pass\nclass K(Base): pass\n")
+        self.assertIsInstance(scope.bindings["g"][0][1], aaw_summary.FromImport)
+        self.assertEqual(scope.bindings["c"][0][1].module, "a.b")
+        self.assertEqual(scope.bindings["x"][0][1].module, "x", "`import x.y` binds x")
+        self.assertEqual(scope.bindings["h"][0][1].parts, ["g"])
+        self.assertEqual([star.module for _, star in scope.stars], ["n"])
+        self.assertIsInstance(scope.bindings["f"][0][1], aaw_summary.Def)
+        self.assertTrue(scope.bindings["K"][0][1].has_bases)
+        indexes = [scope.bindings[name][0][0] for name in ("g", "c", "h", "f", "K")]
+        self.assertEqual(indexes, sorted(indexes))
+
+    def test_main_guard_and_type_checking_bind_nothing_but_their_else_does(self):
+        scope = summary("if __name__ == '__main__':\n    def f(): pass\n"
+                        "if TYPE_CHECKING:\n    def g(): pass\nelse:\n    def g(x): pass\n")
+        self.assertNotIn("f", scope.bindings)
+        self.assertEqual(len(scope.bindings["g"]), 1)
+
+    def test_all_is_read_from_literals_and_marked_dynamic_otherwise(self):
+        self.assertEqual(summary("__all__ = ['a'] + ['b']\n__all__ += ('c',)\n").all_names, {"a", "b", "c"})
+        scope = summary("__all__ = names()\n")
+        self.assertTrue(scope.all_dynamic)
+
+    def test_module_level_dynamic_definitions_are_noted(self):
+        scope = summary("globals()['f'] = 1\nsetattr(mod, 'g', 2)\ndef __getattr__(name): pass\n")
+        self.assertEqual(len(scope.dynamic), 3)
+
+    def test_syntax_error_is_a_parse_failure_with_its_line(self):
+        failure = summary("def f(:\n")
+        self.assertIsInstance(failure, aaw_summary.ParseFailure)
+        self.assertEqual(failure.line, 1)
+
+
+class DigestTest(unittest.TestCase):
+    def test_bodies_comments_and_other_names_keep_the_digest(self):
+        before = summary("def f(a, b=1):\n    return a\n\ndef g(): pass\n")
+        after = summary("# a comment\ndef f(a, b=1):\n    return a + b\n\ndef g(x): pass\n")
+        self.assertEqual(aaw_summary.digest(before, ["f"]), aaw_summary.digest(after, ["f"]))
+        self.assertNotEqual(aaw_summary.digest(before, ["g"]), aaw_summary.digest(after, ["g"]))
+
+    def test_a_changed_signature_or_star_import_changes_it(self):
+        base = aaw_summary.digest(summary("def f(a): pass\n"), ["f"])
+        self.assertNotEqual(base, aaw_summary.digest(summary("def f(a, b): pass\n"), ["f"]))
+        self.assertNotEqual(base, aaw_summary.digest(summary("from .m import *\ndef f(a): pass\n"), ["f"]))
+
+    def test_no_names_means_no_digest(self):
+        self.assertIsNone(aaw_summary.digest(summary("x = 1\n"), []))
+
+
+class CacheTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def test_each_blob_is_parsed_once(self):
+        reads = []
+
+        def read(blob):
+            reads.append(blob)
+            return "def f(): pass\n"
+
+        first = aaw_summary.summary_of("b1", read)
+        self.assertIs(aaw_summary.summary_of("b1", read), first)
+        self.assertEqual(reads, ["b1"])
+        self.assertEqual(aaw_summary.cache_size(), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
