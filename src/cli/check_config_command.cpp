@@ -1,14 +1,16 @@
 #include "check_config_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <iostream>
 
 #include "command_context.hpp"
 
 namespace aaw::cli {
 
-void add_check_config_command(CLI::App& app, CheckConfigOptions&) {
-  app.add_subcommand("check-config", "Validate the config file and summarise it");
+void add_check_config_command(CLI::App& app, Commands& commands) {
+  CLI::App* cmd = app.add_subcommand("check-config", "Validate the config file and summarise it");
+  commands.on(cmd, [](AppContext& context) { return run_check_config({context.config_path}); });
 }
 
 int run_check_config(const CheckConfigOptions& options) {

@@ -1,6 +1,8 @@
 // `check-config`: validate a config file and say what it would watch; exit 2 when invalid.
 #pragma once
 
+#include "command.hpp"
+
 #include <filesystem>
 
 namespace CLI {
@@ -13,7 +15,7 @@ struct CheckConfigOptions {
   std::filesystem::path config_path;
 };
 
-void add_check_config_command(CLI::App& app, CheckConfigOptions& options);
+void add_check_config_command(CLI::App& app, Commands& commands);
 int run_check_config(const CheckConfigOptions& options);
 
 }  // namespace aaw::cli

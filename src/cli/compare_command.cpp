@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -47,7 +48,9 @@ void print_result(const Comparison& comparison, const std::string& format, Logge
 
 }  // namespace
 
-void add_compare_command(CLI::App& app, CompareOptions& options) {
+void add_compare_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<CompareOptions>();
+  CompareOptions& options = *shared;
   CLI::App* cmd = app.add_subcommand("compare", "Diff the monitored signatures of two commits, print, exit");
   cmd->add_option("OLD", options.old_revision, "Old commit (SHA, short SHA, branch or tag)")->required();
   cmd->add_option("NEW", options.new_revision, "New commit (SHA, short SHA, branch or tag)")->required();
@@ -57,6 +60,10 @@ void add_compare_command(CLI::App& app, CompareOptions& options) {
       ->check(CLI::IsMember({"any", "breaking"}));
   cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
       ->check(CLI::IsMember(extractor_names()));
+  commands.on(cmd, [shared](AppContext& context) {
+    shared->config_path = context.config_path;
+    return run_compare(*shared, context.runtime);
+  });
 }
 
 int run_compare(const CompareOptions& options, Runtime& runtime) {

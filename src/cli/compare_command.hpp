@@ -2,6 +2,8 @@
 // (text), the contract's JSON, or Markdown. Also the original tool's mode 3 (compare_pair).
 #pragma once
 
+#include "command.hpp"
+
 #include <filesystem>
 #include <string>
 
@@ -25,7 +27,7 @@ struct CompareOptions {
   bool original_mode = false;  // run as the original script did: startup lines, no subcommand
 };
 
-void add_compare_command(CLI::App& app, CompareOptions& options);
+void add_compare_command(CLI::App& app, Commands& commands);
 
 // Returns the exit code: 0 nothing changed, 1 changes found, 2 error.
 int run_compare(const CompareOptions& options, Runtime& runtime);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <cstdio>
 #include <iostream>
 
@@ -12,12 +13,15 @@
 
 namespace aaw::cli {
 
-void add_extract_command(CLI::App& app, ExtractOptions& options) {
+void add_extract_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<ExtractOptions>();
+  ExtractOptions& options = *shared;
   // An empty group hides the subcommand from --help.
   CLI::App* cmd = app.add_subcommand("__extract", "Extraction child of the runtime extractor (internal)");
   cmd->group("");
   cmd->add_option("REQUEST", options.request, "Request file written by the runtime extractor")->required();
   cmd->add_option("RESULT", options.result, "Where to write the states")->required();
+  commands.on(cmd, [shared](AppContext& context) { return run_extract(*shared, context.runtime); });
 }
 
 int run_extract(const ExtractOptions& options, Runtime& runtime) {

@@ -4,6 +4,8 @@
 // process only.
 #pragma once
 
+#include "command.hpp"
+
 #include <filesystem>
 
 namespace CLI {
@@ -21,7 +23,7 @@ struct ExtractOptions {
   std::filesystem::path result;
 };
 
-void add_extract_command(CLI::App& app, ExtractOptions& options);
+void add_extract_command(CLI::App& app, Commands& commands);
 
 // 0 when RESULT was written; CommandError (exit 2) otherwise.
 int run_extract(const ExtractOptions& options, Runtime& runtime);

@@ -1,6 +1,7 @@
 #include "history_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -75,18 +76,30 @@ ObjectId resolve_or_fetch(GitMirror& mirror, const std::string& revision) {
 
 }  // namespace
 
-void add_history_command(CLI::App& app, HistoryOptions& options) {
+void add_history_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<HistoryOptions>();
+  HistoryOptions& options = *shared;
   CLI::App* cmd = app.add_subcommand("history", "Every recorded signature change, oldest first");
   cmd->add_option("FUNCTION_PATH", options.function_path, "Only this function (as in functions_to_monitor)");
   cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  commands.on(cmd, [shared](AppContext& context) {
+    shared->config_path = context.config_path;
+    return run_history(*shared);
+  });
 }
 
-void add_show_command(CLI::App& app, ShowOptions& options) {
+void add_show_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<ShowOptions>();
+  ShowOptions& options = *shared;
   CLI::App* cmd = app.add_subcommand("show", "The signatures at one commit (recorded, or extracted now)");
   cmd->add_option("COMMIT", options.commit, "Commit (SHA, short SHA, branch or tag)")->required();
   cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
       ->check(CLI::IsMember(extractor_names()));
+  commands.on(cmd, [shared](AppContext& context) {
+    shared->config_path = context.config_path;
+    return run_show(*shared, context.runtime);
+  });
 }
 
 int run_history(const HistoryOptions& options) {

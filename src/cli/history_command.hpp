@@ -2,6 +2,8 @@
 // `show COMMIT`: the states recorded at a commit, or extracted on the fly when it was not.
 #pragma once
 
+#include "command.hpp"
+
 #include <filesystem>
 #include <string>
 
@@ -28,8 +30,8 @@ struct ShowOptions {
   std::string extractor;
 };
 
-void add_history_command(CLI::App& app, HistoryOptions& options);
-void add_show_command(CLI::App& app, ShowOptions& options);
+void add_history_command(CLI::App& app, Commands& commands);
+void add_show_command(CLI::App& app, Commands& commands);
 int run_history(const HistoryOptions& options);
 int run_show(const ShowOptions& options, Runtime& runtime);
 

@@ -1,6 +1,7 @@
 #include "status_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -78,11 +79,17 @@ void print_text(const Config& config, const DaemonStatus& s) {
 
 }  // namespace
 
-void add_status_command(CLI::App& app, StatusOptions& options) {
+void add_status_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<StatusOptions>();
+  StatusOptions& options = *shared;
   CLI::App* cmd = app.add_subcommand("status", "What the daemon last did, from state_dir (no network)");
   cmd->add_flag("--check", options.check,
                 "Exit 1 when the last successful poll is older than 3 check intervals (a health check)");
   cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  commands.on(cmd, [shared](AppContext& context) {
+    shared->config_path = context.config_path;
+    return run_status(*shared);
+  });
 }
 
 int run_status(const StatusOptions& options) {

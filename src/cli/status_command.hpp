@@ -6,6 +6,8 @@
 // check intervals old, 1 when it is older or there never was one (for a container HEALTHCHECK).
 #pragma once
 
+#include "command.hpp"
+
 #include <filesystem>
 #include <string>
 
@@ -21,7 +23,7 @@ struct StatusOptions {
   std::string format = "text";
 };
 
-void add_status_command(CLI::App& app, StatusOptions& options);
+void add_status_command(CLI::App& app, Commands& commands);
 
 // Returns 0, or 1 for --check when the daemon looks stale; errors throw CommandError (exit 2).
 int run_status(const StatusOptions& options);

@@ -1,6 +1,7 @@
 #include "watch_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 
 #include "command_context.hpp"
 #include "compare_command.hpp"
@@ -31,15 +32,25 @@ int replay_then_watch(const Config& config, const std::vector<std::string>& comm
 
 }  // namespace
 
-void add_watch_command(CLI::App& app, WatchOptions& options) {
-  add_common(app.add_subcommand("watch", "Monitor the branch and record every signature change"), options);
+void add_watch_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<WatchOptions>();
+  CLI::App* cmd = app.add_subcommand("watch", "Monitor the branch and record every signature change");
+  add_common(cmd, *shared);
+  commands.on(cmd, [shared](AppContext& context) {
+    shared->config_path = context.config_path;
+    return run_watch(*shared, context.runtime);
+  });
 }
 
-void add_replay_command(CLI::App& app, WatchOptions& options) {
+void add_replay_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<WatchOptions>();
   CLI::App* cmd = app.add_subcommand("replay", "Process these commits in order, then monitor");
-  cmd->add_option("COMMITS", options.commits, "Commits (SHA, short SHA, branch or tag), oldest first")
-      ->required();
-  add_common(cmd, options);
+  cmd->add_option("COMMITS", shared->commits, "Commits (SHA, short SHA, branch or tag), oldest first")->required();
+  add_common(cmd, *shared);
+  commands.on(cmd, [shared](AppContext& context) {
+    shared->config_path = context.config_path;
+    return run_replay(*shared, context.runtime);
+  });
 }
 
 int run_watch(const WatchOptions& options, Runtime& runtime) {

@@ -3,6 +3,8 @@
 // commit_list -> replay then monitor; else monitor.
 #pragma once
 
+#include "command.hpp"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,8 +26,8 @@ struct WatchOptions {
   std::vector<std::string> commits;  // replay only
 };
 
-void add_watch_command(CLI::App& app, WatchOptions& options);
-void add_replay_command(CLI::App& app, WatchOptions& options);
+void add_watch_command(CLI::App& app, Commands& commands);
+void add_replay_command(CLI::App& app, Commands& commands);
 
 int run_watch(const WatchOptions& options, Runtime& runtime);
 int run_replay(const WatchOptions& options, Runtime& runtime);

@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <cstdio>
 
 #include "aaw/core/json_reader.hpp"
 #include "aaw/util/files.hpp"
@@ -122,10 +122,12 @@ Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std
 // nlohmann's message: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax
 // error while parsing object - ..."; we keep the position and the reason.
 std::string describe_parse_error(std::string_view source, const std::string& what) {
-  static const std::regex k_position(R"(at line (\d+), column (\d+): (.*))");
-  std::smatch m;
-  if (std::regex_search(what, m, k_position))
-    return std::string(source) + ":" + m[1].str() + ":" + m[2].str() + ": malformed JSON: " + m[3].str();
+  int line = 0, column = 0, consumed = 0;
+  auto at = what.find("at line ");
+  if (at != std::string::npos &&
+      std::sscanf(what.c_str() + at, "at line %d, column %d: %n", &line, &column, &consumed) == 2 && consumed > 0)
+    return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+           ": malformed JSON: " + what.substr(at + static_cast<std::size_t>(consumed));
   return std::string(source) + ": malformed JSON: " + what;
 }
 

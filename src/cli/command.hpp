@@ -1,0 +1,42 @@
+// How a subcommand plugs into the command line: it adds itself (its flags, into an options struct
+// of its own) and says what runs when it is chosen. app.cpp lists the subcommands in one table,
+// so adding one is a file pair plus one line there.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "aaw/io/runtime.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace aaw::cli {
+
+// What every command may use: the global --config and the process-wide runtime.
+struct AppContext {
+  std::filesystem::path config_path = "aiter_api_watcher_config.json";
+  Runtime runtime;
+};
+
+// Runs a chosen subcommand; returns the process exit code.
+using CommandRunner = std::function<int(AppContext&)>;
+
+class Commands {
+ public:
+  // `runner` runs when `subcommand` is the one on the command line.
+  void on(CLI::App* subcommand, CommandRunner runner) { m_runners.emplace_back(subcommand, std::move(runner)); }
+  // The runner of the chosen subcommand; nullptr when none was given.
+  const CommandRunner* chosen() const;
+
+ private:
+  std::vector<std::pair<CLI::App*, CommandRunner>> m_runners;
+};
+
+// Each subcommand's registration: adds it to `app` and its runner to `commands`.
+using AddCommand = void (*)(CLI::App& app, Commands& commands);
+
+}  // namespace aaw::cli
