@@ -28,9 +28,15 @@ const CommandRunner* Commands::chosen() const {
   return nullptr;
 }
 
+void add_extractor_option(CLI::App* subcommand, std::string& out) {
+  subcommand->add_option("--extractor", out, "Override the config's extractor")
+      ->check(CLI::IsMember(extractor_names()));
+}
+
 int run_app(int argc, char** argv) {
-  CLI::App app{"aiter-api-watcher: reports every change to the call signatures of the functions you "
-               "depend on in a Python library's git history"};
+  CLI::App app{
+      "aiter-api-watcher: reports every change to the call signatures of the functions you "
+      "depend on in a Python library's git history"};
   app.set_version_flag("--version", "aiter-api-watcher 0.1.0");
   AppContext context;
   app.add_option("--config", context.config_path, "JSON config file")->capture_default_str();

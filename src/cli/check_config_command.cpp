@@ -1,8 +1,8 @@
 #include "check_config_command.hpp"
 
 #include <CLI/CLI.hpp>
-#include <memory>
 #include <iostream>
+#include <memory>
 
 #include "command_context.hpp"
 

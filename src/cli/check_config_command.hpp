@@ -1,13 +1,9 @@
 // `check-config`: validate a config file and say what it would watch; exit 2 when invalid.
 #pragma once
 
-#include "command.hpp"
-
 #include <filesystem>
 
-namespace CLI {
-class App;
-}
+#include "command.hpp"
 
 namespace aaw::cli {
 

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,13 +30,33 @@ using CommandRunner = std::function<int(AppContext&)>;
 class Commands {
  public:
   // `runner` runs when `subcommand` is the one on the command line.
-  void on(CLI::App* subcommand, CommandRunner runner) { m_runners.emplace_back(subcommand, std::move(runner)); }
+  void on(CLI::App* subcommand, CommandRunner runner) {
+    m_runners.emplace_back(subcommand, std::move(runner));
+  }
+  // The common case: `run(*options[, runtime])` with options->config_path set from --config.
+  template <class Options>
+  void on(CLI::App* subcommand, std::shared_ptr<Options> options, int (*run)(const Options&, Runtime&)) {
+    on(subcommand, [options, run](AppContext& context) {
+      options->config_path = context.config_path;
+      return run(*options, context.runtime);
+    });
+  }
+  template <class Options>
+  void on(CLI::App* subcommand, std::shared_ptr<Options> options, int (*run)(const Options&)) {
+    on(subcommand, [options, run](AppContext& context) {
+      options->config_path = context.config_path;
+      return run(*options);
+    });
+  }
   // The runner of the chosen subcommand; nullptr when none was given.
   const CommandRunner* chosen() const;
 
  private:
   std::vector<std::pair<CLI::App*, CommandRunner>> m_runners;
 };
+
+// --extractor NAME on `subcommand`: one of the source registry's names, into `out`.
+void add_extractor_option(CLI::App* subcommand, std::string& out);
 
 // Each subcommand's registration: adds it to `app` and its runner to `commands`.
 using AddCommand = void (*)(CLI::App& app, Commands& commands);

@@ -1,9 +1,7 @@
 #include "command_context.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "aaw/core/state_dir.hpp"
 #include "aaw/extract/source_registry.hpp"
@@ -12,6 +10,7 @@
 #include "aaw/io/libgit2_work_tree.hpp"
 #include "aaw/io/posix_sandbox.hpp"
 #include "aaw/notify/channel_registry.hpp"
+#include "aaw/util/files.hpp"
 #include "aaw/util/strings.hpp"
 #include "aaw/util/url.hpp"
 
@@ -19,11 +18,9 @@ namespace aaw::cli {
 namespace {
 
 std::string read_token_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw CommandError{"cannot read github.token_file '" + path + "'"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return trim(text.str());
+  auto text = read_file(path);
+  if (!text) throw CommandError{"cannot read github.token_file '" + path + "'"};
+  return trim(*text);
 }
 
 }  // namespace

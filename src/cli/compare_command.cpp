@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "aaw/core/compare.hpp"
@@ -58,12 +58,8 @@ void add_compare_command(CLI::App& app, Commands& commands) {
       ->check(CLI::IsMember({"text", "json", "markdown"}));
   cmd->add_option("--fail-on", options.fail_on, "Which changes make the exit code 1")
       ->check(CLI::IsMember({"any", "breaking"}));
-  cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
-      ->check(CLI::IsMember(extractor_names()));
-  commands.on(cmd, [shared](AppContext& context) {
-    shared->config_path = context.config_path;
-    return run_compare(*shared, context.runtime);
-  });
+  add_extractor_option(cmd, options.extractor);
+  commands.on(cmd, shared, run_compare);
 }
 
 int run_compare(const CompareOptions& options, Runtime& runtime) {

@@ -2,18 +2,10 @@
 // (text), the contract's JSON, or Markdown. Also the original tool's mode 3 (compare_pair).
 #pragma once
 
-#include "command.hpp"
-
 #include <filesystem>
 #include <string>
 
-namespace CLI {
-class App;
-}
-
-namespace aaw {
-class Runtime;
-}
+#include "command.hpp"
 
 namespace aaw::cli {
 

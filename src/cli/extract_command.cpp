@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <memory>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "aaw/extract/runtime_source.hpp"
 #include "aaw/io/runtime.hpp"

@@ -4,17 +4,9 @@
 // process only.
 #pragma once
 
-#include "command.hpp"
-
 #include <filesystem>
 
-namespace CLI {
-class App;
-}
-
-namespace aaw {
-class Runtime;
-}
+#include "command.hpp"
 
 namespace aaw::cli {
 

@@ -1,8 +1,8 @@
 #include "history_command.hpp"
 
 #include <CLI/CLI.hpp>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "aaw/core/diff.hpp"
@@ -82,10 +82,7 @@ void add_history_command(CLI::App& app, Commands& commands) {
   CLI::App* cmd = app.add_subcommand("history", "Every recorded signature change, oldest first");
   cmd->add_option("FUNCTION_PATH", options.function_path, "Only this function (as in functions_to_monitor)");
   cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  commands.on(cmd, [shared](AppContext& context) {
-    shared->config_path = context.config_path;
-    return run_history(*shared);
-  });
+  commands.on(cmd, shared, run_history);
 }
 
 void add_show_command(CLI::App& app, Commands& commands) {
@@ -94,12 +91,8 @@ void add_show_command(CLI::App& app, Commands& commands) {
   CLI::App* cmd = app.add_subcommand("show", "The signatures at one commit (recorded, or extracted now)");
   cmd->add_option("COMMIT", options.commit, "Commit (SHA, short SHA, branch or tag)")->required();
   cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
-      ->check(CLI::IsMember(extractor_names()));
-  commands.on(cmd, [shared](AppContext& context) {
-    shared->config_path = context.config_path;
-    return run_show(*shared, context.runtime);
-  });
+  add_extractor_option(cmd, options.extractor);
+  commands.on(cmd, shared, run_show);
 }
 
 int run_history(const HistoryOptions& options) {

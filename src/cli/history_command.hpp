@@ -2,18 +2,10 @@
 // `show COMMIT`: the states recorded at a commit, or extracted on the fly when it was not.
 #pragma once
 
-#include "command.hpp"
-
 #include <filesystem>
 #include <string>
 
-namespace CLI {
-class App;
-}
-
-namespace aaw {
-class Runtime;
-}
+#include "command.hpp"
 
 namespace aaw::cli {
 

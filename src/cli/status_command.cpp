@@ -1,10 +1,10 @@
 #include "status_command.hpp"
 
 #include <CLI/CLI.hpp>
-#include <memory>
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "aaw/core/daemon_status.hpp"
@@ -86,10 +86,7 @@ void add_status_command(CLI::App& app, Commands& commands) {
   cmd->add_flag("--check", options.check,
                 "Exit 1 when the last successful poll is older than 3 check intervals (a health check)");
   cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  commands.on(cmd, [shared](AppContext& context) {
-    shared->config_path = context.config_path;
-    return run_status(*shared);
-  });
+  commands.on(cmd, shared, run_status);
 }
 
 int run_status(const StatusOptions& options) {

@@ -6,14 +6,10 @@
 // check intervals old, 1 when it is older or there never was one (for a container HEALTHCHECK).
 #pragma once
 
-#include "command.hpp"
-
 #include <filesystem>
 #include <string>
 
-namespace CLI {
-class App;
-}
+#include "command.hpp"
 
 namespace aaw::cli {
 

@@ -12,8 +12,7 @@ namespace {
 
 void add_common(CLI::App* cmd, WatchOptions& options) {
   cmd->add_flag("--once", options.once, "Process what is pending, then exit instead of monitoring");
-  cmd->add_option("--extractor", options.extractor, "Override the config's extractor")
-      ->check(CLI::IsMember(extractor_names()));
+  add_extractor_option(cmd, options.extractor);
 }
 
 // Replays `commits`, then monitors unless `once`. Exit code 2 when a commit could not be replayed.
@@ -36,21 +35,16 @@ void add_watch_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<WatchOptions>();
   CLI::App* cmd = app.add_subcommand("watch", "Monitor the branch and record every signature change");
   add_common(cmd, *shared);
-  commands.on(cmd, [shared](AppContext& context) {
-    shared->config_path = context.config_path;
-    return run_watch(*shared, context.runtime);
-  });
+  commands.on(cmd, shared, run_watch);
 }
 
 void add_replay_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<WatchOptions>();
   CLI::App* cmd = app.add_subcommand("replay", "Process these commits in order, then monitor");
-  cmd->add_option("COMMITS", shared->commits, "Commits (SHA, short SHA, branch or tag), oldest first")->required();
+  cmd->add_option("COMMITS", shared->commits, "Commits (SHA, short SHA, branch or tag), oldest first")
+      ->required();
   add_common(cmd, *shared);
-  commands.on(cmd, [shared](AppContext& context) {
-    shared->config_path = context.config_path;
-    return run_replay(*shared, context.runtime);
-  });
+  commands.on(cmd, shared, run_replay);
 }
 
 int run_watch(const WatchOptions& options, Runtime& runtime) {

@@ -3,19 +3,11 @@
 // commit_list -> replay then monitor; else monitor.
 #pragma once
 
-#include "command.hpp"
-
 #include <filesystem>
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
-namespace aaw {
-class Runtime;
-}
+#include "command.hpp"
 
 namespace aaw::cli {
 

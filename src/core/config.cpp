@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <cstdio>
 
 #include "aaw/core/json_reader.hpp"
 #include "aaw/util/files.hpp"
@@ -125,7 +125,8 @@ std::string describe_parse_error(std::string_view source, const std::string& wha
   int line = 0, column = 0, consumed = 0;
   auto at = what.find("at line ");
   if (at != std::string::npos &&
-      std::sscanf(what.c_str() + at, "at line %d, column %d: %n", &line, &column, &consumed) == 2 && consumed > 0)
+      std::sscanf(what.c_str() + at, "at line %d, column %d: %n", &line, &column, &consumed) == 2 &&
+      consumed > 0)
     return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
            ": malformed JSON: " + what.substr(at + static_cast<std::size_t>(consumed));
   return std::string(source) + ": malformed JSON: " + what;

@@ -14,7 +14,8 @@ std::optional<std::int64_t> pending_commits(GitMirror* mirror, const DaemonStatu
 
 void judge_health(int check_interval_seconds, TimePoint now, DaemonStatus& s) {
   std::int64_t limit = 3LL * check_interval_seconds;
-  auto success = s.poll.last_poll_success_time ? parse_iso8601_utc(*s.poll.last_poll_success_time) : std::nullopt;
+  auto success =
+      s.poll.last_poll_success_time ? parse_iso8601_utc(*s.poll.last_poll_success_time) : std::nullopt;
   if (!success) {
     s.health = "stale: no successful poll recorded";
     return;

@@ -1,6 +1,5 @@
 #include "aaw/notify/channel_registry.hpp"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "aaw/notify/github_issue_channel.hpp"
@@ -24,31 +23,9 @@ const Json* section_of(const NotifyConfig& notify, std::string_view name) {
 
 }  // namespace
 
-void ChannelRegistry::add(ChannelKind kind) {
-  auto same =
-      std::find_if(m_kinds.begin(), m_kinds.end(), [&](const ChannelKind& k) { return k.name == kind.name; });
-  if (same != m_kinds.end()) {
-    *same = std::move(kind);
-  } else {
-    m_kinds.push_back(std::move(kind));
-  }
-}
-
-const ChannelKind* ChannelRegistry::find(std::string_view name) const {
-  for (const ChannelKind& kind : m_kinds)
-    if (kind.name == name) return &kind;
-  return nullptr;
-}
-
-std::vector<std::string> ChannelRegistry::names() const {
-  std::vector<std::string> out;
-  for (const ChannelKind& kind : m_kinds) out.push_back(kind.name);
-  return out;
-}
-
 std::vector<SectionSchema> ChannelRegistry::config_sections() const {
   std::vector<SectionSchema> out;
-  for (const ChannelKind& kind : m_kinds) {
+  for (const ChannelKind& kind : entries()) {
     out.push_back({kind.name, [kind](JsonReader& r) {
                      std::string enabling, severity;
                      r.string(kind.enabling_key, enabling);
@@ -68,7 +45,7 @@ bool ChannelRegistry::enabled(const ChannelKind& kind, const NotifyConfig& notif
 
 std::vector<NotificationTarget> ChannelRegistry::targets(const NotifyConfig& notify) const {
   std::vector<NotificationTarget> out;
-  for (const ChannelKind& kind : m_kinds) {
+  for (const ChannelKind& kind : entries()) {
     if (!enabled(kind, notify)) continue;
     Severity severity = kind.default_min_severity;
     const Json& section = *section_of(notify, kind.name);
@@ -81,7 +58,7 @@ std::vector<NotificationTarget> ChannelRegistry::targets(const NotifyConfig& not
 
 ChannelSet ChannelRegistry::make_channels(const NotifyConfig& notify, ChannelContext& context) const {
   ChannelSet set;
-  for (const ChannelKind& kind : m_kinds) {
+  for (const ChannelKind& kind : entries()) {
     if (enabled(kind, notify)) {
       set.active.push_back(kind.make(*section_of(notify, kind.name), context));
     } else {

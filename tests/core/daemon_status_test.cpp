@@ -74,7 +74,9 @@ TEST_F(DaemonStatusTest, ADeliveryBeingRetriedIsTheLastErrorWhenPollsAreFine) {
   ASSERT_TRUE(record_poll(*m_store, k_now, std::nullopt));
   CommitRecord record;
   record.commit.id = ObjectId{std::string(40, 'b')};
-  record.notifications.push_back({"webhook", Json{{"commit", record.commit.id.hex}, {"import_statement", "import a"}, {"function_path", "a.f"}}});
+  record.notifications.push_back(
+      {"webhook",
+       Json{{"commit", record.commit.id.hex}, {"import_statement", "import a"}, {"function_path", "a.f"}}});
   ASSERT_TRUE(m_store->record(record));
   OutboxItem item = (*m_store->due_notifications(k_now, 10))[0];
   item.attempts = 1;

@@ -18,7 +18,9 @@ class NoMirror final : public GitMirror {
   std::filesystem::path path() const override { return "/nonexistent"; }
   Result<void> fetch() override { return {}; }
   Result<ObjectId> resolve(std::string_view revision) override { return ObjectId{std::string(revision)}; }
-  Result<CommitInfo> commit_info(const ObjectId& commit) override { return CommitInfo{commit, {}, "", "", 0, 0, "", ""}; }
+  Result<CommitInfo> commit_info(const ObjectId& commit) override {
+    return CommitInfo{commit, {}, "", "", 0, 0, "", ""};
+  }
   Result<std::unique_ptr<SourceTree>> tree(const ObjectId&) override {
     return Error(ErrorCode::internal, "no trees here");
   }
@@ -33,15 +35,16 @@ class NoMirror final : public GitMirror {
 };
 
 SourceDeps deps_on(GitMirror& mirror, Logger& log) {
-  return SourceDeps{mirror,
-                    log,
-                    StateDir("/nonexistent/state"),
-                    []() -> PythonHost& { throw std::logic_error("no interpreter in this test"); },
-                    [] { return Result<std::unique_ptr<WorkTree>>(Error(ErrorCode::io, "no work tree here")); },
-                    [] { return Result<std::unique_ptr<Sandbox>>(Error(ErrorCode::io, "no sandbox here")); },
-                    "/usr/bin/python3",
-                    "3.11",
-                    {}};
+  return SourceDeps{
+      mirror,
+      log,
+      StateDir("/nonexistent/state"),
+      []() -> PythonHost& { throw std::logic_error("no interpreter in this test"); },
+      [] { return Result<std::unique_ptr<WorkTree>>(Error(ErrorCode::io, "no work tree here")); },
+      [] { return Result<std::unique_ptr<Sandbox>>(Error(ErrorCode::io, "no sandbox here")); },
+      "/usr/bin/python3",
+      "3.11",
+      {}};
 }
 
 TEST(SourceRegistryTest, BuiltinKindsInTheirOrder) {

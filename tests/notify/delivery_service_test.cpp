@@ -24,8 +24,8 @@ class DeliveryServiceTest : public ::testing::Test {
     m_store = std::move(*open_state_store(m_dir.path() / "state.db", "https://example.invalid/r.git"));
     NotifyConfig notify;
     notify.sections["webhook"] = {{"url", "http://127.0.0.1:9/hook"}};
-    m_notifier = std::make_unique<Notifier>(m_options, builtin_channels().make_channels(notify, m_context), *m_store,
-                                            m_github, *m_log);
+    m_notifier = std::make_unique<Notifier>(m_options, builtin_channels().make_channels(notify, m_context),
+                                            *m_store, m_github, *m_log);
     m_service = std::make_unique<DeliveryService>(*m_notifier, *m_store, m_clock, *m_log);
   }
 
@@ -33,10 +33,9 @@ class DeliveryServiceTest : public ::testing::Test {
     CommitRecord record;
     record.commit.id = ObjectId{std::string(39, 'a') + std::to_string(n % 10)};
     for (int i = 0; i < n; ++i)
-      record.notifications.push_back(
-          {"webhook", Json{{"commit", record.commit.id.hex},
-                         {"import_statement", "import a"},
-                         {"function_path", "f" + std::to_string(i)}}});
+      record.notifications.push_back({"webhook", Json{{"commit", record.commit.id.hex},
+                                                      {"import_statement", "import a"},
+                                                      {"function_path", "f" + std::to_string(i)}}});
     ASSERT_TRUE(m_store->record(record));
   }
 

@@ -15,7 +15,8 @@ TEST(StringsTest, JoinAndReplaceAll) {
   EXPECT_EQ(join({"static", "runtime", "both"}), "static, runtime, both");
   EXPECT_EQ(join({}), "");
   EXPECT_EQ(join({"a", "b"}, "|"), "a|b");
-  EXPECT_EQ(replace_all("{python} -m {python}", "{python}", "/v/bin/python"), "/v/bin/python -m /v/bin/python");
+  EXPECT_EQ(replace_all("{python} -m {python}", "{python}", "/v/bin/python"),
+            "/v/bin/python -m /v/bin/python");
   EXPECT_EQ(replace_all("aaa", "a", "aa"), "aaaaaa") << "replacements are not rescanned";
   EXPECT_EQ(replace_all("abc", "", "x"), "abc");
 }

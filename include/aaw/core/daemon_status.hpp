@@ -22,10 +22,10 @@ struct DaemonStatus {
   std::optional<std::string> line_head;         // the last processed commit
   std::optional<std::int64_t> pending_commits;  // unknown without a mirror holding both ends
   OutboxCounts outbox;
-  std::vector<OutboxItem> failed;               // the most recent failed notifications
-  std::optional<std::string> last_error;        // of the last poll, else of a delivery being retried
+  std::vector<OutboxItem> failed;         // the most recent failed notifications
+  std::optional<std::string> last_error;  // of the last poll, else of a delivery being retried
   bool healthy = false;
-  std::string health;                           // why, in words
+  std::string health;  // why, in words
 };
 
 // How many failed notifications a status lists (the counts cover them all).

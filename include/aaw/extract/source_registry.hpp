@@ -18,6 +18,7 @@
 #include "aaw/core/signature_source.hpp"
 #include "aaw/core/state_dir.hpp"
 #include "aaw/core/work_tree.hpp"
+#include "aaw/util/named_table.hpp"
 #include "aaw/util/result.hpp"
 
 namespace aaw {
@@ -45,18 +46,11 @@ struct SourceKind {
   std::function<Result<std::unique_ptr<SignatureSource>>(const Config& config, SourceDeps& deps)> make;
 };
 
-class SourceRegistry {
+// add(kind) (a later kind of a name replaces the earlier one), find(name), names().
+class SourceRegistry : public NamedTable<SourceKind> {
  public:
-  // Adds a kind; a later kind of the same name replaces the earlier one.
-  void add(SourceKind kind);
-  const SourceKind* find(std::string_view name) const;
-  std::vector<std::string> names() const;  // in registration order
-
   // The source config.extractor names; invalid_input listing the known names when none does.
   Result<std::unique_ptr<SignatureSource>> make(const Config& config, SourceDeps& deps) const;
-
- private:
-  std::vector<SourceKind> m_kinds;
 };
 
 // static, runtime and both.

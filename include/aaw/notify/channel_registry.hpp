@@ -16,6 +16,7 @@
 #include "aaw/core/diff.hpp"
 #include "aaw/core/json_reader.hpp"
 #include "aaw/notify/notification_channel.hpp"
+#include "aaw/util/named_table.hpp"
 
 namespace aaw {
 
@@ -36,13 +37,9 @@ struct ChannelSet {
   std::map<std::string, std::string, std::less<>> unconfigured;  // target -> "notify.x.url is not configured"
 };
 
-class ChannelRegistry {
+// add(kind) (a later kind of a name replaces the earlier one), find(name), names().
+class ChannelRegistry : public NamedTable<ChannelKind> {
  public:
-  // Adds a kind; a later kind of the same name replaces the earlier one.
-  void add(ChannelKind kind);
-  const ChannelKind* find(std::string_view name) const;
-  std::vector<std::string> names() const;
-
   // The `notify` keys the config reader accepts, each read as its kind says.
   std::vector<SectionSchema> config_sections() const;
 
@@ -53,8 +50,6 @@ class ChannelRegistry {
 
  private:
   bool enabled(const ChannelKind& kind, const NotifyConfig& notify) const;
-
-  std::vector<ChannelKind> m_kinds;
 };
 
 // github_issue and webhook.
