@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${AAW_ASAN_BUILD_DIR:-build-asan}
-AAW_BUILD_DIR=$build_dir scripts/build.sh -DAAW_SANITIZE=ON
+# Debug (-O0): the sanitized build is compiled in about half the time of an optimised one.
+AAW_BUILD_DIR=$build_dir scripts/build.sh -DAAW_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
