@@ -27,12 +27,16 @@ class _Module:
 
 
 class _Function:
-    __slots__ = ("definition", "path", "method_of")
+    __slots__ = ("definition", "module", "method_of")
 
-    def __init__(self, definition, path, method_of=None):
+    def __init__(self, definition, module, method_of=None):
         self.definition = definition
-        self.path = path
-        self.method_of = method_of  # the _ClassValue when reached as aaw_summary.Class.method
+        self.module = module        # the _Module whose file holds the def
+        self.method_of = method_of  # the _ClassValue when reached as Class.method
+
+    @property
+    def path(self):
+        return self.module.path
 
 
 class _ClassValue:
@@ -41,6 +45,16 @@ class _ClassValue:
     def __init__(self, cls, module):
         self.cls = cls
         self.module = module
+
+
+class _Computed:
+    """A signature made here, not read off one def (a functools.partial of a function)."""
+    __slots__ = ("parameters", "returns", "note")
+
+    def __init__(self, parameters, returns, note):
+        self.parameters = parameters
+        self.returns = returns
+        self.note = note
 
 
 class _Outside:
@@ -73,11 +87,15 @@ class Session:
     """One resolve_all call: the host's answers are cached for the call, parsed modules for
     longer (aaw_summary's cache); the paths each function looked at are recorded in self.consulted."""
 
-    def __init__(self, host):
+    def __init__(self, host, source_roots=None, module_aliases=None):
         self.host = host
         self.blobs = {}        # path -> blob id or None
         self.directories = {}  # path -> bool
         self.summaries = {}    # blob id -> aaw_summary.Scope or aaw_summary.ParseFailure, for this call
+        # Where top-level packages are looked for: the config's list ("" is the repository root),
+        # else the root, src/, then what the packaging files declare.
+        self.source_roots = [_directory(root) for root in source_roots] if source_roots else None
+        self.module_aliases = dict(module_aliases or {})  # old module name -> new (static.module_aliases)
         self._start_function()
 
     def _start_function(self):
@@ -88,6 +106,8 @@ class Session:
         self.forced = set()
         self.active = set()
         self.binding = set()
+        self.tops = {}       # top-level package -> the root it was found in ("" none)
+        self.loaded = None   # module names importing the user's statement loads, when computed
 
     def resolve_function(self, function):
         self._start_function()
@@ -136,6 +156,11 @@ class Session:
         if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Import, ast.ImportFrom)):
             return _NotFound("unresolved", "'%s' is not a single import statement" % statement)
         node = tree.body[0]
+        # What running the statement loads: the modules it names (and their parents).
+        if isinstance(node, ast.Import):
+            self.forced.update(alias.name for alias in node.names)
+        elif node.module and not node.level:
+            self.forced.add(node.module)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname == head:
@@ -169,13 +194,35 @@ class Session:
     def _user_module(self, name):
         module = self._find_module(name)
         if module is None:
-            return _NotFound("missing", "module '%s' not found" % name)
+            return self._missing_module(name)
         return module
 
     # -- modules and members ------------------------------------------------------------------
 
     def _find_module(self, name):
-        base = name.replace(".", "/")
+        """The module `name` as Python would import it: under the root its top-level package is
+        found in, else through a configured alias, else through its package's import hook (a
+        literal map of old module names to new ones). None when there is none."""
+        alias = self._alias(name)
+        if alias is not None:
+            return self._find_module(alias)
+        top, _, rest = name.partition(".")
+        root = self._root_of(top)
+        if root is None:
+            return None
+        found = self._module_at(name, root + name.replace(".", "/"))
+        if found is not None or not rest:
+            return found
+        parent_name, _, last = name.rpartition(".")
+        parent = self._find_module(parent_name)
+        if parent is not None and parent.name != parent_name:
+            # The package was itself redirected: its submodules are found where it really is
+            # (Python looks them up on the redirected package's __path__).
+            return self._find_module(parent.name + "." + last)
+        redirected = self._hook_target(name)
+        return self._find_module(redirected) if redirected is not None else None
+
+    def _module_at(self, name, base):
         init = base + "/__init__.py"
         blob = self._blob(init)
         if blob is not None:
@@ -188,14 +235,90 @@ class Session:
             return _Module(name, base, None, True)  # a namespace package
         return None
 
+    def _alias(self, name):
+        for old, new in self.module_aliases.items():
+            if name == old or name.startswith(old + "."):
+                return new + name[len(old):]
+        return None
+
+    def _root_of(self, top):
+        """The source root ("" or "src/") holding the top-level package `top`, None when none does."""
+        if top not in self.tops:
+            self.tops[top] = None
+            for root in self._candidate_roots():
+                # Whether the package is there, not what its __init__ holds: a directory (a
+                # package, or a namespace package) or a single-file module.
+                if self._is_directory(root + top) or self._blob(root + top + ".py") is not None:
+                    self.tops[top] = root
+                    break
+        return self.tops[top]
+
+    def _candidate_roots(self):
+        if self.source_roots is not None:
+            yield from self.source_roots
+            return
+        # The root and src/ first: packaging files are read only when neither holds the package
+        # (they change at every release, and each change would send every function back here).
+        yield ""
+        yield "src/"
+        for root in self._declared_roots():
+            if root not in ("", "src/"):
+                yield root
+
+    def _declared_roots(self):
+        roots = []
+        for path, reader in (("pyproject.toml", _roots_in_pyproject), ("setup.cfg", _roots_in_setup_cfg),
+                             ("setup.py", _roots_in_setup_py)):
+            blob = self._blob(path)
+            if blob is None:
+                continue
+            text = self._host("read_blob", blob, "read '%s' (blob %s)" % (path, blob))
+            roots += [_directory(root) for root in reader(text if isinstance(text, str) else "")]
+        return roots
+
+    def _hook_target(self, name):
+        """What `name` (a.b.old) is redirected to by its package's import hook, when the hook's
+        map is literal; None when there is no such entry."""
+        parent_name, _, last = name.rpartition(".")
+        parent = self._find_module(parent_name)
+        if parent is None or parent.blob is None or not parent.is_package:
+            return None
+        self._ask(parent, aaw_summary.HOOKS)
+        scope = self._summary(parent)
+        for map_name in sorted(scope.hooks):
+            target = scope.maps.get(map_name, {}).get(last)
+            if target is not None:
+                return _redirected(parent_name, target)
+        return None
+
+    def _missing_module(self, name, where=""):
+        """Why `name` cannot be imported: the whole package gone from the tree is unresolved
+        (never a removal of each function); a module its package's import hook may provide
+        (one we cannot read) is unresolved; any other module that is not there is missing."""
+        top = name.split(".")[0]
+        if self._root_of(top) is None:
+            roots = ", ".join(r.rstrip("/") or "." for r in self._candidate_roots())
+            return _NotFound("unresolved", "package '%s' not found in the tree (looked in %s)%s"
+                             % (top, roots, where))
+        parent_name = name.rpartition(".")[0]
+        parent = self._find_module(parent_name) if parent_name else None
+        if parent is not None and parent.blob is not None:
+            self._ask(parent, aaw_summary.HOOKS)
+            scope = self._summary(parent)
+            hooks = [d for d in scope.dynamic if "__getattr__" in d or "sys.meta_path" in d]
+            readable = any(name in scope.maps for name in scope.hooks)
+            if hooks and not readable:
+                return _NotFound("unresolved", "module '%s' not found; %s in %s may provide it%s"
+                                 % (name, hooks[0], parent.path, where))
+        return _NotFound("missing", "module '%s' not found%s" % (name, where))
+
     def _absolute(self, name):
         """A module named by an absolute import inside the repository's code."""
         module = self._find_module(name)
         if module is not None:
             return module
-        top = name.split(".")[0]
-        if top != name and self._find_module(top) is not None:
-            return _NotFound("missing", "module '%s' not found" % name)
+        if self._root_of(name.split(".")[0]) is not None:
+            return self._missing_module(name)
         return _Outside(name)
 
     def _import_target(self, module, level, name, line):
@@ -211,8 +334,7 @@ class Session:
         target = ".".join(base + ([name] if name else []))
         found = self._find_module(target)
         if found is None:
-            return _NotFound("missing", "module '%s' not found (imported at %s:%d)"
-                             % (target, module.path, line))
+            return self._missing_module(target, " (imported at %s:%d)" % (module.path, line))
         return found
 
     def _member(self, module, name, before=None):
@@ -245,7 +367,13 @@ class Session:
                 # The target is still being imported and has not bound the name yet: this star
                 # import binds nothing, and an earlier binding stands.
                 cycle = True
-        submodule = self._submodule(module, name)
+        case = scope.getattr_cases.get(name)
+        if case is not None and before is None:
+            self._ask(module, aaw_summary.HOOKS)
+            level, source, attribute = case
+            target = self._import_target(module, level, source, 0)
+            return self._from_import(target, attribute) if isinstance(target, _Module) else target
+        submodule = self._loaded_submodule(module, name)
         if submodule is not None:
             return submodule
         if before is not None and hasattr(builtins, name):
@@ -263,9 +391,9 @@ class Session:
                              % (name, module.name), cycle=True)
         return _NotFound("missing", "'%s' not found in module '%s'" % (name, module.name))
 
-    def _binding_value(self, module, scope, binding, name):
+    def _binding_value(self, module, scope, binding, name, before=None):
         if isinstance(binding, aaw_summary.Def):
-            return _Function(binding, module.path)
+            return _Function(binding, module)
         if isinstance(binding, aaw_summary.Class):
             return _ClassValue(binding, module)
         if isinstance(binding, aaw_summary.FromImport):
@@ -282,16 +410,61 @@ class Session:
             for attribute in binding.parts[1:]:
                 value = self._attribute(value, attribute)
             return value
+        if isinstance(binding, aaw_summary.Partial):
+            return self._partial(module, binding, before)
+        if isinstance(binding, aaw_summary.Passthrough):
+            return self._passthrough(module, binding, name)
         if isinstance(binding, aaw_summary.Deleted):
             return _NotFound("missing", "'%s' is deleted at %s:%d" % (name, module.path,
                                                                       binding.line))
         return _NotFound("unresolved", _opaque_detail(name, binding, module.path))
 
+    def _passthrough(self, module, binding, name):
+        """`X = f(X, ...)`: the earlier X again when every function called returns its first
+        argument (attrs' own _add_repr(cls) style, functools.total_ordering, ...)."""
+        for callee_parts in binding.callees:
+            callee = self._member(module, callee_parts[0], binding.index)
+            for attribute in callee_parts[1:]:
+                callee = self._attribute(callee, attribute)
+            if isinstance(callee, _Function):
+                self._ask(callee.module, aaw_summary.body_of(callee.definition.name))
+            keeps = (isinstance(callee, _Function) and callee.definition.returns_first_argument) or \
+                (isinstance(callee, _Outside) and callee.name in _PASSTHROUGH_FUNCTIONS)
+            if not keeps:
+                opaque = aaw_summary.Opaque("an expression", binding.line, binding.node)
+                return _NotFound("unresolved", _opaque_detail(name, opaque, module.path))
+        return self._member(module, name, binding.index)
+
+    def _partial(self, module, binding, before):
+        """functools.partial(f, ...) of a function the repository defines: the signature
+        inspect.signature gives the partial object."""
+        where = before if before is not None else binding.index
+        callee = self._member(module, binding.callee[0], where)
+        for attribute in binding.callee[1:]:
+            callee = self._attribute(callee, attribute)
+        if not (isinstance(callee, _Outside) and callee.name == "functools.partial"):
+            return _NotFound("unresolved", "'%s(...)' at %s:%d is not functools.partial"
+                             % (".".join(binding.callee), module.path, binding.line))
+        function = self._member(module, binding.function[0], where)
+        for attribute in binding.function[1:]:
+            function = self._attribute(function, attribute)
+        state = self._final_state(function, ".".join(binding.function))
+        if state.get("status") != "ok":
+            return _NotFound(state["status"], "functools.partial of %s at %s:%d: %s"
+                             % (".".join(binding.function), module.path, binding.line, state.get("detail", "")))
+        signature = state["signature"]
+        parameters, why = aaw_signature.bind_partial(signature["parameters"], binding.positional, binding.keywords)
+        if parameters is None:
+            return _NotFound("unresolved", "functools.partial at %s:%d: %s" % (module.path, binding.line, why))
+        return _Computed(parameters, signature["return_annotation"],
+                         "functools.partial of %s (%s:%d)" % (".".join(binding.function), module.path, binding.line))
+
     def _from_import(self, module, name):
-        # As Python does: the module's attribute, else its submodule; a name hidden only by an
-        # import cycle is the submodule (`from . import m` in a package's __init__).
+        # As Python does: the module's attribute, else its submodule, which the import system
+        # loads for this very statement (`from pkg import sub`); a name hidden only by an import
+        # cycle is the submodule (`from . import m` in a package's __init__).
         value = self._member(module, name)
-        if isinstance(value, _NotFound) and value.cycle:
+        if isinstance(value, _NotFound) and (value.cycle or value.status == "missing"):
             submodule = self._submodule(module, name)
             if submodule is not None:
                 return submodule
@@ -301,6 +474,52 @@ class Session:
         if not module.is_package:
             return None
         return self._find_module(module.name + "." + name)
+
+    def _loaded_submodule(self, module, name):
+        """`module.name` as an attribute: a submodule is one only once something imports it
+        (the user's statement, or a module that running it imports); else Python raises
+        AttributeError. None when there is no such submodule or nothing loads it."""
+        submodule = self._submodule(module, name)
+        if submodule is None:
+            return None
+        loaded = self._loaded_modules()
+        if loaded is None or submodule.name in loaded or module.name + "." + name in loaded:
+            return submodule
+        return None
+
+    def _loaded_modules(self):
+        """The names of the modules the user's import statement loads (it, its parents, and what
+        their bodies import, transitively, within the repository); None when that cannot be told
+        (too many modules, or a module imports by a computed name)."""
+        if self.loaded is not None:
+            return self.loaded or None
+        pending = sorted(self.forced)
+        seen = set()
+        while pending:
+            name = pending.pop()
+            parts = name.split(".")
+            for end in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:end])
+                if prefix in seen:
+                    continue
+                seen.add(prefix)
+                if len(seen) > _MAX_LOADED_MODULES:
+                    self.loaded = set()
+                    return None
+                module = self._find_module(prefix)
+                if module is None or module.blob is None:
+                    continue
+                self._ask(module, aaw_summary.IMPORTS)
+                scope = self._summary(module)
+                if scope.dynamic_imports:
+                    self.loaded = set()
+                    return None
+                for level, imported in scope.imports:
+                    target = _absolute_name(module, level, imported)
+                    if target is not None and target not in seen:
+                        pending.append(target)
+        self.loaded = seen
+        return seen
 
     def _exports(self, module, name):
         """Whether `from module import *` binds `name`."""
@@ -348,41 +567,123 @@ class Session:
         return value
 
     def _class_member(self, value, name, before=None):
+        """`name` looked up on a class as Python does: its own body, then its bases in method
+        resolution order (those the repository defines; one defined outside makes what it could
+        hold unresolved)."""
+        own = self._own_member(value, name, before)
+        if own is not None or before is not None:
+            return own if own is not None else _NotFound("missing", "'%s' not found in class '%s' (%s)"
+                                                          % (name, value.cls.name, value.module.path))
+        if name == "__init__" and _init_style(value.cls)[0] is not None:
+            made = self._generated_init(value)
+            if isinstance(made, _NotFound):
+                return made
+            if made is not None:
+                self_parameter = {"name": "self", "kind": "POSITIONAL_OR_KEYWORD", "default": None, "annotation": None}
+                return _Computed([self_parameter] + made, "None", "generated by @%s" % _init_style(value.cls)[0])
+        if not value.cls.has_bases:
+            return _NotFound("missing", "'%s' not found in class '%s' (%s)" % (name, value.cls.name, value.module.path))
+        mro = self._mro(value)
+        if isinstance(mro, _NotFound):
+            return mro
+        for base in mro[1:]:
+            if isinstance(base, _Outside):
+                return _NotFound("unresolved", "'%s' is not defined in class '%s' (%s) nor in its bases in the "
+                                 "repository; it may be inherited from %s (outside the repository)"
+                                 % (name, value.cls.name, value.module.path, base.name))
+            found = self._own_member(base, name, None)
+            if found is not None:
+                return found
+        return _NotFound("missing", "'%s' not found in class '%s' (%s) nor in its bases"
+                         % (name, value.cls.name, value.module.path))
+
+    def _own_member(self, value, name, before):
+        """`name` in the class body itself, or None."""
         cls = value.cls
+        self._ask(value.module, cls.name)
         for index, binding in reversed(cls.scope.bindings.get(name, ())):
             if before is not None and index >= before:
                 continue
             if isinstance(binding, aaw_summary.Def):
-                return _Function(binding, value.module.path, value)
+                return _Function(binding, value.module, value)
             if isinstance(binding, aaw_summary.Class):
                 return _ClassValue(binding, value.module)
             if isinstance(binding, aaw_summary.Alias):
                 # A class body sees its own earlier names first, then the module's.
-                found = self._class_member(value, binding.parts[0], binding.index)
-                if isinstance(found, _NotFound):
+                found = self._own_member(value, binding.parts[0], binding.index)
+                if found is None:
                     found = self._member(value.module, binding.parts[0], cls.index)
                 for attribute in binding.parts[1:]:
                     found = self._attribute(found, attribute)
                 return found
-            return self._binding_value(value.module, cls.scope, binding, name)
-        if cls.has_bases:
-            return _NotFound("unresolved", "'%s' is not defined in the body of class '%s' (%s); "
-                             "it may be inherited" % (name, cls.name, value.module.path))
-        return _NotFound("missing", "'%s' not found in class '%s' (%s)"
-                         % (name, cls.name, value.module.path))
+            return self._binding_value(value.module, cls.scope, binding, name, cls.index)
+        return None
+
+    def _mro(self, value, seen=()):
+        """The class and its bases in C3 order: _ClassValue for those the repository defines,
+        _Outside for a base defined elsewhere (a leaf here); bases that add nothing (object,
+        abc.ABC, typing.Generic, typing.Protocol) are left out. _NotFound when a base cannot be
+        resolved or the order does not exist."""
+        key = (value.module.name, value.cls.name, value.cls.index)
+        if key in seen:
+            return _NotFound("unresolved", "class '%s' (%s) inherits from itself" % (value.cls.name, value.module.path))
+        chains = []
+        direct = []
+        for parts in value.cls.bases:
+            base = self._base_class(value, parts)
+            if isinstance(base, _NotFound):
+                return base
+            if base is None:
+                continue
+            direct.append(base)
+            if isinstance(base, _Outside):
+                chains.append([base])
+            else:
+                chain = self._mro(base, seen + (key,))
+                if isinstance(chain, _NotFound):
+                    return chain
+                chains.append(chain)
+        merged = _c3_merge(chains + [direct])
+        if merged is None:
+            return _NotFound("unresolved", "class '%s' (%s) has no consistent method resolution order"
+                             % (value.cls.name, value.module.path))
+        return [value] + merged
+
+    def _base_class(self, value, parts):
+        if parts is None:
+            return _NotFound("unresolved", "a base of class '%s' (%s) is an expression we do not follow"
+                             % (value.cls.name, value.module.path))
+        base = self._member(value.module, parts[0], value.cls.index)
+        for attribute in parts[1:]:
+            base = self._attribute(base, attribute)
+        if isinstance(base, _Outside):
+            name = base.name.replace("builtins.", "", 1) if base.name.startswith("builtins.") else base.name
+            return None if name in _EMPTY_BASES else base
+        if isinstance(base, _ClassValue):
+            return base
+        if isinstance(base, _NotFound):
+            if base.status == "missing" and parts == ["object"]:
+                return None
+            return _NotFound(base.status, "base '%s' of class '%s' (%s): %s"
+                             % (".".join(parts), value.cls.name, value.module.path, base.detail))
+        return _NotFound("unresolved", "base '%s' of class '%s' (%s) is not a class"
+                         % (".".join(parts), value.cls.name, value.module.path))
 
     # -- the final value ----------------------------------------------------------------------
 
     def _final_state(self, value, path):
         if isinstance(value, _Function):
             definition = value.definition
+            note = self._decorator_note(value)
             if value.method_of is None:
-                return aaw_signature.ok(definition, drop_first=False)
+                return aaw_signature.ok(definition, drop_first=False, note=note)
             decorators = definition.decorators
             if "property" in decorators or "cached_property" in decorators or any(
                     d in ("setter", "getter", "deleter") for d in decorators):
                 return aaw_signature.failed("unresolved", "'%s' is a property, not a method" % path)
-            return aaw_signature.ok(definition, drop_first="classmethod" in decorators)
+            return aaw_signature.ok(definition, drop_first="classmethod" in decorators, note=note)
+        if isinstance(value, _Computed):
+            return aaw_signature.with_parameters(value.parameters, value.returns, value.note)
         if isinstance(value, _ClassValue):
             return self._constructor_state(value, path)
         if isinstance(value, _Module):
@@ -391,17 +692,108 @@ class Session:
             return aaw_signature.failed("unresolved", "defined outside the repository: %s" % value.name)
         return aaw_signature.failed(value.status, value.detail)
 
+    def _decorator_note(self, value):
+        """Names the decorators of the repository that replace the function without
+        functools.wraps: callers then meet the replacement's signature, not the def's."""
+        definition = value.definition
+        module = value.module
+        replacing = []
+        for parts, called in definition.decorator_parts:
+            if parts is None or parts[-1] in _SIGNATURE_KEEPING_DECORATORS:
+                continue
+            decorator = self._member(module, parts[0], definition.index if value.method_of is None else
+                                     value.method_of.cls.index)
+            for attribute in parts[1:]:
+                decorator = self._attribute(decorator, attribute)
+            if isinstance(decorator, _Function):
+                self._ask(decorator.module, aaw_summary.body_of(decorator.definition.name))
+            if isinstance(decorator, _Function) and decorator.definition.replaces_without_wraps:
+                replacing.append("@%s (%s:%d)" % (".".join(parts), decorator.path, decorator.definition.line))
+        if not replacing:
+            return None
+        return ("decorated with %s, which returns a new function without functools.wraps: callers may meet "
+                "that function's signature" % ", ".join(replacing))
+
     def _constructor_state(self, value, path):
-        # As inspect.signature(cls): the class's own __new__, else its own __init__, minus the
-        # first parameter.
+        # As inspect.signature(cls) (Python 3.11): a metaclass's own __call__; else the class's own
+        # __new__, its own __init__, an inherited __new__, an inherited __init__; without any,
+        # object's "()". Each minus its first parameter.
+        generated = [d for d in value.cls.decorators if d in _GENERATING_DECORATORS]
+        if value.cls.metaclass is not None and value.cls.metaclass[-1] not in _PLAIN_METACLASSES:
+            return aaw_signature.failed("unresolved", "class '%s' (%s) has metaclass %s, whose __call__ may "
+                                        "decide its signature" % (value.cls.name, value.module.path,
+                                                                 ".".join(value.cls.metaclass)))
         for method in ("__new__", "__init__"):
-            if method in value.cls.scope.bindings:
-                found = self._class_member(value, method)
-                if isinstance(found, _Function):
-                    return aaw_signature.ok(found.definition, drop_first=True)
-                return self._final_state(found, path + "." + method)
-        return aaw_signature.failed("unresolved", "class '%s' (%s) defines no __init__ in its body"
-                       % (value.cls.name, value.module.path))
+            own = self._own_member(value, method, None)
+            if own is not None:
+                return self._method_state(own, path + "." + method)
+            if method == "__init__" and generated:
+                made = self._generated_init(value)
+                if isinstance(made, _NotFound):
+                    return aaw_signature.failed(made.status, made.detail)
+                if made is not None:
+                    return aaw_signature.with_parameters(made)
+        if generated:
+            made = self._generated_init(value)
+            if made is not None:
+                return aaw_signature.with_parameters(made) if isinstance(made, list) else \
+                    aaw_signature.failed(made.status, made.detail)
+        if not value.cls.has_bases:
+            return aaw_signature.with_parameters([])
+        mro = self._mro(value)
+        if isinstance(mro, _NotFound):
+            return aaw_signature.failed(mro.status, mro.detail)
+        for method in ("__new__", "__init__"):
+            for base in mro[1:]:
+                if isinstance(base, _Outside):
+                    return aaw_signature.failed("unresolved", "class '%s' (%s) may inherit %s from %s (outside "
+                                                "the repository)" % (value.cls.name, value.module.path, method,
+                                                                     base.name))
+                found = self._own_member(base, method, None)
+                if found is not None:
+                    return self._method_state(found, path + "." + method)
+        return aaw_signature.with_parameters([])
+
+    def _generated_init(self, value):
+        """The parameters (without self) of the __init__ that @dataclass or attrs write for the class,
+        from the fields of its body and of its bases made the same way; None when the decorator
+        writes none (init=False); _NotFound when we cannot tell."""
+        style, options = _init_style(value.cls)
+        if style is None or options.get("init") is False:
+            return None
+        fields = []
+        mro = self._mro(value)
+        if isinstance(mro, _NotFound):
+            return mro
+        for klass in reversed(mro):
+            if isinstance(klass, _Outside):
+                return _NotFound("unresolved", "the constructor of class '%s' (%s) is generated by @%s from fields "
+                                 "that may come from %s (outside the repository)"
+                                 % (value.cls.name, value.module.path, style, klass.name))
+            klass_style, _ = _init_style(klass.cls)
+            if klass_style is None:
+                continue
+            for field in _init_fields(klass.cls, klass_style):
+                fields = [f for f in fields if f.name != field.name] + [field]
+        kw_only = bool(options.get("kw_only"))
+        parameters = []
+        for field in fields:
+            if not field.init:
+                continue
+            default = field.default
+            if field.factory:
+                default = "<factory>" if style == "dataclass" else "NOTHING"
+            name = field.name if style == "dataclass" else field.name.lstrip("_")
+            parameters.append({"name": name, "kind": "KEYWORD_ONLY" if kw_only or field.kw_only else
+                               "POSITIONAL_OR_KEYWORD", "default": default, "annotation": field.annotation})
+        # Keyword-only ones follow the others, as the generated code declares them.
+        parameters.sort(key=lambda p: p["kind"] == "KEYWORD_ONLY")
+        return parameters
+
+    def _method_state(self, found, path):
+        if isinstance(found, _Function):
+            return aaw_signature.ok(found.definition, drop_first=True, note=self._decorator_note(found))
+        return self._final_state(found, path)
 
     # -- the host, cached for this call -------------------------------------------------------
 
@@ -490,3 +882,175 @@ def _opaque_detail(name, binding, path):
         text = binding.node if isinstance(binding.node, str) else ast.unparse(binding.node)
         detail += ": " + (text if len(text) <= 80 else text[:77] + "...")
     return detail
+
+
+# Bases that add no method a caller can meet: a class deriving only from them is complete here.
+_EMPTY_BASES = {"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"}
+# Metaclasses whose __call__ is type's: the constructor is still __new__ / __init__.
+_PLAIN_METACLASSES = {"type", "ABCMeta", "EnumMeta", "EnumType"}
+# Class decorators that write an __init__ of their own (dataclasses, attrs).
+_GENERATING_DECORATORS = {"dataclass", "s", "attrs", "define", "frozen", "mutable", "attributes"}
+# Decorators known to keep the decorated function's signature (or to be handled elsewhere).
+_SIGNATURE_KEEPING_DECORATORS = {"staticmethod", "classmethod", "property", "cached_property", "setter", "getter",
+                                 "deleter", "wraps", "lru_cache", "cache", "overload", "abstractmethod", "final",
+                                 "override", "contextmanager"}
+# A bound on the modules the loaded-submodule rule walks before it gives up (and assumes loaded).
+_MAX_LOADED_MODULES = 3000
+
+
+def _c3_merge(sequences):
+    """Python's C3 linearization of the bases' orders; None when there is none. Entries are
+    compared by identity of what they stand for (module, class name, position)."""
+    def key(entry):
+        if isinstance(entry, _Outside):
+            return ("outside", entry.name)
+        return (entry.module.name, entry.cls.name, entry.cls.index)
+    sequences = [list(s) for s in sequences if s]
+    out = []
+    while sequences:
+        for sequence in sequences:
+            head = key(sequence[0])
+            if not any(head in [key(e) for e in other[1:]] for other in sequences):
+                break
+        else:
+            return None
+        chosen = sequence[0]
+        out.append(chosen)
+        sequences = [[e for e in s if key(e) != key(chosen)] for s in sequences]
+        sequences = [s for s in sequences if s]
+    return out
+
+
+def _directory(root):
+    """A source root as a path prefix: "" for the repository root, else "src/"."""
+    root = root.strip().strip("/")
+    return "" if root in ("", ".") else root + "/"
+
+
+def _redirected(package, target):
+    """The module an import hook of `package` maps to `target` (relative to the package unless
+    it starts with the top-level package's name)."""
+    if target.startswith("."):
+        return package + target
+    if target.split(".")[0] == package.split(".")[0]:
+        return target
+    return package + "." + target
+
+
+def _absolute_name(module, level, name):
+    """The absolute name of a module `module` imports (level 0: absolute)."""
+    if not level:
+        return name or None
+    package = module.name.split(".")
+    if not module.is_package:
+        package.pop()
+    if level - 1 >= len(package):
+        return None
+    base = package[:len(package) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def _roots_in_pyproject(text):
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11: the root and src/ are still searched
+        return []
+    try:
+        data = tomllib.loads(text)
+    except Exception:
+        return []
+    tool = data.get("tool", {}) if isinstance(data, dict) else {}
+    roots = []
+    setuptools = tool.get("setuptools", {})
+    package_dir = setuptools.get("package-dir", {})
+    if isinstance(package_dir, dict) and isinstance(package_dir.get(""), str):
+        roots.append(package_dir[""])
+    where = setuptools.get("packages", {})
+    where = where.get("find", {}).get("where", []) if isinstance(where, dict) else []
+    roots += [w for w in (where if isinstance(where, list) else [where]) if isinstance(w, str)]
+    wheel = tool.get("hatch", {}).get("build", {}).get("targets", {}).get("wheel", {})
+    for package in wheel.get("packages", []) if isinstance(wheel, dict) else []:
+        if isinstance(package, str) and "/" in package:
+            roots.append(package.rsplit("/", 1)[0])
+    for package in tool.get("poetry", {}).get("packages", []):
+        if isinstance(package, dict) and isinstance(package.get("from"), str):
+            roots.append(package["from"])
+    pdm = tool.get("pdm", {}).get("build", {})
+    if isinstance(pdm, dict) and isinstance(pdm.get("package-dir"), str):
+        roots.append(pdm["package-dir"])
+    return roots
+
+
+def _roots_in_setup_cfg(text):
+    import configparser
+    parser = configparser.ConfigParser()
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    roots = []
+    if parser.has_option("options", "package_dir"):
+        for line in parser.get("options", "package_dir").splitlines():
+            key, _, value = line.partition("=")
+            if not key.strip() and value.strip():
+                roots.append(value.strip())
+    if parser.has_option("options.packages.find", "where"):
+        roots.append(parser.get("options.packages.find", "where").strip())
+    return roots
+
+
+def _roots_in_setup_py(text):
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    roots = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = aaw_summary.dotted(node.func)
+        for keyword in node.keywords:
+            if keyword.arg == "package_dir" and isinstance(keyword.value, ast.Dict):
+                for key, value in zip(keyword.value.keys, keyword.value.values):
+                    if isinstance(key, ast.Constant) and key.value == "" and isinstance(value, ast.Constant):
+                        roots.append(value.value)
+            if keyword.arg == "where" and name and name[-1] in ("find_packages", "find_namespace_packages") \
+                    and isinstance(keyword.value, ast.Constant):
+                roots.append(keyword.value.value)
+        if name and name[-1] in ("find_packages", "find_namespace_packages") and node.args and \
+                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            roots.append(node.args[0].value)
+    return [r for r in roots if isinstance(r, str)]
+
+
+# Functions known to return the class they are given (X = f(X)).
+_PASSTHROUGH_FUNCTIONS = {"functools.total_ordering", "typing.final", "typing.runtime_checkable", "enum.unique",
+                          "typing_extensions.final", "typing_extensions.runtime_checkable"}
+
+
+def _init_style(cls):
+    """("dataclass" | "attrs" | "define", the decorator's literal options) when a decorator of the
+    class writes its __init__; (None, {}) otherwise."""
+    for name in cls.decorators:
+        if name == "dataclass":
+            return "dataclass", cls.decorator_options.get(name, {})
+        if name in ("s", "attrs", "attributes"):
+            return "attrs", cls.decorator_options.get(name, {})
+        if name in ("define", "frozen", "mutable"):
+            return "define", cls.decorator_options.get(name, {})
+    return None, {}
+
+
+def _init_fields(cls, style):
+    """The fields of a class body that its generated __init__ takes, in order."""
+    annotated = [f for f in cls.fields if f.annotation is not None and not f.class_var and f.made_by in (None, "field",
+                                                                                                         "ib", "attrib")]
+    attributes = [f for f in cls.fields if f.made_by in ("ib", "attrib", "attr", "field")]
+    if style == "dataclass":
+        return annotated
+    options = cls.decorator_options.get(next(d for d in cls.decorators if d in ("s", "attrs", "attributes", "define",
+                                                                                 "frozen", "mutable")), {})
+    auto = options.get("auto_attribs")
+    if auto is None:
+        auto = style == "define" and (not attributes or all(f.annotation is not None for f in attributes))
+    return annotated if auto else attributes

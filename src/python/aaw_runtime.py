@@ -15,6 +15,7 @@ import faulthandler
 import glob
 import inspect
 import os
+import re
 import site
 import sys
 
@@ -113,8 +114,19 @@ def _state(function):
     except (KeyboardInterrupt, GeneratorExit):
         raise
     except BaseException as error:
-        return _failed("import_error", "%s: %s" % (type(error).__name__, error))
+        # It is there, but has no signature Python can read (a property, a builtin class, a C
+        # function without text signature): a fact about the code, not a failure of the build.
+        return _failed("unresolved", "'%s' has no signature inspect can read (%s): %s: %s"
+                       % (path, _kind_of(value), type(error).__name__, _without_addresses(str(error))))
     return _ok(signature)
+
+
+def _kind_of(value):
+    if isinstance(value, property):
+        return "a property"
+    if inspect.isclass(value):
+        return "class %s" % value.__qualname__
+    return type(value).__name__
 
 
 def _import_failure(statement, error):
@@ -188,6 +200,15 @@ def _annotation(annotation):
 
 def _repr(value):
     try:
-        return repr(value)
+        return _without_addresses(repr(value))
     except Exception as error:  # a default whose __repr__ raises must not cost the function
         return "<%s object: repr raised %s>" % (type(value).__name__, type(error).__name__)
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _without_addresses(text):
+    """`<object object at 0x7f...>` -> `<object object>`: an address changes at every run, and a
+    default printed with one would look changed at every commit."""
+    return _ADDRESS.sub("", text)

@@ -6,7 +6,7 @@ Pure standard library, Python 3.9+.
 """
 
 import ast
-from typing import List
+from typing import List, Optional, Tuple
 
 
 def failed(status: str, detail: str) -> dict:
@@ -14,38 +14,97 @@ def failed(status: str, detail: str) -> dict:
     return {"status": status, "detail": detail}
 
 
-def ok(definition, drop_first: bool) -> dict:
+def ok(definition, drop_first: bool, note: Optional[str] = None) -> dict:
     """The STATE of a def (an aaw_summary.Def): its parameters as inspect.signature lists them,
-    without the first one (self, cls) when `drop_first`. The C++ side renders the text."""
-    parameters = parameters_of(definition.args)
+    without the first one (self, cls) when `drop_first`. The C++ side renders the text. `note`
+    becomes the state's detail (what a reader should know of an ok signature)."""
+    parameters = parameters_of(definition.args, definition.mangle)
     if drop_first:
         if not parameters or parameters[0]["kind"] in ("KEYWORD_ONLY", "VAR_KEYWORD"):
             return failed("unresolved", "invalid method signature for '%s'" % definition.name)
         if parameters[0]["kind"] != "VAR_POSITIONAL":
             parameters = parameters[1:]
     returns = None if definition.returns is None else ast.unparse(definition.returns)
-    return {"status": "ok", "signature": {"parameters": parameters, "return_annotation": returns}}
+    return with_parameters(parameters, returns, note)
 
 
-def parameters_of(arguments: ast.arguments) -> List[dict]:
-    """One PARAMETER object per parameter of an ast.arguments, in inspect's order and kinds."""
+def with_parameters(parameters: List[dict], returns: Optional[str] = None, note: Optional[str] = None) -> dict:
+    """An ok STATE of these parameters."""
+    state = {"status": "ok", "signature": {"parameters": parameters, "return_annotation": returns}}
+    if note:
+        state["detail"] = note
+    return state
+
+
+def bind_partial(parameters: List[dict], positional: int, keywords: List[Tuple[str, str]]):
+    """The parameters of functools.partial(f, <positional args>, **keywords) as inspect.signature
+    shows them: the first positional parameters are consumed; a keyword gives its parameter a new
+    default, and makes it and every positional-or-keyword one after it keyword-only. Returns
+    (parameters, None), or (None, why) when Python itself would refuse the partial's signature."""
+    out = [dict(p) for p in parameters]
+    for _ in range(positional):
+        if not out or out[0]["kind"] not in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"):
+            if out and out[0]["kind"] == "VAR_POSITIONAL":
+                break
+            return None, "partial binds more positional arguments than the function takes"
+        out.pop(0)
+    by_name = {p["name"]: p for p in out}
+    keyword_only_from = None
+    for name, default in keywords:
+        parameter = by_name.get(name)
+        if parameter is None:
+            if any(p["kind"] == "VAR_KEYWORD" for p in out):
+                continue
+            return None, "partial binds keyword '%s', which the function does not take" % name
+        if parameter["kind"] == "POSITIONAL_ONLY":
+            return None, "partial binds positional-only parameter '%s' by keyword" % name
+        parameter["default"] = default
+        if parameter["kind"] == "POSITIONAL_OR_KEYWORD":
+            position = out.index(parameter)
+            keyword_only_from = position if keyword_only_from is None else min(keyword_only_from, position)
+    if keyword_only_from is not None:
+        for parameter in out[keyword_only_from:]:
+            if parameter["kind"] == "POSITIONAL_OR_KEYWORD":
+                parameter["kind"] = "KEYWORD_ONLY"
+            elif parameter["kind"] == "VAR_POSITIONAL":
+                return None, "partial makes a parameter before *%s keyword-only" % parameter["name"]
+    # inspect moves *args before the keyword-only ones it made.
+    out.sort(key=lambda p: _KIND_ORDER[p["kind"]])
+    return out, None
+
+
+_KIND_ORDER = {"POSITIONAL_ONLY": 0, "POSITIONAL_OR_KEYWORD": 1, "VAR_POSITIONAL": 2, "KEYWORD_ONLY": 3,
+               "VAR_KEYWORD": 4}
+
+
+def mangled(name: str, class_name: Optional[str]) -> str:
+    """`__x` written in the body of class C is `_C__x` to Python (and to inspect)."""
+    if class_name is None or not name.startswith("__") or name.endswith("__"):
+        return name
+    stripped = class_name.lstrip("_")
+    return "_%s%s" % (stripped, name) if stripped else name
+
+
+def parameters_of(arguments: ast.arguments, mangle: Optional[str] = None) -> List[dict]:
+    """One PARAMETER object per parameter of an ast.arguments, in inspect's order and kinds;
+    `mangle` is the class whose body holds the def (private names are mangled)."""
     positional = list(arguments.posonlyargs) + list(arguments.args)
     defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
     parameters = []
     for position, (arg, default) in enumerate(zip(positional, defaults)):
         kind = "POSITIONAL_ONLY" if position < len(arguments.posonlyargs) else \
             "POSITIONAL_OR_KEYWORD"
-        parameters.append(_parameter(arg, kind, default))
+        parameters.append(_parameter(arg, kind, default, mangle))
     if arguments.vararg is not None:
-        parameters.append(_parameter(arguments.vararg, "VAR_POSITIONAL", None))
+        parameters.append(_parameter(arguments.vararg, "VAR_POSITIONAL", None, mangle))
     for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
-        parameters.append(_parameter(arg, "KEYWORD_ONLY", default))
+        parameters.append(_parameter(arg, "KEYWORD_ONLY", default, mangle))
     if arguments.kwarg is not None:
-        parameters.append(_parameter(arguments.kwarg, "VAR_KEYWORD", None))
+        parameters.append(_parameter(arguments.kwarg, "VAR_KEYWORD", None, mangle))
     return parameters
 
 
-def _parameter(arg, kind, default):
-    return {"name": arg.arg, "kind": kind,
+def _parameter(arg, kind, default, mangle):
+    return {"name": mangled(arg.arg, mangle), "kind": kind,
             "default": None if default is None else ast.unparse(default),
             "annotation": None if arg.annotation is None else ast.unparse(arg.annotation)}

@@ -17,12 +17,14 @@ def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     """One {"state": STATE, "consulted": [{"path", "blob", ...}]} per entry of args["functions"].
 
     args = {"functions": [{"import_statement", "function_path"}], "known_blobs": {path: blob or
-    None}, "known_directories": {path: bool}}: the last two are answers the caller already has for
-    this tree, used instead of asking the host again."""
+    None}, "known_directories": {path: bool}, "source_roots": [dir, ...], "module_aliases": {old:
+    new}}: known_* are answers the caller already has for this tree, used instead of asking the
+    host again; source_roots (default: the root, src/, then what packaging files declare) and
+    module_aliases are the config's static.* keys."""
     functions = args.get("functions") if isinstance(args, dict) else None
     if not isinstance(functions, list):
         raise TypeError("resolve_all expects {'functions': [...]}")
-    session = aaw_resolver.Session(host)
+    session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
     known_blobs = args.get("known_blobs")
     if isinstance(known_blobs, dict):
         session.blobs.update(known_blobs)

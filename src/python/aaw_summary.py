@@ -45,18 +45,29 @@ def cache_size() -> int:
 
 
 class Def:
-    __slots__ = ("name", "line", "args", "returns", "decorators")
+    __slots__ = ("name", "line", "index", "args", "returns", "decorators", "decorator_parts", "mangle",
+                 "replaces_without_wraps", "returns_first_argument")
 
-    def __init__(self, node):
+    def __init__(self, node, index=0, mangle=None):
         self.name = node.name
         self.line = node.lineno
+        self.index = index
         self.args = node.args
         self.returns = node.returns
         self.decorators = [_decorator_name(d) for d in node.decorator_list]
+        # (dotted parts or None, whether it is called: `@deco(...)`), to resolve them.
+        self.decorator_parts = [_decorator_parts(d) for d in node.decorator_list]
+        self.mangle = mangle  # the class whose body defines it: `__x` parameters are `_Class__x`
+        # As a decorator, it returns a new function that does not copy the one it wraps
+        # (no functools.wraps): what callers then meet is that function's signature.
+        self.replaces_without_wraps = _replaces_without_wraps(node)
+        # Every return gives back its first argument (a class "decorator" called as X = f(X)).
+        self.returns_first_argument = _returns_first_argument(node)
 
 
 class Class:
-    __slots__ = ("name", "line", "index", "scope", "has_bases")
+    __slots__ = ("name", "line", "index", "scope", "has_bases", "bases", "metaclass", "decorators",
+                 "decorator_options", "fields")
 
     def __init__(self, node, index, scope):
         self.name = node.name
@@ -64,6 +75,24 @@ class Class:
         self.index = index
         self.scope = scope
         self.has_bases = bool(node.bases) or any(k.arg == "metaclass" for k in node.keywords)
+        # Each base as dotted parts (`Base`, `m.Base`; `Generic[T]` as its subscripted name), or
+        # None for an expression we do not follow.
+        self.bases = []
+        metaclass = [k.value for k in node.keywords if k.arg == "metaclass"]
+        for base in node.bases:
+            if isinstance(base, ast.Call) and (dotted(base.func) or [""])[-1] == "with_metaclass" and base.args:
+                # six.with_metaclass(Meta, *bases): a class of those bases with that metaclass.
+                self.bases += [_base_parts(b) for b in base.args[1:]]
+                metaclass.append(base.args[0])
+            else:
+                self.bases.append(_base_parts(base))
+        self.metaclass = dotted(metaclass[0]) if metaclass else None
+        self.decorators = [_decorator_name(d) for d in node.decorator_list]
+        # Literal keyword arguments of called class decorators: {"dataclass": {"kw_only": True}}.
+        self.decorator_options = {_decorator_name(d): _literal_keywords(d) for d in node.decorator_list
+                                  if isinstance(d, ast.Call)}
+        # What a generated __init__ (dataclasses, attrs) is made of: the class body's fields.
+        self.fields = _fields(node.body)
 
 
 class ModuleRef:  # `import a.b as c` binds c to a.b; `import a.b` binds a to a
@@ -89,6 +118,28 @@ class Alias:  # `g = f` or `g = m.f`: followed among the bindings before this st
     def __init__(self, parts, index):
         self.parts = parts
         self.index = index
+
+
+class Passthrough:  # `X = f(g(X, ...), ...)`: X again, if f and g return their first argument
+    __slots__ = ("callees", "index", "line", "node")
+
+    def __init__(self, callees, index, line, node):
+        self.callees = callees  # dotted parts of each function called, outermost first
+        self.index = index
+        self.line = line
+        self.node = node        # for the detail when a callee is not a pass-through
+
+
+class Partial:  # `g = functools.partial(f, 1, b=2)`: f with arguments bound
+    __slots__ = ("callee", "function", "positional", "keywords", "index", "line")
+
+    def __init__(self, callee, function, positional, keywords, index, line):
+        self.callee = callee          # dotted parts of what is called (functools.partial, partial)
+        self.function = function      # dotted parts of the function it binds
+        self.positional = positional  # how many positional arguments it binds
+        self.keywords = keywords      # [(name, default text)] it binds by keyword
+        self.index = index
+        self.line = line
 
 
 class Opaque:  # bound to something we do not follow (a call, a loop variable, ...)
@@ -117,7 +168,8 @@ class Star:
 
 
 class Scope:
-    __slots__ = ("bindings", "stars", "all_names", "all_dynamic", "dynamic")
+    __slots__ = ("bindings", "stars", "all_names", "all_dynamic", "dynamic", "imports", "maps", "hooks",
+                 "getattr_cases", "dynamic_imports")
 
     def __init__(self):
         self.bindings = {}      # name -> [(statement index, binding)], textual order
@@ -125,6 +177,19 @@ class Scope:
         self.all_names = None   # the literal names of __all__, None without __all__
         self.all_dynamic = False  # __all__ is built from something we cannot read
         self.dynamic = []       # module-level setattr / globals() / __getattr__, as "what (line N)"
+        # Every module the body imports when it runs, as (level, dotted name): what loading this
+        # module loads (a submodule it loads becomes an attribute of its package).
+        self.imports = []
+        # Literal dicts of strings bound at module level: {name: {key: value}}.
+        self.maps = {}
+        # The names an import hook reads: those a module-level __getattr__ or a function put on
+        # sys.meta_path refers to (where a map of old module names to new ones is found).
+        self.hooks = set()
+        # `if name == "f": from .m import f; return f` in a module-level __getattr__:
+        # {"f": (level, module, name)} for the simple cases.
+        self.getattr_cases = {}
+        # The body imports a module by a computed name (importlib.import_module, __import__).
+        self.dynamic_imports = False
 
     def bind(self, name, index, binding):
         self.bindings.setdefault(name, []).append((index, binding))
@@ -165,11 +230,26 @@ def summarize(text: str) -> "Union[Scope, ParseFailure]":
 
 
 
+# Pseudo-names for digest(): not identifiers, so no binding can be called so.
+IMPORTS = "<imports>"
+HOOKS = "<hooks>"
+_BODY = "<body>"
+
+
+def body_of(name: str) -> str:
+    """The pseudo-name under which what a def's body says (whether it returns its first argument,
+    whether as a decorator it replaces a function without functools.wraps) enters a digest: only
+    resolutions that use it depend on it, so other body edits still keep the digest."""
+    return _BODY + name
+
+
 def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[str]:
     """What resolving `names` in a module reads of it: their bindings and the star imports in
     textual order, __all__, and whether names may be defined dynamically; the whole API surface
     None when no names were asked (the caller then compares blobs). Positions are left out, so
-    edits elsewhere in the module (bodies, comments, other functions) keep the digest."""
+    edits elsewhere in the module (bodies, comments, other functions) keep the digest.
+    Two pseudo-names ask for more: IMPORTS (every module the body imports) and HOOKS (the import
+    hooks: their maps of module names and their simple __getattr__ cases)."""
     if isinstance(summary, ParseFailure):
         return summary.digest
     if not names:
@@ -181,6 +261,14 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
     events.sort(key=lambda event: event[0])
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", repr(summary.all_names), summary.all_dynamic, bool(summary.dynamic)))
+    for name in sorted(n for n in wanted if n.startswith(_BODY)):
+        parts.append((name, [(b.returns_first_argument, b.replaces_without_wraps)
+                             for _, b in summary.bindings.get(name[len(_BODY):], ()) if isinstance(b, Def)]))
+    if IMPORTS in wanted:
+        parts.append((IMPORTS, sorted(summary.imports), summary.dynamic_imports))
+    if HOOKS in wanted:
+        parts.append((HOOKS, sorted(summary.hooks), sorted((k, sorted(v.items())) for k, v in summary.maps.items()),
+                      sorted(summary.getattr_cases.items())))
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
@@ -191,15 +279,21 @@ def _star_repr(star):
 def _binding_repr(binding):
     if isinstance(binding, Def):
         returns = ast.dump(binding.returns) if binding.returns is not None else ""
-        return "def %s %s %r" % (ast.dump(binding.args), returns, binding.decorators)
+        return "def %s %s %r %r" % (ast.dump(binding.args), returns, binding.decorator_parts, binding.mangle)
     if isinstance(binding, Class):
-        return "class %r %s" % (binding.has_bases, _scope_repr(binding.scope))
+        return "class %r %r %r %r %r %s" % (binding.bases, binding.metaclass, binding.decorators,
+                                            sorted(binding.decorator_options.items(), key=str), binding.fields,
+                                            _scope_repr(binding.scope))
     if isinstance(binding, FromImport):
         return "from %r %r %r" % (binding.level, binding.module, binding.name)
     if isinstance(binding, ModuleRef):
         return "module %r" % (binding.module,)
     if isinstance(binding, Alias):
         return "alias %r" % (binding.parts,)
+    if isinstance(binding, Passthrough):
+        return "passthrough %r" % (binding.callees,)
+    if isinstance(binding, Partial):
+        return "partial %r %r %r %r" % (binding.callee, binding.function, binding.positional, binding.keywords)
     if isinstance(binding, Deleted):
         return "deleted"
     if isinstance(binding, Opaque):
@@ -232,26 +326,47 @@ class Collector:
 
     def __init__(self):
         self.index = 0
+        self.class_name = None  # the class whose body is being read (names are mangled in it)
+        self.defs = {}          # module-level def -> its node, while collecting (not kept)
+        self.hook_functions = []  # names passed to sys.meta_path.insert/append at module level
 
     def scope(self, statements, module_level):
         scope = Scope()
         self._block(statements, scope, module_level)
+        if module_level:
+            for name in self.hook_functions:
+                if name in self.defs:
+                    scope.hooks.update(_names_in(self.defs[name]))
+            self.defs = {}
         return scope
 
     def _block(self, statements, scope, module_level):
         for statement in statements:
             self.index += 1
+            if module_level and isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) and \
+                    _calls_dynamic_import(statement):
+                scope.dynamic_imports = True
             handler = _STATEMENT_HANDLERS.get(type(statement))
             if handler is not None:
                 handler(self, statement, self.index, scope, module_level)
 
     def _def(self, node, index, scope, module_level):
-        scope.bind(node.name, index, Def(node))
-        if module_level and node.name == "__getattr__":
+        scope.bind(node.name, index, Def(node, index, self.class_name))
+        if not module_level:
+            return
+        self.defs[node.name] = node
+        if node.name == "__getattr__":
             scope.dynamic.append("a module-level __getattr__ (line %d)" % node.lineno)
+            scope.hooks.update(_names_in(node))
+            scope.getattr_cases.update(_getattr_cases(node))
 
     def _class(self, node, index, scope, module_level):
-        scope.bind(node.name, index, Class(node, index, self.scope(node.body, False)))
+        outer, self.class_name = self.class_name, node.name
+        try:
+            body = self.scope(node.body, False)
+        finally:
+            self.class_name = outer
+        scope.bind(node.name, index, Class(node, index, body))
 
     def _assign(self, node, index, scope, module_level):
         for target in node.targets:
@@ -276,8 +391,19 @@ class Collector:
             parts = dotted(value)
             if parts is not None:
                 scope.bind(target.id, index, Alias(parts, index))
-            else:
-                scope.bind(target.id, index, Opaque("an expression", line, _short(value)))
+                return
+            chain = _passthrough_chain(value, target.id)
+            if chain:
+                scope.bind(target.id, index, Passthrough(chain, index, line, _short(value)))
+                return
+            partial = _partial(value, index, line)
+            if partial is not None:
+                scope.bind(target.id, index, partial)
+                return
+            mapping = _string_map(value)
+            if mapping is not None and module_level:
+                scope.maps[target.id] = mapping
+            scope.bind(target.id, index, Opaque("an expression", line, _short(value)))
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._unpacked(element, index, line, scope)
@@ -294,6 +420,7 @@ class Collector:
 
     def _import(self, node, index, scope, module_level):
         for alias in node.names:
+            scope.imports.append((0, alias.name))
             if alias.asname:
                 scope.bind(alias.asname, index, ModuleRef(alias.name))
             else:
@@ -301,6 +428,11 @@ class Collector:
                 scope.bind(first, index, ModuleRef(first))
 
     def _import_from(self, node, index, scope, module_level):
+        # `from .m import x` loads .m, and .m.x too when x is a submodule.
+        scope.imports.append((node.level or 0, node.module or ""))
+        for alias in node.names:
+            if alias.name != "*":
+                scope.imports.append((node.level or 0, ((node.module + ".") if node.module else "") + alias.name))
         for alias in node.names:
             if alias.name == "*":
                 scope.stars.append((index, Star(node.level or 0, node.module, node.lineno)))
@@ -358,6 +490,9 @@ class Collector:
                     "update", "__setitem__", "setdefault"):
                 scope.dynamic.append("a module-level globals().%s() (line %d)"
                                      % (function.attr, node.lineno))
+            elif module_level and dotted(owner) == ["sys", "meta_path"] and function.attr in ("insert", "append"):
+                scope.dynamic.append("an import hook on sys.meta_path (line %d)" % node.lineno)
+                self.hook_functions += [n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)]
 
     def _delete(self, node, index, scope, module_level):
         for target in node.targets:
@@ -413,6 +548,233 @@ def _short(node):
         if parts is not None:
             return ".".join(parts) + "(...)"
     return None
+
+
+def _literal_keywords(call):
+    out = {}
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            try:
+                out[keyword.arg] = ast.literal_eval(keyword.value)
+            except ValueError:
+                out[keyword.arg] = None
+    return out
+
+
+class Field:
+    """One field of a class body, as dataclasses or attrs would make an __init__ parameter of it."""
+    __slots__ = ("name", "annotation", "default", "factory", "init", "kw_only", "made_by", "class_var")
+
+    def __init__(self, name, annotation, value):
+        self.name = name
+        self.annotation = None if annotation is None else ast.unparse(annotation)
+        self.class_var = annotation is not None and "ClassVar" in ast.unparse(annotation)
+        self.default = None      # source text of the default
+        self.factory = False     # the default comes from a factory
+        self.init = True
+        self.kw_only = False
+        self.made_by = None      # the field function called (field, ib, attrib, attr), None for a plain value
+        if value is None:
+            return
+        callee = dotted(value.func) if isinstance(value, ast.Call) else None
+        if callee and callee[-1] in ("field", "ib", "attrib", "attr"):
+            self.made_by = callee[-1]
+            for keyword in value.keywords:
+                if keyword.arg == "default":
+                    self.default = ast.unparse(keyword.value)
+                    factory = dotted(keyword.value.func) if isinstance(keyword.value, ast.Call) else None
+                    self.factory = bool(factory and factory[-1] == "Factory")
+                elif keyword.arg in ("default_factory", "factory"):
+                    self.factory = True
+                elif keyword.arg in ("init", "kw_only") and isinstance(keyword.value, ast.Constant):
+                    setattr(self, keyword.arg, bool(keyword.value.value))
+        else:
+            self.default = ast.unparse(value)
+
+    def __repr__(self):
+        return "Field(%r, %r, %r, %r, %r, %r, %r)" % (self.name, self.annotation, self.default, self.factory,
+                                                      self.init, self.kw_only, self.made_by)
+
+
+def _fields(body):
+    fields = []
+    for statement in body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            fields.append(Field(statement.target.id, statement.annotation, statement.value))
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call):
+            field = Field(statement.targets[0].id, None, statement.value)
+            if field.made_by is not None:
+                fields.append(field)
+    return fields
+
+
+def _passthrough_chain(value, name):
+    """[callee parts, ...] (outermost first) when `value` is f(g(name, ...), ...): each call's first
+    argument is the next call, the innermost's is `name` itself."""
+    chain = []
+    while isinstance(value, ast.Call) and value.args:
+        callee = dotted(value.func)
+        if callee is None:
+            return None
+        chain.append(callee)
+        value = value.args[0]
+    return chain if chain and isinstance(value, ast.Name) and value.id == name else None
+
+
+def _names_in(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _own_returns(statements):
+    """The return statements of a body, through its compound statements but not into nested
+    functions or classes, and never into expressions (cheap: a summary is made of every def)."""
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            yield statement
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        else:
+            for field in ("body", "orelse", "finalbody"):
+                yield from _own_returns(getattr(statement, field, ()))
+            for handler in getattr(statement, "handlers", ()):
+                yield from _own_returns(handler.body)
+            for case in getattr(statement, "cases", ()):
+                yield from _own_returns(case.body)
+
+
+def _returns_first_argument(node):
+    positional = node.args.posonlyargs + node.args.args
+    if not positional:
+        return False
+    first = positional[0].arg
+    own = list(_own_returns(node.body))
+    return bool(own) and all(isinstance(r.value, ast.Name) and r.value.id == first for r in own)
+
+
+def _calls_dynamic_import(statement):
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call):
+            parts = dotted(node.func)
+            if parts and parts[-1] in ("import_module", "__import__"):
+                return True
+    return False
+
+
+def _decorator_parts(node):
+    called = isinstance(node, ast.Call)
+    return (dotted(node.func if called else node), called)
+
+
+def _base_parts(node):
+    if isinstance(node, ast.Subscript):  # Generic[T], Protocol[T]: the class subscripted
+        node = node.value
+    return dotted(node)
+
+
+def _partial(value, index, line):
+    """A Partial for `partial(f, ...)` / `functools.partial(f, ...)` with plain arguments."""
+    if not isinstance(value, ast.Call) or not value.args:
+        return None
+    callee = dotted(value.func)
+    function = dotted(value.args[0])
+    if callee is None or callee[-1] != "partial" or function is None:
+        return None
+    if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+        return None
+    return Partial(callee, function, len(value.args) - 1, [(k.arg, ast.unparse(k.value)) for k in value.keywords],
+                   index, line)
+
+
+def _string_map(value):
+    """{key: value} of a dict literal of strings to strings, else None."""
+    if not isinstance(value, ast.Dict) or not value.keys:
+        return None
+    out = {}
+    for key, item in zip(value.keys, value.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                and isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            return None
+        out[key.value] = item.value
+    return out
+
+
+def _getattr_cases(node):
+    """{name: (level, module, attribute)} for `if name == "x": from .m import y; return y` (or
+    `if name in ("x", ...)`) in a module's __getattr__(name)."""
+    if not node.args.args:
+        return {}
+    parameter = node.args.args[0].arg
+    cases = {}
+    for statement in node.body:
+        if not isinstance(statement, ast.If):
+            continue
+        names = _compared_names(statement.test, parameter)
+        target = _returned_import(statement.body, parameter)
+        if names and target is not None:
+            for name in names:
+                level, module, attribute = target
+                cases[name] = (level, module, name if attribute is None else attribute)
+    return cases
+
+
+def _compared_names(test, parameter):
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id == parameter):
+        return None
+    right = test.comparators[0]
+    if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant) and isinstance(right.value, str):
+        return [right.value]
+    if isinstance(test.ops[0], ast.In):
+        return _literal_strings(right)
+    return None
+
+
+def _returned_import(body, parameter):
+    """(level, module, attribute) when `body` imports a name and returns it (attribute None: the
+    name asked for, as `return globals()[name]` after `from .m import *` would)."""
+    imported = {}
+    for statement in body:
+        if isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                imported[alias.asname or alias.name] = (statement.level or 0, statement.module or "", alias.name)
+        elif isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+            return imported.get(statement.value.id)
+    return None
+
+
+def _replaces_without_wraps(node):
+    """Whether this def, used as a decorator (or a decorator factory), returns a nested function
+    that does not copy the decorated one's signature (no functools.wraps / update_wrapper)."""
+    nested = {}
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            nested[statement.name] = statement
+    for statement in node.body:
+        if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+            inner = nested.get(statement.value.id)
+            if inner is None:
+                continue
+            if _copies_signature(inner):
+                return False
+            # A factory: the nested def is the decorator itself; look one level down.
+            return _replaces_without_wraps(inner) if _returns_nested(inner) else bool(inner.args.args or
+                                                                                       inner.args.vararg)
+    return False
+
+
+def _returns_nested(node):
+    nested = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return any(isinstance(s, ast.Return) and isinstance(s.value, ast.Name) and s.value.id in nested
+               for s in node.body)
+
+
+def _copies_signature(node):
+    for decorator in node.decorator_list:
+        if _decorator_name(decorator) == "wraps":
+            return True
+    return any(isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1] in ("update_wrapper", "wraps")
+               for n in ast.walk(node))
 
 
 def _decorator_name(node):
