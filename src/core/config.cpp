@@ -72,6 +72,10 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     l.integer("max_files", c.log.max_files, 1);
     l.choice("level", c.log.level, {"trace", "debug", "info", "warning", "error"});
   });
+  r.object("static", [&](JsonReader& s) {
+    s.strings("source_roots", c.static_extraction.source_roots);
+    s.string_map("module_aliases", c.static_extraction.module_aliases);
+  });
   r.object("build", [&](JsonReader& b) { read_build(b, c.build); });
   r.object("sandbox", [&](JsonReader& s) {
     s.choice("kind", c.sandbox.kind, {"auto", "bwrap", "process"});

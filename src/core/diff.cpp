@@ -76,9 +76,18 @@ void diff_common(const Parameter& a, const Parameter& b, const Signature& before
   }
 }
 
+// A private name written `__x` in a class body, which Python spells `_Class__x`: no caller passes it
+// by keyword (the name changes with the class), so it is positional in all but its kind.
+bool is_mangled(std::string_view name) {
+  return name.size() > 3 && name[0] == '_' && name[1] != '_' && name.find("__", 2) != std::string_view::npos &&
+         !name.ends_with("__");
+}
+
+bool never_named(const Parameter& p) { return p.kind == Kind::positional_only || is_mangled(p.name); }
+
 // The parameter of `after` that a caller of `a` meets: the one of the same name; for parameters a
-// caller can never name (*args, **kwargs, positional-only ones), the one in the same place under
-// a new name, since renaming those breaks no call.
+// caller can never name (*args, **kwargs, positional-only and name-mangled ones), the one in the
+// same place under a new name, since renaming those breaks no call.
 const Parameter* counterpart(const Parameter& a, const Signature& before, const Signature& after) {
   if (const Parameter* b = after.find(a.name)) return b;
   auto unnamed_in_before = [&](const Parameter& b) { return before.find(b.name) == nullptr; };
@@ -87,12 +96,12 @@ const Parameter* counterpart(const Parameter& a, const Signature& before, const 
       if (b.kind == a.kind && unnamed_in_before(b)) return &b;
     return nullptr;
   }
-  if (a.kind != Kind::positional_only) return nullptr;
+  if (!never_named(a)) return nullptr;
   size_t index = 0;
   while (&before.parameters[index] != &a) ++index;
   if (index >= after.parameters.size()) return nullptr;
   const Parameter& b = after.parameters[index];
-  return b.kind == Kind::positional_only && unnamed_in_before(b) ? &b : nullptr;
+  return b.kind == a.kind && never_named(b) && unnamed_in_before(b) ? &b : nullptr;
 }
 
 std::vector<Change> diff_signatures(const Signature& before, const Signature& after) {

@@ -158,6 +158,7 @@ Json to_json(const SignatureState& state) {
   if (state.is_ok()) {
     out["text"] = state.signature.text();
     out["signature"] = to_json(state.signature);
+    if (!state.detail.empty()) out["detail"] = state.detail;  // a note on the signature
   } else {
     out["detail"] = state.detail;
   }
@@ -197,7 +198,9 @@ Result<SignatureState> state_from_json(const Json& json) {
   if (signature_field == json.end()) return bad_field("signature", "an object for status ok");
   auto signature = signature_from_json(*signature_field);
   if (!signature) return signature.error();
-  return SignatureState::ok(std::move(*signature));
+  SignatureState state = SignatureState::ok(std::move(*signature));
+  if (auto note = json.find("detail"); note != json.end() && note->is_string()) state.detail = note->get<std::string>();
+  return state;
 }
 
 }  // namespace aaw

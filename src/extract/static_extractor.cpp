@@ -113,6 +113,8 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
     request["functions"].push_back(
         {{"import_statement", function.import_statement}, {"function_path", function.function_path}});
   }
+  if (!m_options.source_roots.empty()) request["source_roots"] = m_options.source_roots;
+  if (!m_options.module_aliases.empty()) request["module_aliases"] = m_options.module_aliases;
   for (const PathProbe& probe : known) {
     if (probe.directory) {
       request["known_directories"][probe.path] = *probe.directory;

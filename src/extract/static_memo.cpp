@@ -224,9 +224,9 @@ std::string IncrementalStaticSource::work_summary() const {
 SourceKind static_source_kind() {
   return {"static",
           "read each commit's files from git and resolve signatures with Python's ast (the default)",
-          [](const Config&, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
+          [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
             return std::unique_ptr<SignatureSource>(
-                std::make_unique<IncrementalStaticSource>(deps.mirror, deps.python()));
+                std::make_unique<IncrementalStaticSource>(deps.mirror, deps.python(), config.static_extraction));
           }};
 }
 

@@ -215,5 +215,16 @@ TEST_F(ConfigTest, NamesUnreadableFile) {
   EXPECT_NE(loaded.error().message().find("'/nonexistent/dir/config.json'"), std::string::npos);
 }
 
+TEST_F(ConfigTest, ReadsTheStaticSection) {
+  auto loaded = parse_config(with_functions(k_one_function, R"(, "static": {"source_roots": ["lib", "."],
+      "module_aliases": {"pkg.old": "pkg.new"}})"),
+                             "config.json");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->config.static_extraction.source_roots, (std::vector<std::string>{"lib", "."}));
+  EXPECT_EQ(loaded->config.static_extraction.module_aliases.at("pkg.old"), "pkg.new");
+  EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "static": {"module_aliases": {"a": 1}})")),
+            "config.json: static.module_aliases.a: expected a string");
+}
+
 }  // namespace
 }  // namespace aaw

@@ -145,6 +145,16 @@ TEST_F(DiffTest, RenamingPositionalOnlyParameterBreaksNoCall) {
   EXPECT_TRUE(diff_states(before, after).empty());
 }
 
+// `def m(self, __x)` in class C is `_C__x` to Python: renaming the class renames the parameter,
+// and no caller passes it by keyword.
+TEST_F(DiffTest, RenamingAMangledPrivateParameterBreaksNoCall) {
+  auto before = ok({p("self"), p("_Old__x"), p("b")});
+  auto after = ok({p("self"), p("_New__x"), p("b")});
+  EXPECT_TRUE(diff_states(before, after).empty());
+  auto public_rename = ok({p("self"), p("x"), p("b")});
+  EXPECT_FALSE(diff_states(before, public_rename).empty());
+}
+
 TEST_F(DiffTest, RenamedPositionalOnlyParameterStillReportsItsDefault) {
   auto c = only_change(ok({p("a", "1", K::positional_only)}), ok({p("x", "2", K::positional_only)}));
   EXPECT_EQ(c.kind, ChangeKind::default_changed);

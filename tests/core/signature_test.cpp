@@ -93,5 +93,16 @@ TEST(SignatureTest, ClassifiesMachineryFailures) {
   EXPECT_FALSE(is_machinery_failure(Status::unresolved));
 }
 
+// An ok state may carry a note (a decorator that may replace the function): kept in the JSON.
+TEST(SignatureNoteTest, OkStateNoteRoundTrips) {
+  SignatureState state = SignatureState::ok(Signature{{Parameter{"a", ParameterKind::positional_or_keyword, {}, {}}}, {}});
+  state.detail = "decorated with @loose";
+  Json json = to_json(state);
+  EXPECT_EQ(json["detail"], "decorated with @loose");
+  EXPECT_EQ(*state_from_json(json), state);
+  state.detail.clear();
+  EXPECT_FALSE(to_json(state).contains("detail"));
+}
+
 }  // namespace
 }  // namespace aaw

@@ -39,7 +39,26 @@ TEST_F(BothSourceTest, RecordsTheRuntimeStates) {
   ASSERT_TRUE(states);
   EXPECT_EQ((*states)[1], ok({param("x"), param("y", "1")}));
   EXPECT_EQ(m_static.asked(), std::vector<std::string>{"c1"});
-  EXPECT_EQ(m_both.disagreement_count(), 0u);  // unresolved vs ok is not a disagreement
+  // One side sure of a signature and the other not (issue 10): worth a warning.
+  EXPECT_EQ(m_both.disagreement_count(), 1u);
+}
+
+TEST_F(BothSourceTest, MachineryFailuresOnOneSideAreNoDisagreement) {
+  m_static.set("c1", {ok({param("a")}), ok({param("b")})});
+  m_runtime.set("c1", {SignatureState::failed(Status::build_failed, "build exited with status 1"),
+                       SignatureState::failed(Status::extract_failed, "timed out")});
+  ASSERT_TRUE(extract());
+  EXPECT_EQ(m_both.disagreement_count(), 0u);
+}
+
+TEST_F(BothSourceTest, ComparesDefaultsByValueAndTrustsAStaticName) {
+  m_static.set("c1", {ok({param("a", "0.000001"), param("b", "'x'")}), ok({param("c", "BLOCK_SIZE_M")})});
+  m_runtime.set("c1", {ok({param("a", "1e-06"), param("b", "\"x\"")}), ok({param("c", "32")})});
+  ASSERT_TRUE(extract());
+  EXPECT_EQ(m_both.disagreement_count(), 0u);
+  m_runtime.set("c1", {ok({param("a", "2e-06"), param("b", "'x'")}), ok({param("c", "32")})});
+  ASSERT_TRUE(extract());
+  EXPECT_EQ(m_both.disagreement_count(), 1u);
 }
 
 TEST_F(BothSourceTest, CountsDisagreementsOnNamesKindsAndDefaults) {

@@ -235,11 +235,16 @@ TEST_F(StaticExtractorTest, FollowsImportAsRename) {
 }
 
 TEST_F(StaticExtractorTest, ReportsNameBoundToExpressionAsUnresolved) {
-  write("pkg/__init__.py", "import functools\n\ndef f(a, b):\n    pass\n\ng = functools.partial(f, 1)\n");
+  write("pkg/__init__.py", "import functools\n\ndef f(a, b):\n    pass\n\ng = make(f, 1)\n");
 
-  EXPECT_EQ(resolve("import pkg", "pkg.g"),
-            "unresolved: 'g' is bound to an expression at pkg/__init__.py:6: "
-            "functools.partial(f, 1)");
+  EXPECT_EQ(resolve("import pkg", "pkg.g"), "unresolved: 'g' is bound to an expression at pkg/__init__.py:6: make(f, 1)");
+}
+
+// As inspect.signature(functools.partial(f, 1)): the first positional parameter is bound.
+TEST_F(StaticExtractorTest, ResolvesAFunctoolsPartialOfARepositoryFunction) {
+  write("pkg/__init__.py", "import functools\n\ndef f(a, b, c=3):\n    pass\n\ng = functools.partial(f, 1, c=4)\n");
+
+  EXPECT_EQ(resolve("import pkg", "pkg.g"), "(b, *, c=4)");
 }
 
 // --- modules ------------------------------------------------------------------------------------
@@ -262,7 +267,16 @@ TEST_F(StaticExtractorTest, ReportsModuleTargetAsUnresolved) {
   write("pkg/__init__.py", "");
   write("pkg/m.py", "");
 
-  EXPECT_EQ(resolve("import pkg", "pkg.m"), "unresolved: 'pkg.m' is a module, not a function");
+  EXPECT_EQ(resolve("import pkg.m", "pkg.m"), "unresolved: 'pkg.m' is a module, not a function");
+}
+
+// Python: `import pkg` does not load pkg.m, so pkg.m is an AttributeError.
+TEST_F(StaticExtractorTest, ReportsASubmoduleNothingImportsAsMissing) {
+  write("pkg/__init__.py", "");
+  write("pkg/m.py", "def f(a):\n    pass\n");
+
+  EXPECT_THAT(resolve("import pkg", "pkg.m.f"), StartsWith("missing: "));
+  EXPECT_EQ(resolve("import pkg.m", "pkg.m.f"), "(a)");
 }
 
 // --- classes ------------------------------------------------------------------------------------
@@ -308,10 +322,17 @@ TEST_F(StaticExtractorTest, ResolvesClassTargetToInitWithoutSelf) {
   EXPECT_EQ(resolve("import pkg", "pkg.Op"), "(size, *, dtype=None)");
 }
 
-TEST_F(StaticExtractorTest, ReportsClassWithoutInitInItsBodyAsUnresolved) {
-  write("pkg/__init__.py", "class Base:\n    pass\n\nclass Op(Base):\n    def run(self):\n        pass\n");
+TEST_F(StaticExtractorTest, ReportsClassInheritingFromOutsideTheRepositoryAsUnresolved) {
+  write("pkg/__init__.py", "import torch\n\nclass Op(torch.nn.Module):\n    def run(self):\n        pass\n");
 
   EXPECT_THAT(resolve("import pkg", "pkg.Op"), StartsWith("unresolved: class 'Op'"));
+}
+
+TEST_F(StaticExtractorTest, InheritsTheConstructorOfABaseInTheRepository) {
+  write("pkg/__init__.py", "from .base import Base\n\nclass Op(Base):\n    def run(self):\n        pass\n");
+  write("pkg/base.py", "class Base:\n    def __init__(self, size, *, dtype=None):\n        pass\n");
+
+  EXPECT_EQ(resolve("import pkg", "pkg.Op"), "(size, *, dtype=None)");
 }
 
 // --- last binding wins; decorators --------------------------------------------------------------

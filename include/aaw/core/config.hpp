@@ -17,6 +17,15 @@ namespace aaw {
 
 class JsonReader;
 
+// How static extraction finds the package (`static` in the config).
+struct StaticConfig {
+  // Directories top-level packages are looked for in ("" or "." is the repository root); empty:
+  // the root, src/, then what pyproject.toml / setup.cfg / setup.py declare.
+  std::vector<std::string> source_roots;
+  // Old module name -> new one, for redirects the resolver cannot read (an import hook of code).
+  std::map<std::string, std::string> module_aliases;
+};
+
 struct LogConfig {
   std::string file = "aiter_api_watcher.log";  // relative to the working directory
   int max_size_mb = 10;
@@ -74,6 +83,7 @@ struct Config {
   std::vector<std::string> compare_pair;  // empty, or exactly [old, new]
   std::filesystem::path state_dir = "./aiter-api-watcher-state";
   std::string extractor = "static";  // a name in the source registry (extract/source_registry.hpp)
+  StaticConfig static_extraction;  // "static"
   LogConfig log;
   BuildConfig build;
   SandboxConfig sandbox;

@@ -65,7 +65,8 @@ bool is_machinery_failure(Status status);
 struct SignatureState {
   Status status = Status::missing;
   Signature signature;  // meaningful only when status is ok
-  std::string detail;   // why, for every status but ok
+  std::string detail;   // why, for every status but ok; for ok, an optional note (a decorator
+                        // that may replace the function, a functools.partial)
 
   static SignatureState ok(Signature signature);
   static SignatureState failed(Status status, std::string detail);

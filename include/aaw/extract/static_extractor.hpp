@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "aaw/core/config.hpp"
 #include "aaw/core/python_host.hpp"
 #include "aaw/core/signature.hpp"
 #include "aaw/core/source_tree.hpp"
@@ -42,7 +43,8 @@ struct Extraction {
 
 class StaticExtractor {
  public:
-  explicit StaticExtractor(PythonHost& python) : m_python(python) {}
+  explicit StaticExtractor(PythonHost& python, StaticConfig options = {})
+      : m_python(python), m_options(std::move(options)) {}
 
   // One Extraction per function, in order. A function that cannot be resolved gets a state
   // (missing, unresolved, syntax_error, or extract_failed when the tree cannot be read), never an
@@ -63,6 +65,7 @@ class StaticExtractor {
 
  private:
   PythonHost& m_python;
+  StaticConfig m_options;
 };
 
 }  // namespace aaw

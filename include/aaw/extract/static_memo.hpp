@@ -26,8 +26,10 @@ class IncrementalStaticSource final : public SignatureSource {
   IncrementalStaticSource(GitMirror& mirror, StaticExtractor& extractor)
       : m_mirror(mirror), m_extractor(extractor) {}
   // With a StaticExtractor of its own on `python`.
-  IncrementalStaticSource(GitMirror& mirror, PythonHost& python)
-      : m_owned(std::make_unique<StaticExtractor>(python)), m_mirror(mirror), m_extractor(*m_owned) {}
+  IncrementalStaticSource(GitMirror& mirror, PythonHost& python, StaticConfig options = {})
+      : m_owned(std::make_unique<StaticExtractor>(python, std::move(options))),
+        m_mirror(mirror),
+        m_extractor(*m_owned) {}
 
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override;
