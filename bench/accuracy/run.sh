@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Accuracy of static extraction on real packages' whole histories against runtime truth, and
+# aiter's vLLM surface. Repositories are bare clones given as arguments (fetch them; their code is
+# never committed here):
+#   bench/accuracy/run.sh BIN PKGS_DIR [AITER_GIT]
+# PKGS_DIR holds bare clones click.git attrs.git packaging.git pluggy.git (function lists are in
+# bench/accuracy/functions/);
+# AITER_GIT, when given, is a clean bare clone of ROCm/aiter main.
+# Truth is cached under bench/accuracy/.cache/ (importing ~4,500 commits takes minutes once).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(realpath "$1"); pkgs=$(realpath "$2"); aiter=${3:-}
+for name in click attrs packaging pluggy; do
+  [ -d "$pkgs/$name.git" ] || { echo "skipping $name: no $pkgs/$name.git"; continue; }
+  python3 "$here/accuracy.py" --binary "$bin" --repo "$pkgs/$name.git" --functions "$here/functions/$name.json" --show 3
+done
+[ -n "$aiter" ] || exit 0
+aiter=$(realpath "$aiter")
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+python3 - "$here" "$aiter" "$work" <<'PY'
+import json, sys
+here, aiter, work = sys.argv[1:]
+for name in ("aiter-vllm-surface", "aiter-legacy-paths"):
+    functions = json.load(open("%s/%s.json" % (here, name)))["functions_to_monitor"]
+    json.dump({"repository_url": aiter, "functions_to_monitor": functions, "state_dir": work + "/" + name,
+               "log": {"file": ""}}, open("%s/%s.json" % (work, name), "w"))
+PY
+summary='import json,sys,collections
+d=json.load(sys.stdin); c=collections.Counter(f["state"]["status"] for f in d["functions"])
+print("  %d functions at main: %s" % (len(d["functions"]), dict(c)))
+for f in d["functions"]:
+    if f["state"]["status"] != "ok": print("    %s: %s" % (f["function_path"], f["state"]["detail"][:120]))'
+echo "aiter: what vLLM calls"
+"$bin" show --config "$work/aiter-vllm-surface.json" main --format json 2>/dev/null | python3 -c "$summary"
+echo "aiter: vLLM's legacy import paths across 4c2a3025 (the commit that moved aiter/ops/triton/*)"
+parent=$(git --git-dir="$aiter" rev-parse 4c2a3025~1); commit=$(git --git-dir="$aiter" rev-parse 4c2a3025)
+"$bin" compare --config "$work/aiter-legacy-paths.json" "$parent" "$commit" --format json 2>/dev/null | python3 -c '
+import json,sys,collections
+d=json.load(sys.stdin)
+removed=[f["import_statement"] for f in d["functions"] if any(c["kind"]=="function_removed" for c in f["changes"])]
+print("  %d functions, %d reported removed" % (len(d["functions"]), len(removed)))
+for r in removed: print("    removed:", r)' || true
