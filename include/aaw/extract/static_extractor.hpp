@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "aaw/core/function_lookup.hpp"
 #include "aaw/core/python_host.hpp"
 #include "aaw/core/signature.hpp"
 #include "aaw/core/source_tree.hpp"
@@ -60,6 +61,11 @@ class StaticExtractor {
     const std::vector<std::string>* names;
   };
   Result<std::vector<std::string>> digests(SourceTree& tree, const std::vector<DigestQuery>& queries);
+
+  // Whether each function is there in `tree`, and if not what is bound where it was looked for
+  // (src/python/aaw_lookup.py). An Error means the Python helper itself failed.
+  Result<std::vector<FunctionLookup>> lookup(SourceTree& tree,
+                                             const std::vector<MonitoredFunction>& functions);
 
  private:
   PythonHost& m_python;
