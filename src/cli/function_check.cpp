@@ -1,0 +1,56 @@
+#include "function_check.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "aaw/extract/static_function_finder.hpp"
+#include "command_context.hpp"
+
+namespace aaw::cli {
+namespace {
+
+// Whether the store has ever seen `function` present: a change recorded for it, or a latest state
+// that is not "missing".
+bool ever_recorded(StateStore& store, const std::vector<FunctionState>& latest,
+                   const MonitoredFunction& function) {
+  for (const FunctionState& s : latest)
+    if (s.function == function && s.state.status != Status::missing) return true;
+  auto history = store.history(function.function_path);
+  return history && !history->empty();
+}
+
+}  // namespace
+
+std::vector<UnfoundFunction> unfound_at(const std::vector<MonitoredFunction>& functions, GitMirror& mirror,
+                                        Runtime& runtime, const std::vector<NamedCommit>& commits) {
+  if (commits.empty() || functions.empty()) return {};
+  StaticFunctionFinder finder(mirror, runtime.python());
+  return value_or_throw(unfound_functions(finder, commits, functions));
+}
+
+std::optional<NamedCommit> named_commit(GitMirror& mirror, const std::string& label,
+                                        const std::string& revision) {
+  auto commit = mirror.resolve(revision);
+  if (!commit) return std::nullopt;
+  return NamedCommit{label, *commit};
+}
+
+bool statically_definitive(const std::string& extractor) { return extractor == "static"; }
+
+std::size_t log_unfound_functions(const std::vector<MonitoredFunction>& functions,
+                                  const std::string& extractor, GitMirror& mirror, Runtime& runtime,
+                                  StateStore& store, const std::vector<NamedCommit>& commits, Logger& log) {
+  auto latest = store.baseline(std::nullopt);
+  std::vector<MonitoredFunction> unknown;
+  for (const MonitoredFunction& f : functions)
+    if (!ever_recorded(store, latest ? *latest : std::vector<FunctionState>(), f)) unknown.push_back(f);
+  auto unfound = unfound_at(unknown, mirror, runtime, commits);
+  for (const UnfoundFunction& u : unfound) {
+    if (statically_definitive(extractor))
+      log.error("{}", u.describe());
+    else
+      log.warn("{} ({})", u.describe(), k_static_blind_spot);
+  }
+  return unfound.size();
+}
+
+}  // namespace aaw::cli
