@@ -142,7 +142,13 @@ void add_history_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--severity", options.severity, "Only changes of at least this severity")
       ->check(CLI::IsMember({"annotation", "compatible", "behavioural", "unknown", "breaking"}));
   cmd->add_option("--limit", options.limit, "Only the newest N changes (0: all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.find_first_not_of("0123456789") == std::string::npos && !value.empty()
+                       ? std::string()
+                       : "expected a count of 0 or more, got '" + value + "'";
+          },
+          "N"))
       ->capture_default_str();
   cmd->add_option("--format", options.format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))

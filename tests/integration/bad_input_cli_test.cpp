@@ -231,7 +231,8 @@ TEST_F(BadInputCliTest, HistoryFiltersRefuseWhatTheyCannotRead) {
   expect_error(run({"history", "--config", cfg.string(), "--range", "nope..main"}),
                "--range 'nope..main': unknown commit, branch or tag 'nope'");
   expect_error(run({"history", "--config", cfg.string(), "--severity", "loud"}), "--severity");
-  expect_error(run({"history", "--config", cfg.string(), "--limit", "-1"}), "--limit");
+  expect_error(run({"history", "--config", cfg.string(), "--limit=-1"}),
+               "--limit: expected a count of 0 or more, got '-1'");
 }
 
 TEST_F(BadInputCliTest, HistoryFiltersByRangeSeverityDateAndCount) {
