@@ -101,7 +101,8 @@ int run_compare(const CompareOptions& options, Runtime& runtime) {
   // Missing on both sides is "no change": only a lookup tells a misspelt function from a quiet one.
   auto unfound = unfound_in(*comparison, unfound_at(config.functions_to_monitor, *mirror, runtime,
                                                     {{"'" + new_rev + "'", comparison->new_commit},
-                                                     {"'" + old_rev + "'", comparison->old_commit}}));
+                                                     {"'" + old_rev + "'", comparison->old_commit}},
+                                                    *log));
   print_result(*comparison, options.format, *log);
   for (const UnfoundFunction& u : unfound) log->error("{}", u.describe());
   log->info("Exiting after comparing two commits");

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <exception>
+
 #include "aaw/extract/static_function_finder.hpp"
 #include "command_context.hpp"
 
@@ -21,10 +23,20 @@ bool ever_recorded(StateStore& store, const std::vector<FunctionState>& latest,
 }  // namespace
 
 std::vector<UnfoundFunction> unfound_at(const std::vector<MonitoredFunction>& functions, GitMirror& mirror,
-                                        Runtime& runtime, const std::vector<NamedCommit>& commits) {
+                                        Runtime& runtime, const std::vector<NamedCommit>& commits,
+                                        Logger& log) {
   if (commits.empty() || functions.empty()) return {};
-  StaticFunctionFinder finder(mirror, runtime.python());
-  return value_or_throw(unfound_functions(finder, commits, functions));
+  // A check, not the job: a commit the mirror cannot read (a missing object) or an interpreter that
+  // cannot start must not stop the command, which meets and reports those on its own terms.
+  try {
+    StaticFunctionFinder finder(mirror, runtime.python());
+    auto unfound = unfound_functions(finder, commits, functions);
+    if (unfound) return std::move(*unfound);
+    log.warn("Cannot look the monitored functions up: {}", unfound.error().message());
+  } catch (const std::exception& e) {
+    log.warn("Cannot look the monitored functions up: {}", e.what());
+  }
+  return {};
 }
 
 std::optional<NamedCommit> named_commit(GitMirror& mirror, const std::string& label,
@@ -43,7 +55,7 @@ std::size_t log_unfound_functions(const std::vector<MonitoredFunction>& function
   std::vector<MonitoredFunction> unknown;
   for (const MonitoredFunction& f : functions)
     if (!ever_recorded(store, latest ? *latest : std::vector<FunctionState>(), f)) unknown.push_back(f);
-  auto unfound = unfound_at(unknown, mirror, runtime, commits);
+  auto unfound = unfound_at(unknown, mirror, runtime, commits, log);
   for (const UnfoundFunction& u : unfound) {
     if (statically_definitive(extractor))
       log.error("{}", u.describe());

@@ -15,10 +15,11 @@
 
 namespace aaw::cli {
 
-// The functions of `functions` found at none of `commits`. Throws CommandError when a commit cannot
-// be read or the interpreter cannot start.
+// The functions of `functions` found at none of `commits`. When a commit cannot be read or the
+// interpreter cannot start, says so on `log` (a warning) and returns none.
 std::vector<UnfoundFunction> unfound_at(const std::vector<MonitoredFunction>& functions, GitMirror& mirror,
-                                        Runtime& runtime, const std::vector<NamedCommit>& commits);
+                                        Runtime& runtime, const std::vector<NamedCommit>& commits,
+                                        Logger& log);
 
 // `revision` resolved in `mirror` as a NamedCommit labelled `label`; nullopt when it does not resolve
 // (the command reports that itself, in its own words).
