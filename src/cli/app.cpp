@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "command_context.hpp"
 #include "compare_command.hpp"
+#include "completion_command.hpp"
 #include "extract_command.hpp"
 #include "history_command.hpp"
 #include "status_command.hpp"
@@ -16,9 +17,19 @@ namespace {
 
 // Every subcommand, in the order --help lists them.
 constexpr AddCommand k_commands[] = {
-    add_compare_command, add_watch_command,        add_replay_command,  add_history_command,
-    add_show_command,    add_check_config_command, add_extract_command, add_status_command,
+    add_compare_command, add_watch_command,  add_replay_command,
+    add_history_command, add_show_command,   add_check_config_command,
+    add_extract_command, add_status_command, add_completion_command,
 };
+
+constexpr const char* k_config_help = "JSON config file (relative paths in it are relative to its directory)";
+
+// Each visible subcommand lists --config in its own --help too (it is read either side of the
+// subcommand's name), with the default.
+void add_config_to_subcommands(CLI::App& app, std::filesystem::path& config_path) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }))
+    sub->add_option("--config", config_path, k_config_help)->default_str(config_path.string());
+}
 
 }  // namespace
 
@@ -39,11 +50,16 @@ int run_app(int argc, char** argv) {
       "depend on in a Python library's git history"};
   app.set_version_flag("--version", "aiter-api-watcher 0.1.0");
   AppContext context;
-  app.add_option("--config", context.config_path, "JSON config file")->capture_default_str();
-  // Subcommands accept --config after their name too ("compare --config F OLD NEW").
+  app.add_option("--config", context.config_path, k_config_help)->default_str(context.config_path.string());
+  // Subcommands accept the options before their name too ("--config F compare OLD NEW").
   app.fallthrough();
   Commands commands;
   for (AddCommand add : k_commands) add(app, commands);
+  add_config_to_subcommands(app, context.config_path);
+  // After the subcommands: they would inherit it.
+  app.footer(
+      "Without a subcommand, runs as the original script did: compare_pair -> compare, commit_list -> replay "
+      "then monitor, else monitor. Each subcommand's --help lists its exit codes.");
 
   try {
     app.parse(argc, argv);

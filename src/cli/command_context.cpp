@@ -1,5 +1,9 @@
 #include "command_context.hpp"
 
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
@@ -16,6 +20,13 @@
 
 namespace aaw::cli {
 namespace {
+
+// The log of this process, once a command opened it: fatal errors reach its file too. Held until
+// exit: the error that ends a command unwinds the objects that owned it first.
+std::shared_ptr<Logger>& process_log() {
+  static std::shared_ptr<Logger> log;
+  return log;
+}
 
 std::string read_token_file(const std::string& path) {
   auto text = read_file(path);
@@ -64,7 +75,39 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
 std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console) {
   auto log = make_logger(config.log, console);
   if (!log) throw CommandError{log.error().message()};
+  process_log() = *log;
   return *log;
+}
+
+void report_fatal(const std::string& message) {
+  std::cerr << "aiter-api-watcher: error: " << message << "\n";
+  if (const auto& log = process_log())
+    write_to_file_only(*log, LogLevel::error, "Exiting on error: " + message);
+}
+
+FileLock lock_state_dir_or_throw(const Config& config) {
+  StateDir state(config.state_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(state.root(), ec);
+  if (ec) throw CommandError{"cannot create state_dir '" + state.root().string() + "': " + ec.message()};
+  auto lock = value_or_throw(FileLock::try_acquire(state.writer_lock()));
+  if (!lock) {
+    std::string holder = trim(read_file(state.writer_lock()).value_or(""));
+    throw CommandError{"state_dir '" + state.root().string() + "' is in use by another aiter-api-watcher (" +
+                       (holder.empty() ? std::string("PID unknown") : "PID " + holder) +
+                       "): one writer per state_dir; stop it, or give this run another state_dir"};
+  }
+  value_or_throw(lock->write(std::to_string(::getpid()) + "\n"));
+  return std::move(*lock);
+}
+
+StateDir existing_state_dir_or_throw(const Config& config) {
+  StateDir state(config.state_dir);
+  if (!std::filesystem::is_directory(state.root()))
+    throw CommandError{"state_dir '" + state.root().string() +
+                       "' does not exist: nothing has been recorded with this config yet (watch or replay "
+                       "creates it)"};
+  return state;
 }
 
 std::string github_token(const Config& config) {
@@ -79,11 +122,20 @@ std::string https_token_for(const Config& config) {
   return github_token(config);
 }
 
-std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config) {
+std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log) {
   MirrorOptions options;
   options.https_token = https_token_for(config);
-  auto mirror = open_mirror(config.repository_url, StateDir(config.state_dir).mirrors(), options);
+  StateDir state(config.state_dir);
+  bool cloning = log && !mirror_exists(config.repository_url, state.mirrors());
+  auto start = std::chrono::steady_clock::now();
+  if (cloning)
+    log->info("Cloning {} into {} (first use: the whole history is copied once, which can take minutes)",
+              redact_url(config.repository_url), state.mirrors().string());
+  auto mirror = open_mirror(config.repository_url, state.mirrors(), options);
   if (!mirror) throw CommandError{mirror.error().message()};
+  if (cloning)
+    log->info("Cloned {} in {:.1f} s", redact_url(config.repository_url),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return std::move(*mirror);
 }
 

@@ -13,7 +13,9 @@
 #include "aaw/core/git_mirror.hpp"
 #include "aaw/core/log.hpp"
 #include "aaw/core/signature_source.hpp"
+#include "aaw/core/state_dir.hpp"
 #include "aaw/io/runtime.hpp"
+#include "aaw/util/file_lock.hpp"
 
 namespace aaw::cli {
 
@@ -29,6 +31,9 @@ template <class T>
 T value_or_throw(Result<T> result) {
   if (!result) throw CommandError{result.error().message()};
   return std::move(*result);
+}
+inline void value_or_throw(Result<void> result) {
+  if (!result) throw CommandError{result.error().message()};
 }
 
 // The config's vocabulary from the extension registries: the extractor names of
@@ -52,10 +57,26 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
                                                       Runtime& runtime, Logger& log,
                                                       std::function<bool()> stop_requested = {});
 
+// The log of `config`, on `console` and in its file; remembered as the process's log, whose file
+// report_fatal() also writes to. Throws CommandError when the file cannot be opened.
 std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console);
 
-// Opens (cloning on first use) the mirror of config.repository_url under state_dir/mirrors.
-std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config);
+// "aiter-api-watcher: error: <message>" on stderr, and an ERROR line in the log file when a
+// command opened one: what main() does with an error that ends the process.
+void report_fatal(const std::string& message);
+
+// Opens (cloning on first use) the mirror of config.repository_url under state_dir/mirrors. A
+// first clone is announced on `log`, with how long it took, as it can take minutes.
+std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log = nullptr);
+
+// The writer's lock on config.state_dir (created when missing), held for as long as the returned
+// lock lives: one writer (watch, replay) per state_dir. Throws CommandError naming the holder's
+// PID when another process holds it. Queries never take it.
+FileLock lock_state_dir_or_throw(const Config& config);
+
+// The state directory of a query (history, show, status): throws CommandError saying there is
+// none when it does not exist, as a query never creates it.
+StateDir existing_state_dir_or_throw(const Config& config);
 
 // GITHUB_TOKEN, else the contents of github.token_file, else ""; throws CommandError when the
 // token file cannot be read. Never logged.

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "aaw/core/render.hpp"
 #include "aaw/io/runtime.hpp"
 #include "command_context.hpp"
+#include "function_check.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -27,6 +29,18 @@ void refresh_mirror(GitMirror& mirror, Logger& log, const std::string& old_rev, 
   log.info("Fetching {}", mirror.display_url());
   auto fetched = mirror.fetch();
   if (!fetched) throw CommandError{fetched.error().message()};
+}
+
+// The functions the static lookup found at neither commit and the extractor did not find either:
+// a runtime extractor sees what compiled modules define, which no static reading can.
+std::vector<UnfoundFunction> unfound_in(const Comparison& comparison, std::vector<UnfoundFunction> unfound) {
+  std::erase_if(unfound, [&](const UnfoundFunction& u) {
+    return std::any_of(
+        comparison.functions.begin(), comparison.functions.end(), [&](const FunctionComparison& f) {
+          return f.function == u.function && (f.before.status == Status::ok || f.after.status == Status::ok);
+        });
+  });
+  return unfound;
 }
 
 void log_startup(Logger& log, const Config& config, bool original_mode) {
@@ -52,33 +66,47 @@ void add_compare_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<CompareOptions>();
   CompareOptions& options = *shared;
   CLI::App* cmd = app.add_subcommand("compare", "Diff the monitored signatures of two commits, print, exit");
-  cmd->add_option("OLD", options.old_revision, "Old commit (SHA, short SHA, branch or tag)")->required();
-  cmd->add_option("NEW", options.new_revision, "New commit (SHA, short SHA, branch or tag)")->required();
+  cmd->add_option("OLD", options.old_revision,
+                  "Old commit: anything git rev-parse takes (SHA, branch, tag, main~5)")
+      ->required();
+  cmd->add_option("NEW", options.new_revision, "New commit, the same way")->required();
   cmd->add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown"}));
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
   cmd->add_option("--fail-on", options.fail_on, "Which changes make the exit code 1")
-      ->check(CLI::IsMember({"any", "breaking"}));
+      ->check(CLI::IsMember({"any", "breaking"}))
+      ->capture_default_str();
   add_extractor_option(cmd, options.extractor);
+  cmd->footer(
+      "Exit codes: 0 no change; 1 changes found (only breaking ones with --fail-on breaking); 2 an error, a "
+      "function not found at either commit, or a function that could not be extracted on one side.");
   commands.on(cmd, shared, run_compare);
 }
 
 int run_compare(const CompareOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   apply_extractor(config, options.extractor);
-  std::string old_rev = options.old_revision.empty() ? config.compare_pair.at(0) : options.old_revision;
-  std::string new_rev = options.new_revision.empty() ? config.compare_pair.at(1) : options.new_revision;
+  const std::string& old_rev = options.old_revision;
+  const std::string& new_rev = options.new_revision;
   // In text mode the log lines are the output; otherwise stdout carries only the document.
   auto console = options.format == "text" ? ConsoleStream::stdout_stream : ConsoleStream::stderr_stream;
   auto log = open_log_or_throw(config, console);
   log_startup(*log, config, options.original_mode);
-  auto mirror = open_mirror_or_throw(config);
+  auto mirror = open_mirror_or_throw(config, log.get());
   refresh_mirror(*mirror, *log, old_rev, new_rev);
   log->info("Comparing two commits: {} -> {}", old_rev, new_rev);
   auto source = make_source_or_throw(config, *mirror, runtime, *log);
   auto comparison = compare_commits(*mirror, *source, config.functions_to_monitor, old_rev, new_rev);
   if (!comparison) throw CommandError{comparison.error().message()};
+  // Missing on both sides is "no change": only a lookup tells a misspelt function from a quiet one.
+  const std::vector<NamedCommit> ends = {{"'" + new_rev + "'", comparison->new_commit},
+                                         {"'" + old_rev + "'", comparison->old_commit}};
+  auto unfound = unfound_in(*comparison, unfound_at(config.functions_to_monitor, config.static_extraction,
+                                                    *mirror, runtime, ends, *log));
   print_result(*comparison, options.format, *log);
+  for (const UnfoundFunction& u : unfound) log->error("{}", u.describe());
   log->info("Exiting after comparing two commits");
+  if (!unfound.empty()) return k_exit_error;
   return compare_exit_code(*comparison, options.fail_on == "breaking" ? FailOn::breaking : FailOn::any);
 }
 

@@ -11,8 +11,8 @@ namespace aaw::cli {
 
 struct CompareOptions {
   std::filesystem::path config_path;
-  std::string old_revision;  // empty: compare_pair[0]
-  std::string new_revision;  // empty: compare_pair[1]
+  std::string old_revision;  // any revision git rev-parse accepts for one commit
+  std::string new_revision;
   std::string format = "text";
   std::string fail_on = "any";
   std::string extractor;       // empty: the config's

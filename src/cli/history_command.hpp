@@ -1,4 +1,5 @@
-// `history [FUNCTION_PATH]`: every recorded change, oldest first (text or the contract's JSON).
+// `history [FUNCTION_PATH] [--since D] [--until D] [--range A..B] [--severity S] [--limit N]`: the
+// recorded changes, oldest first (text or the contract's JSON).
 // `show COMMIT`: the states recorded at a commit, or extracted on the fly when it was not.
 #pragma once
 
@@ -12,6 +13,11 @@ namespace aaw::cli {
 struct HistoryOptions {
   std::filesystem::path config_path;
   std::string function_path;  // empty: all
+  std::string since;          // empty: no bound
+  std::string until;
+  std::string range;     // "A..B"; empty: every commit
+  std::string severity;  // empty: all
+  int limit = 0;         // 0: all
   std::string format = "text";
 };
 

@@ -1,6 +1,6 @@
-// aiter-api-watcher: wires the command line and reports what escapes it, as one line on stderr.
+// aiter-api-watcher: wires the command line and reports what escapes it, as one line on stderr
+// (and in the log file, once a command opened it).
 #include <exception>
-#include <iostream>
 
 #include "app.hpp"
 #include "command_context.hpp"
@@ -9,10 +9,10 @@ int main(int argc, char** argv) {
   try {
     return aaw::cli::run_app(argc, argv);
   } catch (const aaw::cli::CommandError& e) {
-    std::cerr << "aiter-api-watcher: error: " << e.message << "\n";
+    aaw::cli::report_fatal(e.message);
     return aaw::cli::k_exit_error;
   } catch (const std::exception& e) {
-    std::cerr << "aiter-api-watcher: error: " << e.what() << "\n";
+    aaw::cli::report_fatal(e.what());
     return aaw::cli::k_exit_error;
   }
 }

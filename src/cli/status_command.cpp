@@ -39,6 +39,8 @@ Json to_json(const Config& config, const DaemonStatus& s) {
                       {"updated_at", item.updated_at}});
   return {{"repository_url", redact_url(config.repository_url)},
           {"branch", config.branch},
+          {"state_dir", config.state_dir.string()},
+          {"state_dir_exists", std::filesystem::is_directory(config.state_dir)},
           {"last_poll_time", optional_json(s.poll.last_poll_time)},
           {"last_poll_result", optional_json(s.poll.last_poll_result)},
           {"last_poll_success_time", optional_json(s.poll.last_poll_success_time)},
@@ -60,6 +62,11 @@ void print_text(const Config& config, const DaemonStatus& s) {
     return v ? *v : std::string(none);
   };
   std::cout << "repository: " << redact_url(config.repository_url) << " (branch " << config.branch << ")\n"
+            << "state_dir: " << config.state_dir.string()
+            << (std::filesystem::is_directory(config.state_dir)
+                    ? ""
+                    : " (does not exist: nothing has run with this config yet; watch or replay creates it)")
+            << "\n"
             << "last poll: " << or_never(s.poll.last_poll_time, "never");
   if (s.poll.last_poll_result) std::cout << " (" << *s.poll.last_poll_result << ")";
   std::cout << "\nlast successful poll: " << or_never(s.poll.last_poll_success_time, "never") << "\n"
@@ -85,7 +92,13 @@ void add_status_command(CLI::App& app, Commands& commands) {
   CLI::App* cmd = app.add_subcommand("status", "What the daemon last did, from state_dir (no network)");
   cmd->add_flag("--check", options.check,
                 "Exit 1 when the last successful poll is older than 3 check intervals (a health check)");
-  cmd->add_option("--format", options.format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->footer(
+      "Exit codes: 0 reported (with --check: healthy); 1 with --check: the last successful poll is older "
+      "than "
+      "3 check intervals, or there was none; 2 an error.");
   commands.on(cmd, shared, run_status);
 }
 

@@ -19,6 +19,7 @@ void add_common(CLI::App* cmd, WatchOptions& options) {
 int replay_then_watch(const Config& config, const std::vector<std::string>& commits, bool once,
                       Runtime& runtime) {
   WatchSession session(config, runtime);
+  session.check_functions(commits);
   if (!once) session.start_notifications();
   int unresolved = session.watcher().replay(commits);
   if (once) {
@@ -35,15 +36,21 @@ void add_watch_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<WatchOptions>();
   CLI::App* cmd = app.add_subcommand("watch", "Monitor the branch and record every signature change");
   add_common(cmd, *shared);
+  cmd->footer(
+      "Exit codes: 0 stopped by SIGTERM/SIGINT, or --once done; 2 an error: a bad config, no such branch or "
+      "start_commit, another writer on the state_dir, or with --once an unreachable remote.");
   commands.on(cmd, shared, run_watch);
 }
 
 void add_replay_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<WatchOptions>();
   CLI::App* cmd = app.add_subcommand("replay", "Process these commits in order, then monitor");
-  cmd->add_option("COMMITS", shared->commits, "Commits (SHA, short SHA, branch or tag), oldest first")
+  cmd->add_option("COMMITS", shared->commits, "Commits (anything git rev-parse takes), oldest first")
       ->required();
   add_common(cmd, *shared);
+  cmd->footer(
+      "Exit codes: 0 replayed (and, without --once, stopped by SIGTERM/SIGINT); 2 an error, or a commit that "
+      "could not be resolved (the others are processed).");
   commands.on(cmd, shared, run_replay);
 }
 
@@ -51,6 +58,7 @@ int run_watch(const WatchOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   apply_extractor(config, options.extractor);
   WatchSession session(config, runtime);
+  session.check_functions();
   if (!options.once) {
     session.start_notifications();
     return session.watcher().run(false);
@@ -72,11 +80,14 @@ int run_original_mode(const std::filesystem::path& config_path, Runtime& runtime
     CompareOptions options;
     options.config_path = config_path;
     options.original_mode = true;
+    options.old_revision = config.compare_pair[0];
+    options.new_revision = config.compare_pair[1];
     return run_compare(options, runtime);
   }
   apply_extractor(config, "");
   if (!config.commit_list.empty()) return replay_then_watch(config, config.commit_list, false, runtime);
   WatchSession session(config, runtime);
+  session.check_functions();
   session.start_notifications();
   return session.watcher().run(false);
 }

@@ -11,6 +11,7 @@
 #include "aaw/io/sqlite_state_store.hpp"
 #include "aaw/notify/channel_registry.hpp"
 #include "command_context.hpp"
+#include "function_check.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -37,9 +38,10 @@ EventLog open_event_log(const std::filesystem::path& path, StateStore& store, Lo
 }  // namespace
 
 WatchSession::WatchSession(const Config& config, Runtime& runtime)
-    : m_config(config), m_clock(m_control.wake_fd()) {
+    : m_config(config), m_runtime(runtime), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
-  m_mirror = open_mirror_or_throw(config);
+  m_writer_lock = lock_state_dir_or_throw(config);
+  m_mirror = open_mirror_or_throw(config, m_log.get());
   m_source =
       make_source_or_throw(config, *m_mirror, runtime, *m_log, [this] { return m_control.stop_requested(); });
   m_store = value_or_throw(open_state_store(StateDir(config.state_dir).database(), config.repository_url));
@@ -74,6 +76,25 @@ void WatchSession::open_api_polling() {
   m_github = make_github_client(std::move(options), *m_transport, m_clock, *m_log);
   m_heads = std::make_unique<GithubHeadWatch>(*repo, *m_github, *m_mirror, *m_store, *m_log);
   m_log->info("Polling {} through the GitHub API at {}", *repo, m_config.github.api_url);
+}
+
+void WatchSession::check_functions(const std::vector<std::string>& replayed) {
+  std::vector<NamedCommit> commits;
+  auto add = [&](const std::string& label, const std::string& revision) {
+    if (auto commit = named_commit(*m_mirror, label, revision)) commits.push_back(*commit);
+  };
+  add("branch '" + m_config.branch + "'", m_config.branch);
+  auto line = m_store->line_head();
+  if (line && !*line) {
+    if (!m_config.start_commit.empty())
+      add("start_commit '" + m_config.start_commit + "'", m_config.start_commit);
+    else if (!m_config.last_checked_commit.empty())
+      add("last_checked_commit '" + m_config.last_checked_commit + "'", m_config.last_checked_commit);
+  }
+  // The ends of a replay: a function found in neither is found in none worth a lookup each.
+  if (!replayed.empty()) add("replayed commit '" + replayed.front() + "'", replayed.front());
+  if (replayed.size() > 1) add("replayed commit '" + replayed.back() + "'", replayed.back());
+  log_unfound_functions(m_config, *m_mirror, m_runtime, *m_store, commits, *m_log);
 }
 
 void WatchSession::start_notifications() {

@@ -6,6 +6,9 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "aaw/core/clock.hpp"
 #include "aaw/core/commit_processor.hpp"
@@ -25,6 +28,7 @@
 #include "aaw/io/runtime.hpp"
 #include "aaw/io/signal_control.hpp"
 #include "aaw/io/system_clock.hpp"
+#include "aaw/util/file_lock.hpp"
 #include "notification_service.hpp"
 
 namespace aaw::cli {
@@ -40,6 +44,11 @@ class WatchSession {
   Watcher& watcher() { return *m_watcher; }
   Logger& log() { return *m_log; }
 
+  // Start-up: logs an ERROR naming each monitored function found neither at the branch head, nor
+  // at the start commit of a first start, nor at either end of `replayed`, nor ever recorded,
+  // with the closest names. Nothing is built: the static view is asked.
+  void check_functions(const std::vector<std::string>& replayed = {});
+
   // Continuous modes: deliver notifications in the background from now on.
   void start_notifications();
   // --once: deliver what is due now before exiting.
@@ -49,9 +58,11 @@ class WatchSession {
   void open_api_polling();
 
   const Config& m_config;
+  Runtime& m_runtime;
   SignalControl m_control;  // first: Python must find our handlers already installed
   SystemClock m_clock;
   std::shared_ptr<Logger> m_log;
+  std::optional<FileLock> m_writer_lock;  // one writer per state_dir, for as long as the session lives
   std::unique_ptr<GitMirror> m_mirror;
   std::unique_ptr<SignatureSource> m_source;
   std::unique_ptr<StateStore> m_store;

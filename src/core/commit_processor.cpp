@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aaw/core/function_change.hpp"
+#include "aaw/core/render.hpp"
 
 namespace aaw {
 namespace {
@@ -22,6 +23,13 @@ void log_change(Logger& log, const FunctionChange& c) {
   for (const Change& change : c.changes) log.info("  {}", change.describe());
 }
 
+std::vector<ExtractionFailure> failures_of(const std::vector<FunctionState>& states) {
+  std::vector<ExtractionFailure> out;
+  for (const FunctionState& s : states)
+    if (is_machinery_failure(s.state.status)) out.push_back({s.function.function_path, s.state});
+  return out;
+}
+
 }  // namespace
 
 Json CommitProcessor::event(const char* type, Json function_change) const {
@@ -33,11 +41,9 @@ Json CommitProcessor::event(const char* type, Json function_change) const {
 void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& function,
                             const SignatureState& state, const SignatureState* base, CommitRecord& record) {
   const std::string& name = function.function_path;
-  if (is_machinery_failure(state.status)) {
-    // Never diffed: the next good commit is compared with the last good state.
-    m_log.warn("Could not extract {} at {}: {}", name, commit.id.hex, state.summary());
-    return;
-  }
+  // Never diffed: the next good commit is compared with the last good state. Logged by the caller,
+  // once per distinct failure of the commit.
+  if (is_machinery_failure(state.status)) return;
   FunctionChange change{commit, std::nullopt, function, base ? *base : SignatureState{}, state, {}};
   if (!base) {
     m_log.info("Initial signature for {}: {}", name, state.summary());
@@ -102,6 +108,7 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
     record.states.push_back({m_functions[i], (*states)[i]});
     judge(*info, m_functions[i], (*states)[i], find_state(baseline, m_functions[i]), record);
   }
+  log_extraction_failures(m_log, commit, failures_of(record.states));
   auto recorded = m_store.record(record);
   if (!recorded) return recorded.error().context("recording " + commit.hex);
   return flush_events();
@@ -121,6 +128,39 @@ Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const Com
   auto recorded = m_store.record(record);
   if (!recorded) return recorded.error().context("recording " + commit.hex);
   return {};
+}
+
+Result<void> CommitProcessor::record_new_functions(const ObjectId& commit) {
+  auto status = m_store.commit_status(commit);
+  if (!status) return status.error();
+  if (!*status || (*status)->outcome != CommitOutcome::processed) return {};
+  auto recorded = m_store.states_at(commit);
+  if (!recorded) return recorded.error();
+  std::vector<MonitoredFunction> added;
+  for (const MonitoredFunction& f : m_functions)
+    if (!find_state(*recorded, f)) added.push_back(f);
+  if (added.empty()) return {};
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return info.error().context("reading " + commit.hex);
+  m_log.info("{} function(s) new in the config: extracting them at the last processed commit {}",
+             added.size(), commit.hex);
+  auto states = m_source.extract(commit, added);
+  if (!states) return states.error().context("extracting the new functions at " + commit.hex);
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = true;
+  record.bisected = (*status)->bisected;
+  record.states = std::move(*recorded);
+  std::vector<FunctionState> extracted;
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    extracted.push_back({added[i], (*states)[i]});
+    judge(*info, added[i], (*states)[i], nullptr, record);
+  }
+  log_extraction_failures(m_log, commit, failures_of(extracted));
+  record.states.insert(record.states.end(), extracted.begin(), extracted.end());
+  auto written = m_store.record(record);
+  if (!written) return written.error().context("recording " + commit.hex);
+  return flush_events();
 }
 
 Result<void> CommitProcessor::flush_events() {

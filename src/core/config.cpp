@@ -1,6 +1,7 @@
 #include "aaw/core/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -8,9 +9,33 @@
 
 #include "aaw/core/json_reader.hpp"
 #include "aaw/util/files.hpp"
+#include "aaw/util/strings.hpp"
+#include "aaw/util/url.hpp"
 
 namespace aaw {
 namespace {
+
+bool is_identifier(std::string_view word) {
+  if (word.empty() || std::isdigit(static_cast<unsigned char>(word.front()))) return false;
+  // Non-ASCII bytes: Python identifiers may be any Unicode letter; the resolver has the last word.
+  return std::all_of(word.begin(), word.end(), [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return std::isalnum(byte) || c == '_' || byte >= 0x80;
+  });
+}
+
+// "a.b.c" with every part an identifier: anything else (stray spaces, a call, a slash) would be
+// missing at every commit, and a function missing on both sides of a range never shows a change.
+void check_dotted_name(const std::string& name, const std::string& path) {
+  std::size_t start = 0;
+  for (std::size_t dot = 0; dot != std::string::npos; start = dot + 1) {
+    dot = name.find('.', start);
+    if (is_identifier(std::string_view(name).substr(start, dot == std::string::npos ? dot : dot - start)))
+      continue;
+    std::string why = name != trim(name) ? " (stray spaces?)" : "";
+    JsonReader::fail(path, "'" + name + "' is not a dotted Python name like 'module.function'" + why);
+  }
+}
 
 MonitoredFunction read_function(const Json& json, const std::string& path,
                                 std::vector<std::string>& warnings) {
@@ -20,6 +45,7 @@ MonitoredFunction read_function(const Json& json, const std::string& path,
   f.function_path = JsonReader::as_string(r.required("function_path"), r.path_of("function_path"));
   if (f.import_statement.empty()) JsonReader::fail(r.path_of("import_statement"), "must not be empty");
   if (f.function_path.empty()) JsonReader::fail(r.path_of("function_path"), "must not be empty");
+  check_dotted_name(f.function_path, r.path_of("function_path"));
   r.ignore("last_signature");  // the original script kept its state here
   r.warn_unknown();
   return f;
@@ -136,7 +162,35 @@ std::string describe_parse_error(std::string_view source, const std::string& wha
   return std::string(source) + ": malformed JSON: " + what;
 }
 
+namespace fs = std::filesystem;
+
+void anchor(fs::path& path, const fs::path& base) {
+  if (!path.empty() && path.is_relative()) path = (base / path).lexically_normal();
+}
+
+void anchor(std::string& path, const fs::path& base) {
+  fs::path p = path;
+  anchor(p, base);
+  path = p.string();
+}
+
+// A repository given as a path (not a URL, not scp-like host:path) is a path like any other.
+void anchor_repository(std::string& url, const fs::path& base) {
+  if (url.find("://") != std::string::npos || !url_host(url).empty()) return;
+  if (auto colon = url.find(':'); colon != std::string::npos && colon < url.find('/')) return;
+  anchor(url, base);
+}
+
 }  // namespace
+
+void resolve_relative_paths(Config& config, const fs::path& base) {
+  anchor(config.state_dir, base);
+  anchor(config.log.file, base);
+  anchor(config.github.token_file, base);
+  anchor(config.consumer.path, base);
+  anchor_repository(config.repository_url, base);
+  anchor_repository(config.consumer.repository_url, base);
+}
 
 Result<LoadedConfig> parse_config(std::string_view text, std::string_view source,
                                   const ConfigSchema& schema) {
@@ -162,7 +216,9 @@ Result<LoadedConfig> load_config(const std::filesystem::path& path, const Config
   if (!text)
     return Error(ErrorCode::io,
                  "cannot read config '" + path.string() + "': " + std::strerror(errno ? errno : EIO));
-  return parse_config(*text, path.string(), schema);
+  auto loaded = parse_config(*text, path.string(), schema);
+  if (loaded) resolve_relative_paths(loaded->config, fs::absolute(path).parent_path());
+  return loaded;
 }
 
 }  // namespace aaw

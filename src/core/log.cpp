@@ -56,10 +56,39 @@ spdlog::level::level_enum parse_level(const std::string& level) {
   return spdlog::level::info;
 }
 
+// The console of a command whose output is its log lines: ERROR and worse go to stderr, where
+// scripts and people look for failures, the rest to stdout.
+class SplitConsoleSink final : public spdlog::sinks::sink {
+ public:
+  void log(const spdlog::details::log_msg& msg) override {
+    if (msg.level >= spdlog::level::err) {
+      m_err.log(msg);
+    } else {
+      m_out.log(msg);
+    }
+  }
+  void flush() override {
+    m_out.flush();
+    m_err.flush();
+  }
+  void set_pattern(const std::string& pattern) override {
+    m_out.set_pattern(pattern);
+    m_err.set_pattern(pattern);
+  }
+  void set_formatter(std::unique_ptr<spdlog::formatter> formatter) override {
+    m_err.set_formatter(formatter->clone());
+    m_out.set_formatter(std::move(formatter));
+  }
+
+ private:
+  spdlog::sinks::stdout_sink_mt m_out;
+  spdlog::sinks::stderr_sink_mt m_err;
+};
+
 spdlog::sink_ptr console_sink(ConsoleStream console) {
   switch (console) {
     case ConsoleStream::stdout_stream:
-      return std::make_shared<spdlog::sinks::stdout_sink_mt>();
+      return std::make_shared<SplitConsoleSink>();
     case ConsoleStream::stderr_stream:
       return std::make_shared<spdlog::sinks::stderr_sink_mt>();
     case ConsoleStream::none:
@@ -106,6 +135,16 @@ Result<void> reopen_log_file(Logger& log, const LogConfig& config) {
     if (std::dynamic_pointer_cast<spdlog::sinks::rotating_file_sink_mt>(sink)) sink = *file;
   }
   return {};
+}
+
+void write_to_file_only(Logger& log, LogLevel level, std::string_view message) {
+  auto spd_level = level == LogLevel::critical ? spdlog::level::critical : spdlog::level::err;
+  spdlog::details::log_msg msg(log.name(), spd_level, spdlog::string_view_t(message.data(), message.size()));
+  for (const spdlog::sink_ptr& sink : log.sinks()) {
+    if (!std::dynamic_pointer_cast<spdlog::sinks::rotating_file_sink_mt>(sink)) continue;
+    sink->log(msg);
+    sink->flush();
+  }
 }
 
 std::shared_ptr<Logger> null_logger() {

@@ -2,18 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+
+#include "aaw/util/strings.hpp"
 
 namespace aaw {
 namespace {
-
-void log_failures(Logger& log, const FunctionComparison& f, const Comparison& c) {
-  if (is_machinery_failure(f.before.status))
-    log.warn("Could not extract {} at {}: {}", f.function.function_path, c.old_commit.hex,
-             f.before.summary());
-  if (is_machinery_failure(f.after.status))
-    log.warn("Could not extract {} at {}: {}", f.function.function_path, c.new_commit.hex, f.after.summary());
-}
 
 void log_function(Logger& log, const FunctionComparison& f, const Comparison& c) {
   const std::string& name = f.function.function_path;
@@ -26,10 +21,34 @@ void log_function(Logger& log, const FunctionComparison& f, const Comparison& c)
   } else if (!is_machinery_failure(f.before.status) && !is_machinery_failure(f.after.status)) {
     log.info("No API change for {} between {} and {}", name, c.old_commit.hex, c.new_commit.hex);
   }
-  log_failures(log, f, c);
+}
+
+// The failures of one side of a comparison.
+std::vector<ExtractionFailure> failures_at(const Comparison& c, bool before) {
+  std::vector<ExtractionFailure> out;
+  for (const FunctionComparison& f : c.functions) {
+    const SignatureState& state = before ? f.before : f.after;
+    if (is_machinery_failure(state.status)) out.push_back({f.function.function_path, state});
+  }
+  return out;
 }
 
 std::string markdown_code(const std::string& text) { return "`` " + text + " ``"; }
+
+// A code span in a table cell: GitHub ends the cell at any '|' (even inside backticks) unless it
+// is escaped, and a line break ends the row ("str | None" would cut the signature short).
+std::string markdown_cell(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '|')
+      escaped += "\\|";
+    else if (c == '\n' || c == '\r')
+      escaped += ' ';
+    else
+      escaped += c;
+  }
+  return markdown_code(escaped);
+}
 
 void markdown_function(std::string& out, const FunctionComparison& f) {
   out += "\n## `" + f.function.function_path + "`";
@@ -40,8 +59,8 @@ void markdown_function(std::string& out, const FunctionComparison& f) {
     return;
   }
   out += "\n| | signature |\n|---|---|\n";
-  out += "| old | " + markdown_code(f.before.summary()) + " |\n";
-  out += "| new | " + markdown_code(f.after.summary()) + " |\n";
+  out += "| old | " + markdown_cell(f.before.summary()) + " |\n";
+  out += "| new | " + markdown_cell(f.after.summary()) + " |\n";
   if (!f.changes.empty()) out += "\n";
   for (const Change& change : f.changes) out += "- " + change.describe() + "\n";
 }
@@ -50,6 +69,23 @@ void markdown_function(std::string& out, const FunctionComparison& f) {
 
 void log_comparison(Logger& log, const Comparison& comparison) {
   for (const FunctionComparison& f : comparison.functions) log_function(log, f, comparison);
+  log_extraction_failures(log, comparison.old_commit, failures_at(comparison, true));
+  log_extraction_failures(log, comparison.new_commit, failures_at(comparison, false));
+}
+
+void log_extraction_failures(Logger& log, const ObjectId& commit,
+                             const std::vector<ExtractionFailure>& failures) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_summary;  // in order of appearance
+  for (const ExtractionFailure& f : failures) {
+    std::string summary = f.state.summary();
+    auto group =
+        std::find_if(by_summary.begin(), by_summary.end(), [&](const auto& g) { return g.first == summary; });
+    if (group == by_summary.end())
+      group = by_summary.emplace(by_summary.end(), summary, std::vector<std::string>());
+    group->second.push_back(f.function_path);
+  }
+  for (const auto& [summary, names] : by_summary)
+    log.warn("Could not extract {} at {}: {}", join(names), commit.hex, summary);
 }
 
 Json comparison_to_json(const Comparison& c) {

@@ -15,7 +15,9 @@ int Watcher::run(bool once) {
   log.info("Monitoring {} functions", m_deps.processor.functions().size());
   log.info("Check interval: {} seconds", m_config.check_interval_seconds);
   if (auto flushed = m_deps.processor.flush_events(); !flushed) log.error("{}", flushed.error().message());
+  if (auto added = add_new_functions(); !added) log.error("{}", added.error().message());
   int failures = 0;
+  bool polled_once = false;
   while (!m_deps.control.stop_requested()) {
     auto polled = poll();
     if (!polled && polled.error().code() == ErrorCode::cancelled) break;
@@ -24,7 +26,10 @@ int Watcher::run(bool once) {
                                 polled ? std::nullopt : std::optional<std::string>(polled.error().message()));
     if (!recorded) log.warn("Cannot record the poll in the state store: {}", recorded.error().message());
     if (!polled) {
-      if (once) {
+      // A misspelt branch or start commit: no retry will mend it. Once polls worked, the same error
+      // (the branch deleted upstream) is waited out like an outage: the daemon stays up.
+      bool config_mistake = polled.error().code() == ErrorCode::invalid_input && !polled_once;
+      if (once || config_mistake) {
         log.error("{}", polled.error().message());
         return 2;
       }
@@ -36,6 +41,7 @@ int Watcher::run(bool once) {
     if (failures > 0)
       log.info("Remote {} reachable again after {} failed polls", m_deps.mirror.display_url(), failures);
     failures = 0;
+    polled_once = true;
     if (once) return 0;
     wait_until(now + std::chrono::seconds(m_config.check_interval_seconds));
   }
@@ -75,6 +81,9 @@ Result<void> Watcher::ensure_fetched(const ObjectId& head) {
 Result<void> Watcher::poll() {
   m_deps.log.info("Checking for API changes...");
   auto head = m_deps.heads ? m_deps.heads->head(m_config.branch) : m_deps.mirror.remote_head(m_config.branch);
+  // not_found: the remote answered and has no such branch, which is the config's mistake.
+  if (!head && head.error().code() == ErrorCode::not_found)
+    return Error(ErrorCode::invalid_input, head.error().message());
   if (!head) return head.error();
   if (auto recorded = record_remote_head(m_deps.store, *head); !recorded)
     m_deps.log.warn("Cannot record the remote head in the state store: {}", recorded.error().message());
@@ -94,12 +103,32 @@ std::optional<ObjectId> Watcher::configured_start() const {
 
 Result<void> Watcher::start_line(const ObjectId& tip) {
   auto configured = configured_start();
+  if (!configured && m_replayed) return continue_from_replay(*m_replayed, tip);
   if (!configured) return m_deps.processor.process(tip, std::nullopt, true, "Checking");
   const char* key = m_config.start_commit.empty() ? "last_checked_commit" : "start_commit";
   auto start = m_deps.mirror.resolve(configured->hex);
+  if (!start && start.error().code() != ErrorCode::network && start.error().code() != ErrorCode::git)
+    return Error(ErrorCode::invalid_input,
+                 std::string(key) + " '" + configured->hex + "': " + start.error().message());
   if (!start) return start.error().context(std::string(key) + " '" + configured->hex + "'");
   if (auto done = m_deps.processor.process(*start, std::nullopt, true, "Checking"); !done) return done;
   return continue_line(*start, tip);
+}
+
+// Monitoring after a replay goes on from the last replayed commit, so that nothing between it and
+// the head goes unrecorded: along the branch when it is on it, else straight to the head.
+Result<void> Watcher::continue_from_replay(const ObjectId& replayed, const ObjectId& tip) {
+  auto ancestor = m_deps.mirror.is_ancestor(replayed, tip);
+  if (!ancestor) return ancestor.error();
+  if (*ancestor && replayed != tip) return continue_line(replayed, tip);
+  return m_deps.processor.process(tip, replayed, true, "Checking");
+}
+
+Result<void> Watcher::add_new_functions() {
+  auto line = m_deps.store.line_head();
+  if (!line) return line.error();
+  if (!*line) return {};
+  return m_deps.processor.record_new_functions(**line);
 }
 
 Result<void> Watcher::continue_line(const ObjectId& line_head, const ObjectId& tip) {
@@ -210,6 +239,7 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
       return unresolved + 1;
     }
     previous = *commit;
+    m_replayed = *commit;
     m_deps.progress.step();
   }
   m_deps.progress.finish();

@@ -3,15 +3,10 @@
 // decides what to run, when a build can be skipped, and how to read what came back.
 #include "aaw/extract/runtime_source.hpp"
 
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -21,6 +16,7 @@
 #include <utility>
 
 #include "aaw/extract/source_registry.hpp"
+#include "aaw/util/file_lock.hpp"
 #include "aaw/util/files.hpp"
 #include "aaw/util/strings.hpp"
 
@@ -76,36 +72,18 @@ std::string child_failure(const std::string& reason, const fs::path& log_file) {
 }
 
 // An exclusive flock on state_dir/runtime.lock for one extraction: a `show` run beside the daemon
-// must not move the work tree under the daemon's build. Released when the descriptor closes (also
-// when the process dies), and never inherited by a child (O_CLOEXEC). Polled rather than blocking,
-// so that a stop request ends the wait (the other process may build for an hour).
-class StateLock {
- public:
-  static Result<StateLock> acquire(const fs::path& file, const std::function<bool()>& stop, Logger& log) {
-    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return Error(ErrorCode::io, "cannot open '" + file.string() + "': " + std::strerror(errno));
-    StateLock lock(fd);
-    for (bool waiting = false;; waiting = true) {
-      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return lock;
-      if (errno != EWOULDBLOCK && errno != EINTR)
-        return Error(ErrorCode::io, "cannot lock '" + file.string() + "': " + std::strerror(errno));
-      if (stop && stop()) return stop_error("waiting for '" + file.string() + "'");
-      if (!waiting) log.info("Waiting for another process using {}", file.parent_path().string());
-      std::this_thread::sleep_for(k_lock_poll);
-    }
+// must not move the work tree under the daemon's build. Polled rather than blocking, so that a stop
+// request ends the wait (the other process may build for an hour).
+Result<FileLock> lock_runtime(const fs::path& file, const std::function<bool()>& stop, Logger& log) {
+  for (bool waiting = false;; waiting = true) {
+    auto lock = FileLock::try_acquire(file);
+    if (!lock) return lock.error();
+    if (*lock) return std::move(**lock);
+    if (stop && stop()) return stop_error("waiting for '" + file.string() + "'");
+    if (!waiting) log.info("Waiting for another process using {}", file.parent_path().string());
+    std::this_thread::sleep_for(k_lock_poll);
   }
-  StateLock(StateLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
-  StateLock& operator=(StateLock&&) = delete;
-  StateLock(const StateLock&) = delete;
-  StateLock& operator=(const StateLock&) = delete;
-  ~StateLock() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-
- private:
-  explicit StateLock(int fd) : m_fd(fd) {}
-  int m_fd;
-};
+}
 
 Json request_json(const fs::path& work_tree, const fs::path& venv,
                   const std::vector<MonitoredFunction>& functions) {
@@ -185,7 +163,7 @@ Result<std::vector<SignatureState>> RuntimeSource::extract(const ObjectId& commi
   std::error_code ec;
   fs::create_directories(m_logs, ec);
   if (ec) return Error(ErrorCode::io, "cannot create '" + m_logs.string() + "': " + ec.message());
-  auto lock = StateLock::acquire(m_state.runtime_lock(), m_options.stop_requested, m_log);
+  auto lock = lock_runtime(m_state.runtime_lock(), m_options.stop_requested, m_log);
   if (!lock) return lock.error();
   auto start = Clock::now();
   auto checked_out = m_work_tree.checkout(commit, m_options.build.submodules);

@@ -3,6 +3,7 @@
 // rules live in the Python helper, next to the `ast` they depend on.
 #include "aaw/extract/static_extractor.hpp"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -102,19 +103,58 @@ Result<Extraction> extraction_from_json(const Json& json) {
   return extraction;
 }
 
+Json functions_json(const std::vector<MonitoredFunction>& functions) {
+  Json list = Json::array();
+  for (const MonitoredFunction& function : functions)
+    list.push_back(
+        {{"import_statement", function.import_statement}, {"function_path", function.function_path}});
+  return list;
+}
+
+Result<FunctionLookup> lookup_from_json(const Json& json) {
+  static const std::map<std::string, FunctionLookup::Verdict, std::less<>> verdicts = {
+      {"found", FunctionLookup::Verdict::found},
+      {"not_found", FunctionLookup::Verdict::not_found},
+      {"unknown", FunctionLookup::Verdict::unknown}};
+  auto verdict = json.is_object() ? verdicts.find(json.value("verdict", "")) : verdicts.end();
+  if (verdict == verdicts.end())
+    return Error(ErrorCode::internal, "aaw_lookup.lookup_all returned " + json.dump());
+  FunctionLookup lookup{verdict->second, json.value("detail", ""), json.value("name", ""), {}};
+  for (const Json& name : json.value("names", Json::array()))
+    if (name.is_string()) lookup.names.push_back(name.get<std::string>());
+  return lookup;
+}
+
 }  // namespace
+
+Json StaticExtractor::with_options(Json request) const {
+  if (!m_options.source_roots.empty()) request["source_roots"] = m_options.source_roots;
+  if (!m_options.module_aliases.empty()) request["module_aliases"] = m_options.module_aliases;
+  return request;
+}
+
+Result<std::vector<FunctionLookup>> StaticExtractor::lookup(SourceTree& tree,
+                                                            const std::vector<MonitoredFunction>& functions) {
+  auto answer = m_python.call("aaw_lookup", "lookup_all", with_options({{"functions", functions_json(functions)}}),
+                              tree_callbacks(tree));
+  if (!answer) return answer.error().context("looking up the monitored functions");
+  if (!answer->is_array() || answer->size() != functions.size())
+    return Error(ErrorCode::internal, "aaw_lookup.lookup_all returned no list with one entry per function");
+  std::vector<FunctionLookup> out;
+  for (const Json& entry : *answer) {
+    auto lookup = lookup_from_json(entry);
+    if (!lookup) return lookup.error();
+    out.push_back(std::move(*lookup));
+  }
+  return out;
+}
 
 Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
                                                          const std::vector<MonitoredFunction>& functions,
                                                          const std::vector<PathProbe>& known) {
-  Json request = {
-      {"functions", Json::array()}, {"known_blobs", Json::object()}, {"known_directories", Json::object()}};
-  for (const MonitoredFunction& function : functions) {
-    request["functions"].push_back(
-        {{"import_statement", function.import_statement}, {"function_path", function.function_path}});
-  }
-  if (!m_options.source_roots.empty()) request["source_roots"] = m_options.source_roots;
-  if (!m_options.module_aliases.empty()) request["module_aliases"] = m_options.module_aliases;
+  Json request = with_options({{"functions", functions_json(functions)},
+                               {"known_blobs", Json::object()},
+                               {"known_directories", Json::object()}});
   for (const PathProbe& probe : known) {
     if (probe.directory) {
       request["known_directories"][probe.path] = *probe.directory;

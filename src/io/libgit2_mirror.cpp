@@ -10,6 +10,7 @@
 
 #include <git2.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "aaw/util/hash.hpp"
+#include "aaw/util/strings.hpp"
 #include "aaw/util/url.hpp"
 #include "libgit2_handles.hpp"
 
@@ -350,8 +352,6 @@ class Libgit2Mirror final : public GitMirror {
   void point_head_at_default_branch(git_remote* remote);
   Result<git_oid> commit_oid(const ObjectId& id) const;
   Result<RemotePtr> connected_remote(CredentialState& credentials) const;
-  Result<ObjectId> resolve_hex(const std::string& revision);
-  Result<ObjectId> resolve_ref(const std::string& revision);
   Result<ObjectId> peel_to_commit(git_object* object, const std::string& revision);
 
   std::shared_ptr<Session> m_session;  // first: libgit2 is initialised before anything else
@@ -517,80 +517,48 @@ void Libgit2Mirror::point_head_at_default_branch(git_remote* remote) {
 
 // ---- resolving revisions --------------------------------------------------------------------
 
-// What git check-ref-format forbids, plus a leading '-': the text must not be mistaken for an
-// option or a revision expression anywhere it may travel (git CLI, logs, URLs).
-bool is_plausible_revision(const std::string& revision) {
-  if (revision.empty() || revision.front() == '-') return false;
+// Text that must not reach git as a revision: empty, option-like (it may travel to a git command
+// line or a log), with control characters or blanks, or a range where one commit is meant.
+std::optional<std::string> revision_refusal(const std::string& revision) {
+  if (revision.empty()) return "an empty revision names no commit";
+  if (revision.front() == '-') return in_quotes(revision) + " looks like an option, not a commit";
+  const bool message_search = revision.rfind(":/", 0) == 0;  // ":/fix the build" may hold blanks
   for (const char c : revision) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte <= 0x20 || byte == 0x7f) return false;
+    if (byte < 0x20 || byte == 0x7f || (byte == 0x20 && !message_search))
+      return in_quotes(revision) + " is not a commit id, branch or tag";
   }
-  if (revision.find_first_of("~^:?*[\\") != std::string::npos) return false;
-  if (revision.find("..") != std::string::npos || revision.find("@{") != std::string::npos) {
-    return false;
-  }
-  int valid = 0;
-  const std::string as_branch = "refs/heads/" + revision;
-  return git_reference_name_is_valid(&valid, as_branch.c_str()) == 0 && valid != 0;
+  if (!message_search && revision.find("..") != std::string::npos)
+    return in_quotes(revision) + " is a range; give one commit";
+  return std::nullopt;
 }
 
-bool looks_like_object_id(std::string_view revision) {
-  return revision.size() >= GIT_OID_MINPREFIXLEN && revision.size() <= GIT_OID_HEXSZ && is_hex(revision);
+// Whether `revision` is more than a name (an id, a branch, a tag): "main~3", "v1^{}", ":/fix".
+bool is_expression(const std::string& revision) {
+  return revision.find_first_of("~^:@{") != std::string::npos;
 }
 
-// Where a name may live, in git's order of precedence for the names we accept.
-std::vector<std::string> candidate_refs(const std::string& revision) {
-  std::vector<std::string> names{"refs/heads/" + revision, "refs/tags/" + revision};
-  if (revision == "HEAD" || revision.rfind("refs/", 0) == 0) names.push_back(revision);
-  return names;
-}
-
-// Deliberately not git_revparse_single: it evaluates expressions ("main~3", "@{-1}", ":/text"),
-// and a revision from a config file or a command line must only ever name a commit.
+// Everything `git rev-parse` accepts for one commit (libgit2's revparse): ids and short ids,
+// branches, tags, HEAD, and expressions ("main~5", "HEAD^2", "v1.0^{}", ":/message"), peeled to
+// the commit. What is not a commit (a tree, a blob) is refused.
 Result<ObjectId> Libgit2Mirror::resolve(std::string_view revision) {
   const std::string text(revision);
-  if (!is_plausible_revision(text)) {
-    return Error(ErrorCode::invalid_input, in_quotes(text) + " is not a commit id, branch or tag");
-  }
-  if (looks_like_object_id(text)) {
-    auto found = resolve_hex(text);
-    // A branch may be called "deadbeef": an id that matches nothing may still be a name.
-    if (found || found.error().code() != ErrorCode::not_found) return found;
-  }
-  return resolve_ref(text);
-}
-
-Result<ObjectId> Libgit2Mirror::resolve_hex(const std::string& revision) {
-  git_oid prefix;
-  if (git_oid_fromstrn(&prefix, revision.data(), revision.size()) < 0) {
-    return Error(ErrorCode::not_found, "no object " + in_quotes(revision));
-  }
+  if (auto refusal = revision_refusal(text)) return Error(ErrorCode::invalid_input, *refusal);
   git_object* raw = nullptr;
-  const int rc = git_object_lookup_prefix(&raw, repository(), &prefix, revision.size(), GIT_OBJECT_ANY);
-  if (rc == GIT_EAMBIGUOUS) {
-    return Error(ErrorCode::ambiguous, "short commit id " + in_quotes(revision) + " is ambiguous");
-  }
-  if (rc == GIT_ENOTFOUND) return Error(ErrorCode::not_found, "no object " + in_quotes(revision));
-  if (rc < 0) return git_failure(ErrorCode::git, "cannot look up " + in_quotes(revision));
+  int rc = git_revparse_single(&raw, repository(), text.c_str());
+  // The mirror's branches are the remote's, so "origin/main" means "main" here.
+  if (rc == GIT_ENOTFOUND && text.rfind("origin/", 0) == 0)
+    rc = git_revparse_single(&raw, repository(), text.c_str() + 7);
+  if (rc == GIT_EAMBIGUOUS)
+    return Error(ErrorCode::ambiguous, "short commit id " + in_quotes(text) + " is ambiguous");
+  if (rc == GIT_ENOTFOUND && !is_expression(text))
+    return Error(ErrorCode::not_found, "unknown commit, branch or tag " + in_quotes(text));
+  if (rc == GIT_ENOTFOUND) return git_failure(ErrorCode::not_found, "cannot resolve " + in_quotes(text));
+  if (rc == GIT_EINVALIDSPEC)
+    return git_failure(ErrorCode::invalid_input, in_quotes(text) + " is not a valid revision");
+  if (rc < 0) return git_failure(ErrorCode::git, "cannot resolve " + in_quotes(text));
   const ObjectPtr object(raw);
-  return peel_to_commit(object.get(), revision);
-}
-
-Result<ObjectId> Libgit2Mirror::resolve_ref(const std::string& revision) {
-  for (const std::string& name : candidate_refs(revision)) {
-    git_oid target;
-    // Follows symbolic refs (HEAD); an unborn HEAD, in a clone of an empty remote, is not found.
-    const int rc = git_reference_name_to_id(&target, repository(), name.c_str());
-    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) continue;
-    if (rc < 0) return git_failure(ErrorCode::git, "cannot read " + in_quotes(name));
-    git_object* raw = nullptr;
-    if (git_object_lookup(&raw, repository(), &target, GIT_OBJECT_ANY) < 0) {
-      return missing_object(to_object_id(&target)).context("resolving " + in_quotes(revision));
-    }
-    const ObjectPtr object(raw);
-    return peel_to_commit(object.get(), revision);
-  }
-  return Error(ErrorCode::not_found, "unknown commit, branch or tag " + in_quotes(revision));
+  return peel_to_commit(object.get(), text);
 }
 
 // Annotated tags point at their commit; a tag of a tree or a blob is no commit at all.
@@ -668,6 +636,10 @@ std::string mirror_directory_name(std::string_view url) {
   return readable_name(safe) + "-" + hex8(fnv1a_32(safe)) + ".git";
 }
 
+bool mirror_exists(const std::string& url, const std::filesystem::path& mirrors_dir) {
+  return !url.empty() && std::filesystem::exists(mirrors_dir / mirror_directory_name(normalized_url(url)));
+}
+
 std::unique_ptr<GitMirror> open_existing_mirror(const std::string& url,
                                                 const std::filesystem::path& mirrors_dir) {
   if (url.empty()) return nullptr;
@@ -718,6 +690,23 @@ Result<RemotePtr> Libgit2Mirror::connected_remote(CredentialState& credentials) 
   return remote;
 }
 
+namespace {
+
+// "; its branches are: 'dev', 'main' (did you mean 'main'?)", or that it has none.
+std::string branch_hint(std::string_view branch, std::vector<std::string> branches) {
+  if (branches.empty()) return "; it has no branches";
+  std::sort(branches.begin(), branches.end());
+  constexpr std::size_t k_listed = 20;
+  std::string listed;
+  for (std::size_t i = 0; i < branches.size() && i < k_listed; ++i)
+    listed += (i ? ", " : "") + in_quotes(branches[i]);
+  if (branches.size() > k_listed) listed += ", ... (" + std::to_string(branches.size()) + " in all)";
+  std::string best = closest_match(branch, branches);
+  return "; its branches are: " + listed + (best.empty() ? "" : " (did you mean " + in_quotes(best) + "?)");
+}
+
+}  // namespace
+
 Result<ObjectId> Libgit2Mirror::remote_head(std::string_view branch) {
   if (is_local_path(m_url) && !fs::is_directory(m_url)) {
     return Error(ErrorCode::network, "cannot reach " + in_quotes(display_url()) + ": no such directory");
@@ -733,11 +722,14 @@ Result<ObjectId> Libgit2Mirror::remote_head(std::string_view branch) {
                        m_options.https_token);
   }
   const std::string wanted = "refs/heads/" + std::string(branch);
+  std::vector<std::string> branches;
   for (size_t i = 0; i < count; ++i) {
     if (wanted == heads[i]->name) return to_object_id(&heads[i]->oid);
+    const std::string_view name = heads[i]->name;
+    if (name.rfind("refs/heads/", 0) == 0) branches.emplace_back(name.substr(11));
   }
-  return Error(ErrorCode::not_found,
-               "branch " + in_quotes(branch) + " not found on " + in_quotes(display_url()));
+  return Error(ErrorCode::not_found, "branch " + in_quotes(branch) + " not found on " +
+                                         in_quotes(display_url()) + branch_hint(branch, branches));
 }
 
 Result<std::vector<ObjectId>> Libgit2Mirror::first_parent_range(const ObjectId& since, const ObjectId& tip) {

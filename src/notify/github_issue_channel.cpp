@@ -6,6 +6,7 @@
 
 #include "aaw/notify/channel_registry.hpp"
 #include "aaw/notify/notification_message.hpp"
+#include "aaw/util/url.hpp"
 
 namespace aaw {
 namespace {
@@ -43,6 +44,14 @@ DeliveryAttempt GithubIssueChannel::deliver(const Json& change) {
 ChannelKind github_issue_channel_kind() {
   return {std::string(k_target_github_issue), "repo", Severity::breaking,
           [](JsonReader& r) {
+            std::string repo;
+            r.string("repo", repo);
+            if (!repo.empty() && !is_github_repo_name(repo)) {
+              auto from_url = github_repo_of(repo);
+              JsonReader::fail(r.path_of("repo"),
+                               "expected 'owner/name', got '" + repo + "'" +
+                                   (from_url ? ", did you mean '" + *from_url + "'?" : ""));
+            }
             std::vector<std::string> labels;
             r.strings("labels", labels);
           },

@@ -9,6 +9,7 @@
 #include "aaw/notify/channel_registry.hpp"
 #include "aaw/notify/notification_message.hpp"
 #include "aaw/util/strings.hpp"
+#include "aaw/util/url.hpp"
 
 namespace aaw {
 namespace {
@@ -97,7 +98,16 @@ std::string WebhookChannel::redact(std::string text) const {
 }
 
 ChannelKind webhook_channel_kind() {
-  return {std::string(k_target_webhook), "url", Severity::compatible, nullptr,
+  return {std::string(k_target_webhook), "url", Severity::compatible,
+          [](JsonReader& r) {
+            std::string url;
+            r.string("url", url);
+            // Not repeated in the message: a webhook URL is a secret (Slack's are).
+            if (!url.empty() && !is_http_url(url))
+              JsonReader::fail(r.path_of("url"),
+                               "expected an http:// or https:// URL with a host (the value is not shown: "
+                               "webhook URLs are secrets)");
+          },
           [](const Json& section, ChannelContext& context) -> std::unique_ptr<NotificationChannel> {
             return std::make_unique<WebhookChannel>(section.value("url", ""), context);
           }};

@@ -67,6 +67,11 @@ std::optional<std::string> github_repo_of(std::string_view url, std::string_view
   return owner_and_name(url.substr(colon + 1));
 }
 
+bool is_github_repo_name(std::string_view text) {
+  auto repo = owner_and_name(text);
+  return repo && *repo == text;
+}
+
 std::optional<std::string> watched_github_repo(std::string_view repository_url, std::string_view api_url) {
   if (auto repo = github_repo_of(repository_url)) return repo;
   std::string api_host = url_host(api_url);

@@ -1,6 +1,8 @@
 #include "aaw/util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <utility>
 
 namespace aaw {
 
@@ -42,19 +44,43 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// How far `candidate` is from `word`: a truncated word ("max_size" for "max_size_mb") is as
+// likely a slip as a typo, and case slips cost half a letter.
+std::size_t slip_distance(std::string_view word, std::string_view candidate) {
+  if (word.size() >= 4 && candidate.substr(0, word.size()) == word) return 2;
+  std::size_t folded = edit_distance(lower(word), lower(candidate));
+  return 2 * folded + (folded == edit_distance(word, candidate) ? 0 : 1);
+}
+
+}  // namespace
+
+std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                         std::size_t limit) {
+  const std::size_t allowed = 2 * std::max<std::size_t>(2, word.size() / 3);
+  std::vector<std::pair<std::size_t, const std::string*>> near;
   for (const std::string& candidate : candidates) {
-    // A truncated word ("max_size" for "max_size_mb") is as likely a slip as a typo.
-    bool prefix = word.size() >= 4 && std::string_view(candidate).substr(0, word.size()) == word;
-    std::size_t d = prefix ? 1 : edit_distance(word, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = candidate;
-    }
+    if (candidate == word) continue;
+    std::size_t d = slip_distance(word, candidate);
+    if (d <= allowed) near.emplace_back(d, &candidate);
   }
-  return best;
+  std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < near.size() && out.size() < limit; ++i) out.push_back(*near[i].second);
+  return out;
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  auto best = closest_matches(word, candidates, 1);
+  return best.empty() ? std::string() : best.front();
 }
 
 }  // namespace aaw

@@ -39,4 +39,48 @@ std::optional<std::int64_t> parse_iso8601_utc(std::string_view text) {
   return static_cast<std::int64_t>(timegm(&tm));
 }
 
+namespace {
+
+// "+02:00", "-0530", "Z" or "" (UTC) -> seconds east of UTC; nullopt for anything else.
+std::optional<int> zone_offset(std::string_view zone) {
+  if (zone.empty() || zone == "Z" || zone == "z") return 0;
+  int hours = 0, minutes = 0, consumed = 0;
+  std::string text(zone.substr(1));
+  if ((zone[0] != '+' && zone[0] != '-') ||
+      (std::sscanf(text.c_str(), "%2d:%2d%n", &hours, &minutes, &consumed) != 2 &&
+       std::sscanf(text.c_str(), "%2d%2d%n", &hours, &minutes, &consumed) != 2) ||
+      static_cast<std::size_t>(consumed) != text.size() || hours > 14 || minutes > 59)
+    return std::nullopt;
+  return (zone[0] == '-' ? -1 : 1) * (hours * 3600 + minutes * 60);
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_iso8601(std::string_view text) {
+  std::tm tm{};
+  int consumed = 0;
+  std::string copy(text);
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &consumed) != 3 ||
+      consumed != 10)
+    return std::nullopt;
+  std::string_view rest = text.substr(10);
+  if (!rest.empty()) {
+    if (rest[0] != 'T' && rest[0] != ' ') return std::nullopt;
+    int time_consumed = 0;
+    std::string clock(rest.substr(1));
+    if (std::sscanf(clock.c_str(), "%2d:%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &time_consumed) !=
+            3 &&
+        std::sscanf(clock.c_str(), "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &time_consumed) != 2)
+      return std::nullopt;
+    rest = rest.substr(1 + static_cast<std::size_t>(time_consumed));
+  }
+  auto offset = zone_offset(rest);
+  if (!offset || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+      tm.tm_min > 59 || tm.tm_sec > 60)
+    return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<std::int64_t>(timegm(&tm)) - *offset;
+}
+
 }  // namespace aaw

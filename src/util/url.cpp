@@ -27,6 +27,15 @@ std::string url_host(std::string_view url) {
   return host;
 }
 
+bool is_http_url(std::string_view url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return false;
+  std::string name(url.substr(0, scheme));
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return (name == "http" || name == "https") && !url_host(url).empty() &&
+         url.find_first_of(" \t\r\n") == std::string_view::npos;
+}
+
 std::string redact_url(std::string_view url) {
   std::string text(url);
   for (auto scheme = text.find("://"); scheme != std::string::npos; scheme = text.find("://", scheme + 3)) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -14,6 +16,7 @@
 #include "aaw/notify/github_issue_channel.hpp"
 #include "aaw/notify/webhook_channel.hpp"
 #include "support/fake_clock.hpp"
+#include "support/fake_signature_source.hpp"
 #include "support/shared_python.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
@@ -122,6 +125,62 @@ TEST_F(CommitProcessorTest, ProcessingACommitAgainQueuesNothingTwice) {
   ASSERT_TRUE(
       processor.process(ObjectId{m_commits.renamed}, ObjectId{m_commits.reformatted}, false, "Processing"));
   EXPECT_EQ(m_store->outbox_counts()->pending, 5);
+}
+
+TEST_F(CommitProcessorTest, AFailedBuildIsLoggedOncePerCommitNotOncePerFunction) {
+  LogConfig config;
+  config.file = (m_dir.path() / "p.log").string();
+  auto log = make_logger(config, ConsoleStream::none);
+  ASSERT_TRUE(log);
+  test::FakeSignatureSource source;
+  std::string traceback = "Traceback (most recent call last):\n  File \"setup.py\", line 1\nSystemExit: 1";
+  auto failed = SignatureState::failed(Status::build_failed, traceback);
+  source.set(m_commits.base, {failed, failed, SignatureState::failed(Status::extract_failed, "timed out")});
+  auto all = SyntheticAiter::functions();
+  std::vector<MonitoredFunction> functions(all.begin(), all.begin() + 3);
+  CommitProcessor processor(functions, *m_mirror, source, *m_store, *m_events, **log, m_clock);
+  ASSERT_TRUE(processor.process(ObjectId{m_commits.base}, std::nullopt, true, "Checking"));
+  std::ifstream in(config.file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t tracebacks = 0;
+  for (auto at = text.find("Traceback"); at != std::string::npos; at = text.find("Traceback", at + 1))
+    ++tracebacks;
+  EXPECT_EQ(tracebacks, 1u) << text;
+  EXPECT_NE(text.find("WARNING - Could not extract " + functions[0].function_path + ", " +
+                      functions[1].function_path + " at " + m_commits.base + ": build_failed: Traceback"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("WARNING - Could not extract " + functions[2].function_path + " at " + m_commits.base +
+                      ": extract_failed: timed out"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(CommitProcessorTest, AFunctionNewInTheConfigIsRecordedAtTheCommitAsInitial) {
+  auto all = SyntheticAiter::functions();
+  std::vector<MonitoredFunction> first(all.begin(), all.begin() + 2);
+  CommitProcessor before(first, *m_mirror, *m_source, *m_store, *m_events, *m_log, m_clock);
+  ASSERT_TRUE(before.process(ObjectId{m_commits.base}, std::nullopt, true, "Checking"));
+  auto recorded = *m_store->states_at(ObjectId{m_commits.base});
+  std::size_t events = m_store->events_after(0)->size();
+
+  std::vector<MonitoredFunction> three(all.begin(), all.begin() + 3);
+  CommitProcessor after(three, *m_mirror, *m_source, *m_store, *m_events, *m_log, m_clock);
+  auto added = after.record_new_functions(ObjectId{m_commits.base});
+  ASSERT_TRUE(added) << added.error().message();
+  auto states = *m_store->states_at(ObjectId{m_commits.base});
+  ASSERT_EQ(states.size(), 3u);
+  EXPECT_EQ(std::vector<FunctionState>(states.begin(), states.begin() + 2), recorded) << "kept as they were";
+  EXPECT_EQ(states[2].function, all[2]);
+  EXPECT_EQ(states[2].state.status, Status::ok);
+  auto new_events = *m_store->events_after(0);
+  ASSERT_EQ(new_events.size(), events + 1);
+  EXPECT_EQ(new_events.back().event["type"], "initial");
+  EXPECT_EQ(new_events.back().event["function_path"], all[2].function_path);
+  EXPECT_EQ(m_store->line_head()->value().hex, m_commits.base);
+
+  ASSERT_TRUE(after.record_new_functions(ObjectId{m_commits.base}));
+  EXPECT_EQ(m_store->events_after(0)->size(), events + 1) << "nothing new the second time";
 }
 
 }  // namespace

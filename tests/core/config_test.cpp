@@ -208,6 +208,54 @@ TEST_F(ConfigTest, LoadsFromFile) {
   EXPECT_EQ(loaded->config.functions_to_monitor.size(), 3u);
 }
 
+TEST_F(ConfigTest, RelativePathsAreRelativeToTheConfigFile) {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir.path() / "etc");
+  auto path = dir.path() / "etc" / "config.json";
+  std::ofstream(path) << with_functions(k_one_function, R"(, "repository_url": "../repos/aiter.git",
+      "log": {"file": "logs/w.log"}, "github": {"token_file": "token"}, "consumer": {"path": "vllm"})");
+  auto loaded = load_config(path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  const Config& c = loaded->config;
+  auto etc = std::filesystem::absolute(dir.path() / "etc");
+  EXPECT_EQ(c.state_dir, etc / "aiter-api-watcher-state") << "the default too";
+  EXPECT_EQ(c.log.file, (etc / "logs" / "w.log").string());
+  EXPECT_EQ(c.github.token_file, (etc / "token").string());
+  EXPECT_EQ(c.consumer.path, (etc / "vllm").string());
+  EXPECT_EQ(c.repository_url, (std::filesystem::absolute(dir.path()) / "repos" / "aiter.git").string());
+}
+
+TEST_F(ConfigTest, AbsolutePathsUrlsAndAnEmptyLogFileStayAsWritten) {
+  test::TempDir dir;
+  auto path = dir.path() / "config.json";
+  std::ofstream(path) << with_functions(
+      k_one_function, R"(, "repository_url": "git@github.com:ROCm/aiter.git", "state_dir": "/var/lib/aaw",
+      "log": {"file": ""}, "consumer": {"repository_url": "https://github.com/vllm-project/vllm.git"})");
+  auto loaded = load_config(path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->config.repository_url, "git@github.com:ROCm/aiter.git");
+  EXPECT_EQ(loaded->config.state_dir, "/var/lib/aaw");
+  EXPECT_EQ(loaded->config.log.file, "");
+  EXPECT_EQ(loaded->config.consumer.repository_url, "https://github.com/vllm-project/vllm.git");
+}
+
+TEST_F(ConfigTest, RejectsAFunctionPathThatIsNoDottedName) {
+  for (const char* bad :
+       {" aiter.fmoe", "aiter.fmoe ", "aiter..fmoe", "aiter.fmoe()", "aiter/fmoe", "1x.f"}) {
+    Json functions = Json::array({{{"import_statement", "import aiter"}, {"function_path", bad}}});
+    std::string message = error_of(with_functions(functions.dump()));
+    EXPECT_NE(message.find("functions_to_monitor[0].function_path: '" + std::string(bad) +
+                           "' is not a dotted Python name"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_NE(error_of(with_functions(R"([{"import_statement": "import a", "function_path": " a.f"}])"))
+                .find("(stray spaces?)"),
+            std::string::npos);
+  EXPECT_TRUE(parse_config(
+      with_functions(R"([{"import_statement": "import a", "function_path": "a._f2.K"}])"), "c.json"));
+}
+
 TEST_F(ConfigTest, NamesUnreadableFile) {
   auto loaded = load_config("/nonexistent/dir/config.json");
   ASSERT_FALSE(loaded);

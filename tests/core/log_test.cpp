@@ -60,6 +60,35 @@ TEST_F(ReportTest, HonoursLevel) {
   EXPECT_NE(text.find("shown"), std::string::npos);
 }
 
+TEST_F(ReportTest, ErrorsGoToStderrAndTheFileNeverToStdout) {
+  auto log = make_logger(config_for("s.log"), ConsoleStream::stdout_stream);
+  ASSERT_TRUE(log);
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  (*log)->info("progress");
+  (*log)->warn("careful");
+  (*log)->error("broken");
+  std::string out = ::testing::internal::GetCapturedStdout();
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(out.find(" - INFO - progress"), std::string::npos) << out;
+  EXPECT_NE(out.find(" - WARNING - careful"), std::string::npos) << out;
+  EXPECT_EQ(out.find("broken"), std::string::npos) << out;
+  EXPECT_NE(err.find(" - ERROR - broken"), std::string::npos) << err;
+  EXPECT_NE(read_file(m_dir.path() / "s.log").find(" - ERROR - broken"), std::string::npos);
+}
+
+TEST_F(ReportTest, AFatalErrorIsWrittenToTheFileOnly) {
+  auto log = make_logger(config_for("f.log"), ConsoleStream::stdout_stream);
+  ASSERT_TRUE(log);
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  write_to_file_only(**log, LogLevel::critical, "cannot clone 'x': no network");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << "the caller prints its own line there";
+  EXPECT_NE(read_file(m_dir.path() / "f.log").find(" - CRITICAL - cannot clone 'x': no network"),
+            std::string::npos);
+}
+
 TEST_F(ReportTest, RotatesBySizeKeepingMaxFiles) {
   LogConfig config = config_for("r.log");
   config.max_size_mb = 1;

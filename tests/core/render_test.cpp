@@ -50,6 +50,35 @@ TEST(RenderTest, JsonFollowsCompareContract) {
   EXPECT_EQ(json["functions"][2]["new"]["detail"], "object 1234 is missing");
 }
 
+TEST(RenderTest, MarkdownTableCellsEscapePipesAndLineBreaks) {
+  Signature before{{{"kernelName", ParameterKind::positional_or_keyword, "''", "str | None"}}, std::nullopt};
+  Signature after = before;
+  after.return_annotation = "int | None";
+  Comparison c{ObjectId{std::string(40, 'a')}, ObjectId{std::string(40, 'b')}, {}};
+  c.functions.push_back({{"import m", "m.f"},
+                         SignatureState::ok(before),
+                         SignatureState::ok(after),
+                         diff_states(SignatureState::ok(before), SignatureState::ok(after))});
+  c.functions.push_back({{"import m", "m.g"},
+                         SignatureState::ok(before),
+                         SignatureState::failed(Status::build_failed, "Traceback:\n  line 1\nSystemExit"),
+                         {}});
+  std::string md = render_markdown(c);
+  EXPECT_NE(md.find("| old | `` (kernelName: str \\| None = '') `` |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| new | `` (kernelName: str \\| None = '') -> int \\| None `` |\n"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| new | `` build_failed: Traceback:   line 1 SystemExit `` |\n"), std::string::npos)
+      << md;
+  for (std::istringstream lines(md); !lines.eof();) {
+    std::string line;
+    std::getline(lines, line);
+    if (line.rfind("| ", 0) != 0) continue;
+    std::size_t cells = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) cells += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    EXPECT_EQ(cells, 3u) << "two cells in: " << line;
+  }
+}
+
 TEST(RenderTest, MarkdownNamesEveryFunctionAndChange) {
   std::string md = render_markdown(sample());
   EXPECT_NE(md.find("1 of 3 functions changed"), std::string::npos) << md;

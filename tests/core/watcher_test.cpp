@@ -200,6 +200,75 @@ TEST_F(WatcherTest, OnceWithUnreachableRemoteFails) {
   EXPECT_NE((*result)->find("injected failure"), std::string::npos);
 }
 
+TEST_F(WatcherTest, AMisspeltBranchIsAnErrorNamingTheBranchesNotAnOutage) {
+  m_config.branch = "mian";
+  EXPECT_EQ(m_watcher->run(false), 2) << "no retry mends a misspelt branch";
+  EXPECT_TRUE(m_clock.sleeps().empty());
+  EXPECT_EQ(commit_count(), 0);
+  auto result = m_store->value("last_poll_result");
+  ASSERT_TRUE(result && *result);
+  EXPECT_NE((*result)->find("branch 'mian' not found on"), std::string::npos) << **result;
+  EXPECT_NE((*result)->find("its branches are: 'feature', 'main' (did you mean 'main'?)"), std::string::npos)
+      << **result;
+}
+
+TEST_F(WatcherTest, AnUnknownStartCommitIsAnErrorNotAnOutage) {
+  m_config.start_commit = "0123abcd";
+  EXPECT_EQ(m_watcher->run(false), 2);
+  EXPECT_TRUE(m_clock.sleeps().empty());
+  auto result = m_store->value("last_poll_result");
+  ASSERT_TRUE(result && *result);
+  EXPECT_NE((*result)->find("start_commit '0123abcd': unknown commit, branch or tag '0123abcd'"),
+            std::string::npos)
+      << **result;
+}
+
+TEST_F(WatcherTest, ABranchThatVanishesLaterIsWaitedOutLikeAnOutage) {
+  m_clock.on_sleep([this](std::size_t sleeps) {
+    if (sleeps == 1) m_config.branch = "gone";
+    if (sleeps == 3) m_control.request_stop();
+  });
+  EXPECT_EQ(m_watcher->run(false), 0) << "the daemon stays up";
+  EXPECT_EQ(commit_count(), 8);
+}
+
+TEST_F(WatcherTest, MonitoringAfterAReplayGoesOnFromTheLastReplayedCommit) {
+  m_config.start_commit.clear();
+  ASSERT_EQ(m_watcher->replay({m_commits.base, m_commits.renamed}), 0);
+  ASSERT_EQ(m_watcher->run(true), 0);
+  EXPECT_EQ(commit_count(), 7) << "base, renamed, then every commit after renamed up to the head";
+  EXPECT_EQ(history(), planted_on_main()) << "nothing between the replay and the head is lost";
+  EXPECT_EQ(m_store->line_head()->value().hex, m_commits.compatible);
+}
+
+TEST_F(WatcherTest, MonitoringAfterReplayingTheHeadMakesItTheLineHead) {
+  m_config.start_commit.clear();
+  ASSERT_EQ(m_watcher->replay({m_commits.base, m_commits.compatible}), 0);
+  ASSERT_EQ(m_watcher->run(true), 0);
+  EXPECT_EQ(commit_count(), 2);
+  EXPECT_EQ(m_store->line_head()->value().hex, m_commits.compatible);
+}
+
+TEST_F(WatcherTest, AFunctionAddedToTheConfigIsExtractedAtTheLineHeadAtStartUp) {
+  auto all = SyntheticAiter::functions();
+  m_config.functions_to_monitor.assign(all.begin(), all.end() - 2);
+  open();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  m_config.functions_to_monitor = all;
+  open();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  auto states = m_store->states_at(ObjectId{m_commits.compatible});
+  ASSERT_TRUE(states);
+  ASSERT_EQ(states->size(), all.size());
+  EXPECT_EQ((*states)[8].function, all[8]);
+  EXPECT_EQ((*states)[8].state.status, Status::ok) << "gemm_a8w8 is there at the head";
+  EXPECT_EQ((*states)[9].state.status, Status::missing) << "legacy.old_fn was deleted before it";
+  auto events = *m_store->events_after(0);
+  EXPECT_EQ(events.back().event["type"], "initial");
+  EXPECT_EQ(events.back().event["commit"], m_commits.compatible);
+  EXPECT_EQ(commit_count(), 8) << "no commit processed twice";
+}
+
 TEST_F(WatcherTest, ForcePushContinuesFromMergeBase) {
   ASSERT_EQ(m_watcher->run(true), 0);
   m_repo.git({"reset", "--hard", m_commits.inserted});

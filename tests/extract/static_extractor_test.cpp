@@ -629,3 +629,28 @@ TEST_F(StaticExtractorTest, LookupFailureFailsOnlyThatFunction) {
 
 }  // namespace
 }  // namespace aaw
+
+namespace aaw {
+namespace {
+
+// --- looking functions up (aaw_lookup.py) -------------------------------------------------------
+
+TEST_F(StaticExtractorTest, LookupSaysWhetherEachFunctionIsThereAndWhatIsNear) {
+  write("aiter/__init__.py", "from .ops import *\n");
+  write("aiter/ops.py", "def fmoe(a): pass\ndef fmoe_int8(a): pass\n");
+  write("aiter/dyn.py", "globals()['g'] = 1\n");
+  auto lookups = m_extractor.lookup(
+      m_tree,
+      {{"import aiter", "aiter.fmoe"}, {"import aiter", "aiter.fmoee"}, {"import aiter.dyn as d", "d.g"}});
+  ASSERT_TRUE(lookups) << lookups.error().message();
+  ASSERT_EQ(lookups->size(), 3u);
+  EXPECT_EQ((*lookups)[0].verdict, FunctionLookup::Verdict::found);
+  EXPECT_EQ((*lookups)[1].verdict, FunctionLookup::Verdict::not_found);
+  EXPECT_EQ((*lookups)[1].name, "fmoee");
+  EXPECT_EQ((*lookups)[1].suggestions(), (std::vector<std::string>{"fmoe"}));
+  EXPECT_THAT((*lookups)[1].detail, HasSubstr("'fmoee' not found in module 'aiter'"));
+  EXPECT_EQ((*lookups)[2].verdict, FunctionLookup::Verdict::unknown);
+}
+
+}  // namespace
+}  // namespace aaw

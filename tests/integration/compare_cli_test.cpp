@@ -258,10 +258,10 @@ TEST_F(CompareCliTest, UnknownFlagExitsTwo) {
 
 TEST_F(CompareCliTest, CheckConfigSummarisesValidConfig) {
   auto config = write_config(daemon_url());
-  auto r = run({"check-config", "--config", config.string()});
+  auto r = run({"check-config", "--config", config.string(), "--at", s_commits.base});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "functions (10):")) << r.out;
-  EXPECT_TRUE(contains(r.out, "rocm_aiter_asm_fmoe.asm_moe")) << r.out;
+  EXPECT_TRUE(contains(r.out, "functions (10) at '" + s_commits.base + "'")) << r.out;
+  EXPECT_TRUE(contains(r.out, "ok        rocm_aiter_asm_fmoe.asm_moe")) << r.out;
 }
 
 }  // namespace

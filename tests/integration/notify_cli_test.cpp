@@ -36,15 +36,6 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-bool eventually(const std::function<bool()>& ready, std::chrono::seconds limit = 30s) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return ready();
-}
-
 using ChangeKeys = std::multiset<std::pair<std::string, std::string>>;
 
 std::size_t distinct(const ChangeKeys& keys) {

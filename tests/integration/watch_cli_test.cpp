@@ -37,16 +37,6 @@ int count_of(const std::string& text, const std::string& part) {
   return n;
 }
 
-// Waits (bounded) until `ready` holds; the daemon runs at its own pace.
-bool eventually(const std::function<bool()>& ready, std::chrono::seconds limit = 30s) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return ready();
-}
-
 class WatchCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -145,9 +135,12 @@ TEST_F(WatchCliTest, ReplayNamesUnknownCommitAndProcessesTheOthers) {
   auto cfg = config("");
   auto r = run({"replay", "--config", cfg.string(), "--once", m_commits.base, "deadbeef", m_commits.renamed});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("ERROR - Cannot replay commit 'deadbeef': unknown commit, branch or tag 'deadbeef'"),
+  // An ERROR line: on stderr (and in the log file), never on stdout.
+  EXPECT_NE(r.err.find("ERROR - Cannot replay commit 'deadbeef': unknown commit, branch or tag 'deadbeef'"),
             std::string::npos)
-      << r.out;
+      << r.err;
+  EXPECT_EQ(r.out.find("ERROR"), std::string::npos) << r.out;
+  EXPECT_NE(log_text().find("ERROR - Cannot replay commit 'deadbeef'"), std::string::npos);
   EXPECT_NE(r.out.find("INFO - Processing commit " + m_commits.renamed), std::string::npos);
   json changes = history(cfg);
   ASSERT_EQ(changes.size(), 1u);
@@ -212,17 +205,24 @@ TEST_F(WatchCliTest, PollLoopDetectsPushSurvivesOutageReopensLogAndStopsOnSigter
   EXPECT_EQ(changes[0]["commit"], pushed);
 }
 
-TEST_F(WatchCliTest, CommitListInConfigReplaysThenMonitors) {
+TEST_F(WatchCliTest, CommitListInConfigReplaysThenMonitorsFromTheLastReplayedCommit) {
   auto cfg = config("\"commit_list\": [\"" + m_commits.base + "\", \"" + m_commits.inserted + "\"]");
   BackgroundProcess daemon(argv({"--config", cfg.string()}), m_dir.path() / "stdout.txt", options());
-  ASSERT_TRUE(eventually([&] { return log_text().find("Checking for API changes...") != std::string::npos; }))
-      << log_text();
+  // SIGTERM finishes the commit in progress: once the head is being checked, it is recorded.
+  ASSERT_TRUE(eventually([&] {
+    return log_text().find("Checking commit " + m_commits.compatible) != std::string::npos;
+  })) << log_text();
   ASSERT_EQ(::kill(daemon.pid(), SIGTERM), 0);
   ASSERT_TRUE(eventually([&] { return !daemon.running(); }, 10s));
   EXPECT_EQ(daemon.exit_code(), 0);
   EXPECT_NE(log_text().find("Processing commit " + m_commits.inserted), std::string::npos);
+  EXPECT_NE(log_text().find("Found 4 new commits since " + m_commits.inserted), std::string::npos)
+      << log_text();
   json changes = history(cfg);
-  ASSERT_EQ(changes.size(), 2u);  // moe_sorting_ck renamed, asm_moe inserted: diffed base -> inserted
+  // base -> inserted (moe_sorting_ck renamed, asm_moe inserted), then every change after inserted:
+  // none between the replay and the head is lost.
+  ASSERT_EQ(changes.size(), 11u) << changes.dump(2);
+  EXPECT_EQ(changes.back()["commit"], m_commits.compatible);
 }
 
 TEST_F(WatchCliTest, NoSubcommandWithoutComparePairMonitorsLikeTheOriginal) {

@@ -408,22 +408,44 @@ TEST_F(Libgit2MirrorTest, UnknownFullShaIsNotFound) {
   EXPECT_EQ(resolved.error().code(), ErrorCode::not_found);
 }
 
-TEST_F(Libgit2MirrorTest, MalformedRevisionsAreInvalidInput) {
+TEST_F(Libgit2MirrorTest, ResolvesWhatGitRevParseResolves) {
+  m_origin.git({"tag", "-a", "v1.0", "-m", "release", m_second});
   auto mirror = open_origin();
-  for (const std::string revision :
-       {"",      "--upload-pack=x", "-x",        "a..b",      "main~1", "HEAD^", "a b",
-        "@{-1}", "main@{1}",        "x:y",       ":/text",    "a*",     "a?",    "a[b",
-        "a\\b",  "tab\there",       "new\nline", "trailing/", "a//b",   "x.lock"}) {
+  for (const std::string revision : {"main~1", "HEAD~1", "main^", "HEAD^1", "main~0", "v1.0^{}", "v1.0~1",
+                                     "v1.0^{commit}", ":/add c to gemm", "origin/main"}) {
     const auto resolved = mirror->resolve(revision);
-    ASSERT_FALSE(resolved) << revision;
-    EXPECT_EQ(resolved.error().code(), ErrorCode::invalid_input) << revision;
+    ASSERT_TRUE(resolved) << revision << ": " << resolved.error().message();
+    const std::string expected = m_origin.rev_parse(revision.rfind("origin/", 0) == 0 ? "main" : revision);
+    EXPECT_EQ(resolved->hex, expected) << revision;
   }
 }
 
-TEST_F(Libgit2MirrorTest, MalformedRevisionMessageNamesIt) {
-  const auto resolved = open_origin()->resolve("a..b");
-  ASSERT_FALSE(resolved);
-  EXPECT_EQ(resolved.error().message(), "'a..b' is not a commit id, branch or tag");
+TEST_F(Libgit2MirrorTest, EmptyOptionLikeAndRangeRevisionsAreInvalidInputNamingWhy) {
+  auto mirror = open_origin();
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "an empty revision names no commit"},
+      {"--upload-pack=x", "'--upload-pack=x' looks like an option, not a commit"},
+      {"a..b", "'a..b' is a range; give one commit"},
+      {"main...HEAD", "'main...HEAD' is a range; give one commit"},
+      {"a b", "'a b' is not a commit id, branch or tag"},
+      {"new\nline", "'new\\x0aline' is not a commit id, branch or tag"}};
+  for (const auto& [revision, message] : cases) {
+    const auto resolved = mirror->resolve(revision);
+    ASSERT_FALSE(resolved) << revision;
+    EXPECT_EQ(resolved.error().code(), ErrorCode::invalid_input) << revision;
+    EXPECT_EQ(resolved.error().message(), message);
+  }
+}
+
+TEST_F(Libgit2MirrorTest, ExpressionsThatNameNoCommitAreErrorsNamingThem) {
+  auto mirror = open_origin();
+  for (const std::string revision : {"main~5", "main^3", "@{-1}", "x:y", ":/no such message", "a[b", "x.lock",
+                                     "HEAD:README.md", "HEAD^{tree}"}) {
+    const auto resolved = mirror->resolve(revision);
+    ASSERT_FALSE(resolved) << revision;
+    EXPECT_NE(resolved.error().message().find("'" + revision + "'"), std::string::npos)
+        << resolved.error().message();
+  }
 }
 
 TEST_F(Libgit2MirrorTest, AmbiguousShortShaIsAmbiguous) {

@@ -74,11 +74,32 @@ TEST(ChannelRegistryTest, ConfigSectionsAreValidatedWithTheirJsonPath) {
   ASSERT_FALSE(bad_severity);
   EXPECT_NE(bad_severity.error().message().find("notify.webhook.min_severity: expected one of"),
             std::string::npos);
-  auto unknown = parse_with(channels, {{"teams", {{"url", "u"}}}, {"webhook", {{"url", "u"}, {"ur", "v"}}}});
+  auto unknown = parse_with(
+      channels, {{"teams", {{"url", "u"}}}, {"webhook", {{"url", "https://hooks.example/u"}, {"ur", "v"}}}});
   ASSERT_TRUE(unknown) << unknown.error().message();
   EXPECT_EQ(unknown->warnings,
             (std::vector<std::string>{"config.json: unknown key 'notify.webhook.ur', did you mean 'url'?",
                                       "config.json: unknown key 'notify.teams'"}));
+}
+
+TEST(ChannelRegistryTest, TargetsThatCannotBeDeliveredToAreRefusedAtConfigTime) {
+  ChannelRegistry channels = builtin_channels();
+  auto not_a_url = parse_with(channels, {{"webhook", {{"url", "hooks.slack.com/services/T0/B0/t0ps3cr3t"}}}});
+  ASSERT_FALSE(not_a_url);
+  EXPECT_NE(not_a_url.error().message().find("notify.webhook.url: expected an http:// or https:// URL"),
+            std::string::npos)
+      << not_a_url.error().message();
+  EXPECT_EQ(not_a_url.error().message().find("t0ps3cr3t"), std::string::npos) << "a webhook URL is a secret";
+  auto dash = parse_with(channels, {{"github_issue", {{"repo", "ROCm-aiter"}}}});
+  ASSERT_FALSE(dash);
+  EXPECT_EQ(dash.error().message(),
+            "config.json: notify.github_issue.repo: expected 'owner/name', got 'ROCm-aiter'");
+  auto url = parse_with(channels, {{"github_issue", {{"repo", "https://github.com/ROCm/aiter"}}}});
+  ASSERT_FALSE(url);
+  EXPECT_NE(url.error().message().find("did you mean 'ROCm/aiter'?"), std::string::npos)
+      << url.error().message();
+  EXPECT_TRUE(parse_with(channels, {{"github_issue", {{"repo", ""}}}, {"webhook", {{"url", ""}}}}))
+      << "empty: not configured";
 }
 
 // A channel kind that exists only here: registering it is all it takes for the config to accept

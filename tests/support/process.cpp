@@ -291,4 +291,13 @@ std::string BackgroundProcess::log() const {
   return text.str();
 }
 
+bool eventually(const std::function<bool()>& ready, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ready();
+}
+
 }  // namespace aaw::test

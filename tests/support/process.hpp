@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions
 // A server or daemon for the length of a test: argv runs in its own process group with stdout and
 // stderr appended to log_file. The destructor stops it (SIGTERM, then SIGKILL) and reaps it.
 // RunOptions::stdin_text and timeout_seconds are ignored (stdin is /dev/null).
+// Waits (bounded by `limit`) until `ready` holds, checking every 50 ms: a daemon under test runs at
+// its own pace. Returns whether it held.
+bool eventually(const std::function<bool()>& ready, std::chrono::seconds limit = std::chrono::seconds(30));
+
 class BackgroundProcess {
  public:
   // Throws std::runtime_error when the process cannot be started.

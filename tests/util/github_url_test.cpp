@@ -33,6 +33,16 @@ TEST(GithubRepoUrlTest, RefusesOtherHostsAndShapes) {
   EXPECT_EQ(github_repo_of("git@github.com:../etc"), std::nullopt);
 }
 
+TEST(GithubRepoUrlTest, RepoNamesAreOwnerSlashName) {
+  EXPECT_TRUE(is_github_repo_name("ROCm/aiter"));
+  EXPECT_TRUE(is_github_repo_name("my-org/my_repo.v2"));
+  EXPECT_FALSE(is_github_repo_name("ROCm-aiter"));
+  EXPECT_FALSE(is_github_repo_name("ROCm/aiter.git"));
+  EXPECT_FALSE(is_github_repo_name("https://github.com/ROCm/aiter"));
+  EXPECT_FALSE(is_github_repo_name("ROCm/aiter/issues"));
+  EXPECT_FALSE(is_github_repo_name(" ROCm/aiter"));
+}
+
 TEST(GithubRepoUrlTest, ReadsAnEnterpriseHost) {
   EXPECT_EQ(github_repo_of("https://ghe.example.com/team/aiter.git", "ghe.example.com"), "team/aiter");
   EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter.git", "ghe.example.com"), std::nullopt);

@@ -29,5 +29,17 @@ TEST(StringsTest, ClosestMatchIsATypoOrATruncationOnly) {
   EXPECT_EQ(closest_match("zzzzzz", keys), "");
 }
 
+TEST(StringsTest, ClosestMatchesAreTheNearestFewBestFirst) {
+  std::vector<std::string> names = {"fmoe", "fmoe_int8", "asm_moe", "gemm_a8w8_CK", "gemm_a8w8", "fused_moe"};
+  EXPECT_EQ(closest_matches("fmoee", names, 3), (std::vector<std::string>{"fmoe"}));
+  EXPECT_EQ(closest_matches("gemm_a8w8_ck", names, 2),
+            (std::vector<std::string>{"gemm_a8w8_CK", "gemm_a8w8"}))
+      << "a case slip is closer than a missing suffix";
+  EXPECT_EQ(closest_matches("fmoe", names, 3), (std::vector<std::string>{"fmoe_int8"}))
+      << "never the word itself";
+  EXPECT_TRUE(closest_matches("xyz", names, 3).empty());
+  EXPECT_EQ(closest_matches("gemm_a8w", names, 1).size(), 1u) << "at most `limit`";
+}
+
 }  // namespace
 }  // namespace aaw

@@ -24,5 +24,17 @@ TEST(TimeTest, ParsesOnlyWhatItWrites) {
   EXPECT_EQ(parse_iso8601_utc("never"), std::nullopt);
 }
 
+TEST(TimeTest, ParsesTheIsoDatesPeopleAndGitWrite) {
+  EXPECT_EQ(parse_iso8601("2023-11-14"), 1699920000);
+  EXPECT_EQ(parse_iso8601("2023-11-14T22:13:20Z"), 1700000000);
+  EXPECT_EQ(parse_iso8601("2023-11-14 22:13:20"), 1700000000) << "no zone: UTC";
+  EXPECT_EQ(parse_iso8601("2023-11-14T22:13"), 1700000000 - 20);
+  EXPECT_EQ(parse_iso8601("2023-11-15T00:13:20+02:00"), 1700000000) << "as history's commit_date";
+  EXPECT_EQ(parse_iso8601("2023-11-14T16:43:20-0530"), 1700000000);
+  for (const char* bad : {"", "yesterday", "2023-13-01", "2023-11-14T25:00", "2023-11-14X",
+                          "2023-11-14T22:13:20+2", "2023-11-14T22:13:20Zjunk", "20231114"})
+    EXPECT_EQ(parse_iso8601(bad), std::nullopt) << bad;
+}
+
 }  // namespace
 }  // namespace aaw

@@ -23,5 +23,15 @@ TEST(UrlTest, LocalPathsHaveNoHost) {
   EXPECT_EQ(url_host("dir/with:colon"), "");
 }
 
+TEST(UrlTest, HttpUrlsNeedTheSchemeAndAHost) {
+  EXPECT_TRUE(is_http_url("https://hooks.slack.com/services/T0/B0/x"));
+  EXPECT_TRUE(is_http_url("HTTP://127.0.0.1:8080/hook"));
+  EXPECT_FALSE(is_http_url("not a url"));
+  EXPECT_FALSE(is_http_url("hooks.slack.com/services/T0"));
+  EXPECT_FALSE(is_http_url("ftp://example.com/x"));
+  EXPECT_FALSE(is_http_url("https:///path-only"));
+  EXPECT_FALSE(is_http_url("https://host/with space"));
+}
+
 }  // namespace
 }  // namespace aaw

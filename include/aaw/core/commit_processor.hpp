@@ -57,6 +57,12 @@ class CommitProcessor {
   // The states of every monitored function at `commit`, from the source; recorded nowhere.
   Result<CommitStates> extract(const ObjectId& commit) { return m_source.extract(commit, m_functions); }
 
+  // Extracts at `commit` (recorded before) the monitored functions that have no state recorded
+  // there, and records them as initial ("Initial signature for F: ..."), keeping the states
+  // already there: a function added to the config is watched from now on, not from the next
+  // upstream commit. Nothing when all have a state, or the commit is not recorded as processed.
+  Result<void> record_new_functions(const ObjectId& commit);
+
   // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
   Result<void> flush_events();
 

@@ -27,7 +27,7 @@ struct StaticConfig {
 };
 
 struct LogConfig {
-  std::string file = "aiter_api_watcher.log";  // relative to the working directory
+  std::string file = "aiter_api_watcher.log";  // relative to the config file's directory
   int max_size_mb = 10;
   int max_files = 5;
   std::string level = "info";  // trace, debug, info, warning, error
@@ -114,7 +114,12 @@ struct ConfigSchema {
 // parser's line and column for malformed JSON.
 Result<LoadedConfig> parse_config(std::string_view text, std::string_view source, const ConfigSchema& schema);
 
-// Reads and parses a config file; io when it cannot be read.
+// Reads and parses a config file; io when it cannot be read. Relative paths in it (state_dir,
+// log.file, github.token_file, consumer.path, and repository_url when it is a path) are relative
+// to the config file's directory, so a query run from anywhere finds the daemon's state.
 Result<LoadedConfig> load_config(const std::filesystem::path& path, const ConfigSchema& schema);
+
+// Makes the relative paths of `config` (as load_config lists them) relative to `base`.
+void resolve_relative_paths(Config& config, const std::filesystem::path& base);
 
 }  // namespace aaw

@@ -46,9 +46,11 @@ class GitMirror {
   // network with the remote's message when it is unreachable or refuses us.
   virtual Result<void> fetch() = 0;
 
-  // A full SHA, an unambiguous short SHA (>= 4 hex digits), a branch or a tag name -> the commit.
-  // invalid_input for a malformed revision, not_found for an unknown one, ambiguous for a short
-  // SHA matching several objects.
+  // What `git rev-parse` accepts for one commit -> the commit: a full or unambiguous short SHA
+  // (>= 4 hex digits), a branch or tag name, HEAD, "origin/<branch>", and expressions such as
+  // "main~5", "HEAD^2", "v1.0^{}" or ":/message". invalid_input for an empty, option-like or
+  // malformed revision, a range, or an object that is no commit; not_found for an unknown one;
+  // ambiguous for a short SHA matching several objects.
   virtual Result<ObjectId> resolve(std::string_view revision) = 0;
 
   // Author, date and message of a commit; not_found when the object is missing.

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "aaw/core/config.hpp"
 #include "aaw/util/result.hpp"
@@ -17,6 +18,8 @@ namespace aaw {
 
 using Logger = spdlog::logger;
 
+// Where log lines go on the console. stdout_stream: ERROR and CRITICAL go to stderr, everything
+// else to stdout (the log is the output of watch, replay and compare in text mode).
 enum class ConsoleStream { stdout_stream, stderr_stream, none };
 
 // A logger named "aiter_api_watcher" writing to `console` and to the rotating file of `config`
@@ -26,6 +29,12 @@ Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStre
 // Closes and reopens the log file of a logger made by make_logger (after logrotate moved it, on
 // SIGHUP); io when it cannot be reopened, in which case the old file is kept.
 Result<void> reopen_log_file(Logger& log, const LogConfig& config);
+
+enum class LogLevel { error, critical };
+
+// Writes one line to the log file of a logger made by make_logger, not to its console: for a fatal
+// error already printed on stderr as "aiter-api-watcher: error: ...". Nothing when it has no file.
+void write_to_file_only(Logger& log, LogLevel level, std::string_view message);
 
 // A logger that writes nowhere, for code paths and tests that need one.
 std::shared_ptr<Logger> null_logger();

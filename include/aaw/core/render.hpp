@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "aaw/core/compare.hpp"
 #include "aaw/core/log.hpp"
@@ -18,5 +19,17 @@ void log_comparison(Logger& log, const Comparison& comparison);
 Json comparison_to_json(const Comparison& comparison);
 
 std::string render_markdown(const Comparison& comparison);
+
+// A function whose state could not be established at a commit, by the name the log uses.
+struct ExtractionFailure {
+  std::string function_path;
+  SignatureState state;
+};
+
+// "Could not extract F1, F2 at C: build_failed: ...": one warning per distinct failure of a commit.
+// A failed build fails every function alike, and its log tail is worth reading once, not once per
+// function.
+void log_extraction_failures(Logger& log, const ObjectId& commit,
+                             const std::vector<ExtractionFailure>& failures);
 
 }  // namespace aaw

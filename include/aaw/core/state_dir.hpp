@@ -9,6 +9,7 @@
 //   logs/               build and extraction logs of the newest commits
 //   last_build.json     what the last successful build was
 //   runtime.lock        one runtime extraction at a time
+//   writer.lock         one writer (watch, replay) at a time; holds the writer's PID
 #pragma once
 
 #include <filesystem>
@@ -29,6 +30,7 @@ class StateDir {
   std::filesystem::path logs() const { return m_root / "logs"; }
   std::filesystem::path last_build() const { return m_root / "last_build.json"; }
   std::filesystem::path runtime_lock() const { return m_root / "runtime.lock"; }
+  std::filesystem::path writer_lock() const { return m_root / "writer.lock"; }
 
   // The same directory as an absolute, normal path: for paths handed to children whose working
   // directory is elsewhere.

@@ -41,7 +41,11 @@ class Watcher {
   // Continuous mode. Polls every check_interval_seconds until stopped; an unreachable remote is
   // logged once per outage and retried with capped exponential backoff. With `once`: returns
   // after the first successful poll has processed everything pending. Returns the exit code:
-  // 0, or 2 when `once` and the poll failed.
+  // 0, or 2 when `once` and the poll failed, or when the first poll shows a mistake in the
+  // config (no such branch, an unknown start_commit) that no retry can mend.
+  // First, functions of the config with no state at the line head are extracted there and
+  // recorded as initial: a function added to the config is watched from the start-up on.
+  // After replay(), a first start without start_commit goes on from the last replayed commit.
   int run(bool once);
 
   // One poll: ask the remote head (no fetch when it has not moved), fetch when it moved, process
@@ -56,6 +60,8 @@ class Watcher {
  private:
   Result<void> start_line(const ObjectId& tip);
   Result<void> continue_line(const ObjectId& line_head, const ObjectId& tip);
+  Result<void> continue_from_replay(const ObjectId& replayed, const ObjectId& tip);
+  Result<void> add_new_functions();
   Result<void> process_range(const std::vector<ObjectId>& commits, std::optional<ObjectId> against);
   Result<void> process_in_order(const std::vector<ObjectId>& commits, std::optional<ObjectId> against);
   Result<void> process_bisected(const std::vector<ObjectId>& commits, const ObjectId& against);
@@ -68,6 +74,7 @@ class Watcher {
 
   const Config& m_config;
   WatcherDeps m_deps;
+  std::optional<ObjectId> m_replayed;  // the last commit replay() processed
 };
 
 }  // namespace aaw

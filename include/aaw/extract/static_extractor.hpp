@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "aaw/core/config.hpp"
+#include "aaw/core/function_lookup.hpp"
 #include "aaw/core/python_host.hpp"
 #include "aaw/core/signature.hpp"
 #include "aaw/core/source_tree.hpp"
@@ -63,7 +64,15 @@ class StaticExtractor {
   };
   Result<std::vector<std::string>> digests(SourceTree& tree, const std::vector<DigestQuery>& queries);
 
+  // Whether each function is there in `tree`, and if not what is bound where it was looked for
+  // (src/python/aaw_lookup.py). An Error means the Python helper itself failed.
+  Result<std::vector<FunctionLookup>> lookup(SourceTree& tree,
+                                             const std::vector<MonitoredFunction>& functions);
+
  private:
+  // `request` with the static section's source_roots and module_aliases, when set.
+  Json with_options(Json request) const;
+
   PythonHost& m_python;
   StaticConfig m_options;
 };

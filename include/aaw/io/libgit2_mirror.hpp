@@ -20,6 +20,9 @@ Result<std::unique_ptr<GitMirror>> open_mirror(const std::string& url,
 // The directory name a URL's mirror gets: readable, and distinct for distinct URLs.
 std::string mirror_directory_name(std::string_view url);
 
+// Whether `url` has a mirror under `mirrors_dir` already (open_mirror would not clone).
+bool mirror_exists(const std::string& url, const std::filesystem::path& mirrors_dir);
+
 // The existing mirror of `url` under `mirrors_dir`, opened without cloning, fetching or writing;
 // nullptr when there is none (queries such as `status` never clone).
 std::unique_ptr<GitMirror> open_existing_mirror(const std::string& url,

@@ -24,4 +24,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // word of 4 or more letters), else "".
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+// Up to `limit` candidates close enough to `word` to be a slip (as closest_match judges, case slips
+// counting less), the closest first; `word` itself is never one of them.
+std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                         std::size_t limit);
+
 }  // namespace aaw

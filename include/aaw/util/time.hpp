@@ -25,4 +25,9 @@ std::int64_t epoch_seconds(TimePoint time);
 // "2026-11-21T06:07:23Z" -> seconds since the epoch; nullopt for anything else.
 std::optional<std::int64_t> parse_iso8601_utc(std::string_view text);
 
+// Any ISO 8601 date or date-time people and git write: "2026-11-21", "2026-11-21T06:07",
+// "2026-11-21 06:07:23", with "Z", "+02:00" or "-0530" (none: UTC) -> seconds since the epoch;
+// nullopt for anything else.
+std::optional<std::int64_t> parse_iso8601(std::string_view text);
+
 }  // namespace aaw

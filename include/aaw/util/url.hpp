@@ -15,6 +15,12 @@ std::string url_host(std::string_view url);
 // `url` without the user:password@ part of every URL in it, for messages and logs.
 std::string redact_url(std::string_view url);
 
+// True for "http://host..." or "https://host..." (scheme in any case) with a host.
+bool is_http_url(std::string_view url);
+
+// True for a repository as GitHub's API names it: "owner/name" (letters, digits, '-', '_', '.').
+bool is_github_repo_name(std::string_view text);
+
 // "owner/name" of a GitHub repository URL (https://github.com/o/n(.git), git@github.com:o/n.git,
 // ssh://...), or nullopt when the URL is not on `host` (default github.com).
 std::optional<std::string> github_repo_of(std::string_view url, std::string_view host = "github.com");

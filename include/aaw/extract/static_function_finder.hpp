@@ -1,0 +1,30 @@
+// The FunctionFinder port on the static resolver: reads a commit's tree from the mirror and asks
+// src/python/aaw_lookup.py whether each function is there. Nothing is built or imported, so
+// check-config and the start-up checks cost milliseconds even when the extractor is `runtime`.
+#pragma once
+
+#include <utility>
+
+#include "aaw/core/function_lookup.hpp"
+#include "aaw/core/git_mirror.hpp"
+#include "aaw/core/python_host.hpp"
+#include "aaw/extract/static_extractor.hpp"
+
+namespace aaw {
+
+class StaticFunctionFinder final : public FunctionFinder {
+ public:
+  // `options`: the config's static section, so a function is looked up where extraction looks.
+  StaticFunctionFinder(GitMirror& mirror, PythonHost& python, StaticConfig options = {})
+      : m_mirror(mirror), m_extractor(python, std::move(options)) {}
+
+  // not_found when the commit or its tree is missing from the mirror.
+  Result<std::vector<FunctionLookup>> lookup(const ObjectId& commit,
+                                             const std::vector<MonitoredFunction>& functions) override;
+
+ private:
+  GitMirror& m_mirror;
+  StaticExtractor m_extractor;
+};
+
+}  // namespace aaw

@@ -1,0 +1,12 @@
+#include "aaw/extract/static_function_finder.hpp"
+
+namespace aaw {
+
+Result<std::vector<FunctionLookup>> StaticFunctionFinder::lookup(
+    const ObjectId& commit, const std::vector<MonitoredFunction>& functions) {
+  auto tree = m_mirror.tree(commit);
+  if (!tree) return tree.error();
+  return m_extractor.lookup(**tree, functions);
+}
+
+}  // namespace aaw
