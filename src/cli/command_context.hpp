@@ -54,8 +54,19 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
 
 std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console);
 
-// Opens (cloning on first use) the mirror of config.repository_url under state_dir/mirrors.
-std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config);
+// Opens (cloning on first use) the mirror of config.repository_url under state_dir/mirrors. Every
+// operation on the remote runs in the git helper (io/git_helper.hpp): given up after
+// git.timeout_seconds of silence, killed at once when `stop_requested` (empty: never) turns true.
+// With `clone_on_first_fetch` a missing mirror is cloned by its first fetch() instead of here (the
+// daemon, which retries an unreachable remote).
+std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config,
+                                                std::function<bool()> stop_requested = {},
+                                                bool clone_on_first_fetch = false);
+
+// GITHUB_TOKEN as this process started with it, taken out of the environment at the first call
+// (run_app makes it before anything else): no child, and no build reading /proc/<pid>/environ,
+// ever sees it. "" when unset.
+const std::string& environment_token();
 
 // GITHUB_TOKEN, else the contents of github.token_file, else ""; throws CommandError when the
 // token file cannot be read. Never logged.

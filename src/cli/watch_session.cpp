@@ -39,7 +39,10 @@ EventLog open_event_log(const std::filesystem::path& path, StateStore& store, Lo
 WatchSession::WatchSession(const Config& config, Runtime& runtime)
     : m_config(config), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
-  m_mirror = open_mirror_or_throw(config);
+  // Not cloned here: a remote that is down at the first start is retried by the watcher like any
+  // later outage (replay's first fetch clones it too).
+  m_mirror = open_mirror_or_throw(
+      config, [this] { return m_control.stop_requested(); }, true);
   m_source =
       make_source_or_throw(config, *m_mirror, runtime, *m_log, [this] { return m_control.stop_requested(); });
   m_store = value_or_throw(open_state_store(StateDir(config.state_dir).database(), config.repository_url));
