@@ -40,18 +40,6 @@ constexpr auto k_tick = std::chrono::milliseconds(50);
 constexpr auto k_progress_interval = std::chrono::milliseconds(200);
 constexpr std::string_view k_result_prefix = "result ";
 
-std::string_view op_name(RemoteOp op) {
-  switch (op) {
-    case RemoteOp::clone:
-      return "clone";
-    case RemoteOp::fetch:
-      return "fetch";
-    case RemoteOp::ls_remote:
-      return "ls-remote";
-  }
-  return "fetch";
-}
-
 Json request_json(const RemoteRequest& request) {
   return {{"op", op_name(request.op)},          {"url", request.url},
           {"repository", request.repository.string()},   {"branch", request.branch},
@@ -224,10 +212,7 @@ class HelperSession {
   }
 
  private:
-  std::string what() const {
-    const std::string verb = m_request.op == RemoteOp::ls_remote ? "reach" : std::string(op_name(m_request.op));
-    return "cannot " + verb + " " + in_quotes(redact_url(m_request.url));
-  }
+  std::string what() const { return what_failed(m_request); }
 
   void read_lines() {
     pollfd fd{m_helper.output.get(), POLLIN, 0};

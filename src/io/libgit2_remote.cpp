@@ -60,6 +60,23 @@ bool is_local_path(std::string_view url) {
   return url.find("://") == std::string_view::npos && !scp_like;
 }
 
+std::string_view op_name(RemoteOp op) {
+  switch (op) {
+    case RemoteOp::clone:
+      return "clone";
+    case RemoteOp::fetch:
+      return "fetch";
+    case RemoteOp::ls_remote:
+      return "ls-remote";
+  }
+  return "fetch";
+}
+
+std::string what_failed(const RemoteRequest& request) {
+  const std::string verb = request.op == RemoteOp::ls_remote ? "reach" : std::string(op_name(request.op));
+  return "cannot " + verb + " " + in_quotes(redact_url(request.url));
+}
+
 namespace {
 
 // Mirror-style refspecs: the mirror's refs are the remote's refs, so a compare pair may name a
@@ -141,22 +158,6 @@ git_remote_callbacks callbacks_for(CallbackState& state) {
   callbacks.sideband_progress = on_sideband;
   callbacks.payload = &state;
   return callbacks;
-}
-
-std::string verb_of(RemoteOp op) {
-  switch (op) {
-    case RemoteOp::clone:
-      return "clone";
-    case RemoteOp::fetch:
-      return "fetch";
-    case RemoteOp::ls_remote:
-      return "reach";
-  }
-  return "reach";
-}
-
-std::string what_failed(const RemoteRequest& request) {
-  return "cannot " + verb_of(request.op) + " " + in_quotes(redact_url(request.url));
 }
 
 // A fresh bare repository's HEAD names refs/heads/master; make "HEAD" mean what it means on the

@@ -37,6 +37,11 @@ using RemoteProgress = std::function<void()>;
 // git or io for local failures. The token never appears in a message.
 Result<std::optional<ObjectId>> run_remote(const RemoteRequest& request, const RemoteProgress& progress);
 
+// "clone", "fetch", "ls-remote": the operation's name in the helper's request.
+std::string_view op_name(RemoteOp op);
+// "cannot clone|fetch|reach '<redacted URL>'": how a failure of `request` begins.
+std::string what_failed(const RemoteRequest& request);
+
 // ---- text and URL helpers the mirror shares ----------------------------------------------------
 
 // 'text' in quotes, control characters escaped (\x1b): user input quoted back into messages.

@@ -89,6 +89,16 @@ class WatcherTest : public ::testing::Test {
   }
   std::int64_t commit_count() { return *m_store->commit_count(); }
 
+  // Rewrites main from `inserted` on: one commit where gemm_a8w8_CK's splitK loses Optional[int].
+  std::string force_push_divergent_commit() {
+    m_repo.git({"reset", "--hard", m_commits.inserted});
+    m_repo.write_file("aiter/ops/gemm_op_a8w8.py",
+                      "__all__ = ['gemm_a8w8_CK', 'gemm_a8w8']\n"
+                      "def gemm_a8w8_CK(XQ, WQ, x_scale, w_scale, Y, bias=None, splitK=None):\n    return Y\n"
+                      "def gemm_a8w8(XQ, WQ, /, x_scale, dtype='bf16', **kwargs):\n    return XQ\n");
+    return m_repo.commit("Divergent history");
+  }
+
   // The changes planted along main, diffed commit after commit.
   std::set<Planted> planted_on_main() const {
     const auto& c = m_commits;
@@ -202,12 +212,7 @@ TEST_F(WatcherTest, OnceWithUnreachableRemoteFails) {
 
 TEST_F(WatcherTest, ForcePushDiffsTheNewLineAgainstWhatWasLastReported) {
   ASSERT_EQ(m_watcher->run(true), 0);
-  m_repo.git({"reset", "--hard", m_commits.inserted});
-  m_repo.write_file("aiter/ops/gemm_op_a8w8.py",
-                    "__all__ = ['gemm_a8w8_CK', 'gemm_a8w8']\n"
-                    "def gemm_a8w8_CK(XQ, WQ, x_scale, w_scale, Y, bias=None, splitK=None):\n    return Y\n"
-                    "def gemm_a8w8(XQ, WQ, /, x_scale, dtype='bf16', **kwargs):\n    return XQ\n");
-  std::string rewritten = m_repo.commit("Rewritten history");
+  std::string rewritten = force_push_divergent_commit();
   ASSERT_EQ(m_watcher->run(true), 0);
   std::set<Planted> found = history();
   // Its own change (splitK lost Optional[int]), and the abandoned commits' changes undone: the
@@ -221,12 +226,7 @@ TEST_F(WatcherTest, ForcePushDiffsTheNewLineAgainstWhatWasLastReported) {
 
 TEST_F(WatcherTest, ForcePushBackToTheOriginalLineReportsTheDivergentChangeReverted) {
   ASSERT_EQ(m_watcher->run(true), 0);
-  m_repo.git({"reset", "--hard", m_commits.inserted});
-  m_repo.write_file("aiter/ops/gemm_op_a8w8.py",
-                    "__all__ = ['gemm_a8w8_CK', 'gemm_a8w8']\n"
-                    "def gemm_a8w8_CK(XQ, WQ, x_scale, w_scale, Y, bias=None, splitK=None):\n    return Y\n"
-                    "def gemm_a8w8(XQ, WQ, /, x_scale, dtype='bf16', **kwargs):\n    return XQ\n");
-  std::string divergent = m_repo.commit("Divergent");
+  std::string divergent = force_push_divergent_commit();
   ASSERT_EQ(m_watcher->run(true), 0);
   m_repo.git({"reset", "--hard", m_commits.compatible});  // back to the original line
   ASSERT_EQ(m_watcher->run(true), 0);

@@ -23,6 +23,7 @@
 
 #include "aaw/io/posix_sandbox.hpp"
 #include "aaw/util/files.hpp"
+#include "support/silent_listener.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
@@ -108,30 +109,6 @@ std::vector<pid_t> read_pids(const fs::path& file) {
   for (pid_t pid = 0; in >> pid;) pids.push_back(pid);
   return pids;
 }
-
-// A TCP listener on 127.0.0.1 that never accepts: connects still succeed through the backlog.
-class Listener {
- public:
-  Listener() : m_fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (::bind(m_fd, reinterpret_cast<sockaddr*>(&address), size) != 0 || ::listen(m_fd, 16) != 0 ||
-        ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-      throw std::runtime_error("cannot listen on 127.0.0.1");
-    }
-    m_port = ntohs(address.sin_port);
-  }
-  ~Listener() { ::close(m_fd); }
-  Listener(const Listener&) = delete;
-  Listener& operator=(const Listener&) = delete;
-  int port() const { return m_port; }
-
- private:
-  int m_fd;
-  int m_port = 0;
-};
 
 class SandboxTest : public ::testing::Test {
  protected:
@@ -650,7 +627,7 @@ TEST_F(SandboxTest, BwrapMakesEverythingButTheSandboxReadOnly) {
 }
 
 TEST_F(SandboxTest, BwrapCutsTheNetworkWhenAsked) {
-  Listener listener;
+  test::SilentListener listener;
   const std::string connect =
       "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(listener.port()) + " && echo connected || echo refused";
   SandboxRequest request;
