@@ -2,12 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "aaw/io/process_hardening.hpp"
 #include "check_config_command.hpp"
 #include "command.hpp"
 #include "command_context.hpp"
 #include "compare_command.hpp"
 #include "completion_command.hpp"
 #include "extract_command.hpp"
+#include "helper_commands.hpp"
 #include "history_command.hpp"
 #include "status_command.hpp"
 #include "watch_command.hpp"
@@ -17,9 +19,9 @@ namespace {
 
 // Every subcommand, in the order --help lists them.
 constexpr AddCommand k_commands[] = {
-    add_compare_command, add_watch_command,  add_replay_command,
-    add_history_command, add_show_command,   add_check_config_command,
-    add_extract_command, add_status_command, add_completion_command,
+    add_compare_command,    add_watch_command,        add_replay_command,  add_history_command,
+    add_show_command,       add_check_config_command, add_extract_command, add_status_command,
+    add_completion_command, add_git_helper_command,   add_checkout_command,
 };
 
 constexpr const char* k_config_help = "JSON config file (relative paths in it are relative to its directory)";
@@ -45,6 +47,10 @@ void add_extractor_option(CLI::App* subcommand, std::string& out) {
 }
 
 int run_app(int argc, char** argv) {
+  // Before any thread or child exists: builds and imports run as this user, and must find neither
+  // the token in our environment nor a way into our memory.
+  forbid_inspection();
+  environment_token();
   CLI::App app{
       "aiter-api-watcher: reports every change to the call signatures of the functions you "
       "depend on in a Python library's git history"};

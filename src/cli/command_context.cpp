@@ -8,11 +8,13 @@
 #include <iostream>
 
 #include "aaw/core/state_dir.hpp"
+#include "aaw/extract/runtime_source.hpp"
 #include "aaw/extract/source_registry.hpp"
 #include "aaw/io/embedded_python.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
 #include "aaw/io/libgit2_work_tree.hpp"
 #include "aaw/io/posix_sandbox.hpp"
+#include "aaw/io/process_hardening.hpp"
 #include "aaw/notify/channel_registry.hpp"
 #include "aaw/util/files.hpp"
 #include "aaw/util/strings.hpp"
@@ -60,15 +62,27 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
                                                       Runtime& runtime, Logger& log,
                                                       std::function<bool()> stop_requested) {
   StateDir state(config.state_dir);
-  SourceDeps deps{
-      mirror, log, state, [&runtime]() -> PythonHost& { return runtime.python(); },
-      // The work tree's origin is the redacted URL: it only resolves relative submodule
-      // URLs, and state_dir must hold no credentials.
-      [&, stop_requested] {
-        return open_work_tree(state.work_tree(), mirror.path(), mirror.display_url(), log, stop_requested);
-      },
-      [&] { return make_sandbox(config.sandbox, std::filesystem::absolute(state.sandbox()), log); },
-      embedded_python_executable(), embedded_python_version(), stop_requested};
+  SourceDeps deps{mirror, log, state, [&runtime]() -> PythonHost& { return runtime.python(); },
+                  // The work tree's origin is the redacted URL: it only resolves relative submodule
+                  // URLs, and state_dir must hold no credentials.
+                  [&, stop_requested](Sandbox& sandbox) {
+                    WorkTreeOptions options;
+                    options.stop_requested = stop_requested;
+                    options.sandbox = &sandbox;  // checkouts confined as builds are
+                    options.program = RuntimeSourceOptions::this_program();
+                    options.timeout = std::chrono::seconds(config.build.timeout_seconds);
+                    return open_work_tree(state.work_tree(), mirror.path(), mirror.display_url(), log,
+                                          std::move(options));
+                  },
+                  [&] {
+                    // The token file must stay out of reach of what builds and imports run.
+                    std::vector<std::filesystem::path> hidden;
+                    if (!config.github.token_file.empty())
+                      hidden.push_back(std::filesystem::absolute(config.github.token_file));
+                    return make_sandbox(config.sandbox, std::filesystem::absolute(state.sandbox()), log,
+                                        hidden);
+                  },
+                  embedded_python_executable(), embedded_python_version(), stop_requested};
   return value_or_throw(builtin_sources().make(config, deps));
 }
 
@@ -110,8 +124,13 @@ StateDir existing_state_dir_or_throw(const Config& config) {
   return state;
 }
 
+const std::string& environment_token() {
+  static const std::string token = take_environment_secret("GITHUB_TOKEN");
+  return token;
+}
+
 std::string github_token(const Config& config) {
-  if (const char* token = std::getenv("GITHUB_TOKEN"); token && *token) return token;
+  if (const std::string& token = environment_token(); !token.empty()) return token;
   if (!config.github.token_file.empty()) return read_token_file(config.github.token_file);
   return "";
 }
@@ -122,11 +141,18 @@ std::string https_token_for(const Config& config) {
   return github_token(config);
 }
 
-std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log) {
+std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log,
+                                                 std::function<bool()> stop_requested, bool clone_on_first_fetch) {
   MirrorOptions options;
   options.https_token = https_token_for(config);
+  // Every clone, fetch and ls-remote in a child process of this binary: abandoned when the remote
+  // goes silent, killed at once on SIGTERM.
+  options.network_helper = RuntimeSourceOptions::this_program();
+  options.stall_timeout = std::chrono::seconds(config.git.timeout_seconds);
+  options.stop_requested = std::move(stop_requested);
+  options.clone_on_first_fetch = clone_on_first_fetch;
   StateDir state(config.state_dir);
-  bool cloning = log && !mirror_exists(config.repository_url, state.mirrors());
+  bool cloning = log && !clone_on_first_fetch && !mirror_exists(config.repository_url, state.mirrors());
   auto start = std::chrono::steady_clock::now();
   if (cloning)
     log->info("Cloning {} into {} (first use: the whole history is copied once, which can take minutes)",

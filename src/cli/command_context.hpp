@@ -66,8 +66,14 @@ std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream co
 void report_fatal(const std::string& message);
 
 // Opens (cloning on first use) the mirror of config.repository_url under state_dir/mirrors. A
-// first clone is announced on `log`, with how long it took, as it can take minutes.
-std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log = nullptr);
+// first clone is announced on `log`, with how long it took, as it can take minutes. Every
+// operation on the remote runs in the git helper (io/git_helper.hpp): given up after
+// git.timeout_seconds of silence, killed at once when `stop_requested` (empty: never) turns true.
+// With `clone_on_first_fetch` a missing mirror is cloned by its first fetch() instead of here (the
+// daemon, which retries an unreachable remote).
+std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log = nullptr,
+                                                 std::function<bool()> stop_requested = {},
+                                                 bool clone_on_first_fetch = false);
 
 // The writer's lock on config.state_dir (created when missing), held for as long as the returned
 // lock lives: one writer (watch, replay) per state_dir. Throws CommandError naming the holder's
@@ -77,6 +83,11 @@ FileLock lock_state_dir_or_throw(const Config& config);
 // The state directory of a query (history, show, status): throws CommandError saying there is
 // none when it does not exist, as a query never creates it.
 StateDir existing_state_dir_or_throw(const Config& config);
+
+// GITHUB_TOKEN as this process started with it, taken out of the environment at the first call
+// (run_app makes it before anything else): no child, and no build reading /proc/<pid>/environ,
+// ever sees it. "" when unset.
+const std::string& environment_token();
 
 // GITHUB_TOKEN, else the contents of github.token_file, else ""; throws CommandError when the
 // token file cannot be read. Never logged.

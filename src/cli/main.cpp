@@ -2,11 +2,13 @@
 // (and in the log file, once a command opened it).
 #include <exception>
 
+#include "aaw/io/signal_control.hpp"
 #include "app.hpp"
 #include "command_context.hpp"
 
 int main(int argc, char** argv) {
   try {
+    aaw::hold_hangups();  // first: SIGHUP must never kill the daemon, not even while it starts
     return aaw::cli::run_app(argc, argv);
   } catch (const aaw::cli::CommandError& e) {
     aaw::cli::report_fatal(e.message);

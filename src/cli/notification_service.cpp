@@ -47,6 +47,7 @@ NotificationService::NotificationService(const Config& config, Control& control,
   m_store = value_or_throw(open_state_store(StateDir(config.state_dir).database(), config.repository_url));
   m_transport = make_curl_transport();
   NotifierOptions options = notifier_options(config);
+  options.clock = &m_clock;  // quick retries pause on it; stop() interrupts them
   GithubClientOptions github;
   github.api_url = config.github.api_url;
   // Read only when the API is used: a webhook alone needs no token, nor a readable token file.

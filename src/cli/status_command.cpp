@@ -107,7 +107,7 @@ int run_status(const StatusOptions& options) {
   StateDir state(config.state_dir);
   std::unique_ptr<StateStore> store;
   if (std::filesystem::exists(state.database()))
-    store = value_or_throw(open_state_store(state.database(), config.repository_url));
+    store = value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
   // Status never clones: that would need the network and write.
   auto mirror = open_existing_mirror(config.repository_url, state.mirrors());
   DaemonStatus status = value_or_throw(read_daemon_status(

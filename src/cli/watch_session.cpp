@@ -41,7 +41,10 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
     : m_config(config), m_runtime(runtime), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
   m_writer_lock = lock_state_dir_or_throw(config);
-  m_mirror = open_mirror_or_throw(config, m_log.get());
+  // Not cloned here: a remote that is down at the first start is retried by the watcher like any
+  // later outage (replay's first fetch clones it too).
+  m_mirror = open_mirror_or_throw(
+      config, m_log.get(), [this] { return m_control.stop_requested(); }, true);
   m_source =
       make_source_or_throw(config, *m_mirror, runtime, *m_log, [this] { return m_control.stop_requested(); });
   m_store = value_or_throw(open_state_store(StateDir(config.state_dir).database(), config.repository_url));

@@ -111,6 +111,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     rt.integer("extract_timeout_seconds", c.runtime.extract_timeout_seconds, 1);
     rt.boolean("bisect", c.runtime.bisect);
   });
+  r.object("git", [&](JsonReader& g) { g.integer("timeout_seconds", c.git.timeout_seconds, 1); });
   r.object("github", [&](JsonReader& g) {
     g.string("api_url", c.github.api_url);
     g.string("token_file", c.github.token_file);

@@ -1,6 +1,7 @@
 #include "aaw/core/log.hpp"
 
 #include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -97,12 +98,21 @@ spdlog::sink_ptr console_sink(ConsoleStream console) {
   return nullptr;
 }
 
-Result<spdlog::sink_ptr> open_file_sink(const LogConfig& config) {
+// The log file behind a lock of its own: SIGHUP swaps the rotating file inside it (set_sinks takes
+// the lock every write holds), so the notification thread, which logs at any moment, never writes
+// through a file that is being replaced. The logger's own list of sinks never changes after
+// make_logger: spdlog walks it without a lock.
+class ReopenableFileSink final : public spdlog::sinks::dist_sink_mt {};
+
+Result<spdlog::sink_ptr> open_rotating_file(const LogConfig& config) {
   try {
     auto max_bytes = static_cast<size_t>(config.max_size_mb) * 1024 * 1024;
     // max_files counts the rotated files kept beside the live one, as Python's backupCount.
-    return spdlog::sink_ptr(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
-        config.file, max_bytes, static_cast<size_t>(config.max_files)));
+    // Single-threaded: only ever written under the ReopenableFileSink's lock.
+    spdlog::sink_ptr file = std::make_shared<spdlog::sinks::rotating_file_sink_st>(
+        config.file, max_bytes, static_cast<size_t>(config.max_files));
+    file->set_formatter(make_formatter());
+    return file;
   } catch (const spdlog::spdlog_ex& e) {
     return Error(ErrorCode::io, "cannot open log file '" + config.file + "': " + e.what());
   }
@@ -114,9 +124,11 @@ Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStre
   std::vector<spdlog::sink_ptr> sinks;
   if (auto sink = console_sink(console)) sinks.push_back(sink);
   if (!config.file.empty()) {
-    auto file = open_file_sink(config);
+    auto file = open_rotating_file(config);
     if (!file) return file.error();
-    sinks.push_back(*file);
+    auto reopenable = std::make_shared<ReopenableFileSink>();
+    reopenable->set_sinks({*file});
+    sinks.push_back(std::move(reopenable));
   }
   auto logger = std::make_shared<Logger>("aiter_api_watcher", sinks.begin(), sinks.end());
   logger->set_formatter(make_formatter());
@@ -128,11 +140,10 @@ Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStre
 
 Result<void> reopen_log_file(Logger& log, const LogConfig& config) {
   if (config.file.empty()) return {};
-  auto file = open_file_sink(config);
+  auto file = open_rotating_file(config);
   if (!file) return file.error();
-  (*file)->set_formatter(make_formatter());
-  for (spdlog::sink_ptr& sink : log.sinks()) {
-    if (std::dynamic_pointer_cast<spdlog::sinks::rotating_file_sink_mt>(sink)) sink = *file;
+  for (const spdlog::sink_ptr& sink : log.sinks()) {
+    if (auto reopenable = std::dynamic_pointer_cast<ReopenableFileSink>(sink)) reopenable->set_sinks({*file});
   }
   return {};
 }

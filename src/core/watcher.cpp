@@ -131,23 +131,24 @@ Result<void> Watcher::add_new_functions() {
   return m_deps.processor.record_new_functions(**line);
 }
 
+// The first pending commit is diffed against what was last reported, the old line head, also after
+// a force-push: the changes reported then add up to the new head's API, so a change of abandoned
+// commits (a divergent line, or the original one left and come back to) is reported as reverted
+// instead of silently disappearing.
 Result<void> Watcher::continue_line(const ObjectId& line_head, const ObjectId& tip) {
-  std::optional<ObjectId> against = line_head;
   auto ancestor = m_deps.mirror.is_ancestor(line_head, tip);
   if (!ancestor) return ancestor.error();
   if (!*ancestor) {
     auto base = m_deps.mirror.merge_base(line_head, tip);
     if (!base) return base.error();
-    auto status =
-        *base ? m_deps.store.commit_status(**base) : Result<std::optional<CommitStatus>>(std::nullopt);
-    bool recorded = status && status->has_value();
-    m_deps.log.warn("Upstream history was rewritten: {} is no longer an ancestor of {}; continuing from {}",
-                    line_head.hex, tip.hex, *base ? (*base)->hex : std::string("the new history"));
-    if (recorded) against = **base;
+    m_deps.log.warn(
+        "Upstream history was rewritten: {} is no longer an ancestor of {}; continuing from {}, diffed "
+        "against {} (the last reported)",
+        line_head.hex, tip.hex, *base ? (*base)->hex : std::string("the new history"), line_head.hex);
   }
   auto range = m_deps.mirror.first_parent_range(line_head, tip);
   if (!range) return range.error();
-  return process_range(*range, against);
+  return process_range(*range, line_head);
 }
 
 Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::optional<ObjectId> against) {

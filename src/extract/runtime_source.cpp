@@ -85,6 +85,16 @@ Result<FileLock> lock_runtime(const fs::path& file, const std::function<bool()>&
   }
 }
 
+// build.env as last_build.json records it: what reaches the build. A secret-looking entry never
+// does (the sandbox drops it), so it cannot change the build, and its value must never be written
+// to a file: it is left out.
+Json recorded_env(const std::map<std::string, std::string>& env) {
+  Json out = Json::object();
+  for (const auto& [name, value] : env)
+    if (!is_secret_name(name)) out[name] = value;
+  return out;
+}
+
 Json request_json(const fs::path& work_tree, const fs::path& venv,
                   const std::vector<MonitoredFunction>& functions) {
   Json list = Json::array();
@@ -95,7 +105,7 @@ Json request_json(const fs::path& work_tree, const fs::path& venv,
 
 // The child's result file: {"states": [STATE, ...]}, one per function. The reason when it is not.
 Result<std::vector<SignatureState>> read_result(const fs::path& file, std::size_t count) {
-  auto text = read_file(file);
+  auto text = read_regular_file(file);  // in the sandbox: whatever the import left there
   if (!text) return Error(ErrorCode::io, "wrote no result");
   Json json = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object() || !json.contains("states") || !json["states"].is_array())
@@ -216,7 +226,7 @@ Result<void> RuntimeSource::ensure_venv() {
   // (and a new build: what was compiled into the old one does not import).
   const fs::path marker = m_venv / ".aaw-python";
   const std::string wanted = m_options.python.string() + "\n" + m_options.python_version + "\n";
-  if (fs::exists(m_venv / "bin" / "python") && read_file(marker) == wanted) {
+  if (fs::exists(m_venv / "bin" / "python") && read_regular_file(marker) == wanted) {
     m_venv_ready = true;
     return {};
   }
@@ -251,7 +261,8 @@ bool RuntimeSource::build_is_current(const ObjectId& commit) {
   Json last = Json::parse(*text, nullptr, false);
   if (last.is_discarded() || !last.is_object() || !last.contains("commit") || !last["commit"].is_string())
     return false;
-  if (last.value("command", Json()) != Json(build.command) || last.value("env", Json()) != Json(build.env) ||
+  if (last.value("command", Json()) != Json(build.command) ||
+      last.value("env", Json()) != recorded_env(build.env) ||
       last.value("python", Json()) != Json(m_options.python.string()) ||
       last.value("python_version", Json()) != Json(m_options.python_version))
     return false;
@@ -294,7 +305,7 @@ Result<std::optional<std::string>> RuntimeSource::build(const ObjectId& commit, 
   m_log.info("Successfully installed {}", package);
   Json done = {{"commit", commit.hex},
                {"command", config.command},
-               {"env", config.env},
+               {"env", recorded_env(config.env)},
                {"python", m_options.python.string()},
                {"python_version", m_options.python_version}};
   if (auto written = write_file_atomically(record, done.dump()); !written)
@@ -307,9 +318,8 @@ Result<std::vector<SignatureState>> RuntimeSource::run_child(
   const fs::path dir = m_sandbox.root() / "extract";
   const fs::path request_file = dir / "request.json";
   const fs::path result_file = dir / "result.json";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  fs::remove(result_file, ec);
+  // Made afresh: a build may have left a link or a FIFO here, to be written through or read from.
+  if (auto made = make_fresh_directory(dir); !made) return made.error();
   if (auto written =
           write_file_atomically(request_file, request_json(m_work_tree.path(), m_venv, functions).dump());
       !written)
@@ -372,10 +382,10 @@ Result<void> run_extraction_child(const fs::path& request, const fs::path& resul
 SourceKind runtime_source_kind() {
   return {"runtime", "build each commit in a sandbox and read inspect.signature after one import",
           [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
-            auto work_tree = deps.open_work_tree();
-            if (!work_tree) return work_tree.error();
             auto sandbox = deps.make_sandbox();
             if (!sandbox) return sandbox.error();
+            auto work_tree = deps.open_work_tree(**sandbox);
+            if (!work_tree) return work_tree.error();
             RuntimeSourceOptions options;
             options.state_dir = deps.state_dir.root();
             options.build = config.build;

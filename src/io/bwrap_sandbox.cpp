@@ -1,6 +1,6 @@
 // The bubblewrap runner: the same child as the plain runner, executed through
 //   bwrap --ro-bind / / --dev /dev --dev-bind-try /dev/kfd /dev/kfd --dev-bind-try /dev/dri /dev/dri
-//         --proc /proc --bind ROOT ROOT [--bind W W ...]
+//         --proc /proc --bind ROOT ROOT [--bind W W ...] [--ro-bind /dev/null HIDDEN ...]
 //         --unshare-pid --die-with-parent [--unshare-net] --chdir CWD -- PROGRAM ARGS...
 // The whole filesystem is visible but read-only except the sandbox and its writable paths; a PID
 // namespace means killing bwrap's group (or this process dying) ends everything inside, daemons
@@ -21,8 +21,11 @@ constexpr std::size_t k_probe_message_bytes = 600;
 
 class BwrapSandbox final : public PosixSandbox {
  public:
-  BwrapSandbox(fs::path root, fs::path bwrap, bool network, Logger& log)
-      : PosixSandbox(std::move(root), log), m_bwrap(std::move(bwrap)), m_network(network) {}
+  BwrapSandbox(fs::path root, fs::path bwrap, bool network, Logger& log, std::vector<fs::path> hidden)
+      : PosixSandbox(std::move(root), log),
+        m_bwrap(std::move(bwrap)),
+        m_network(network),
+        m_hidden(std::move(hidden)) {}
 
   std::string_view kind() const override { return "bwrap"; }
 
@@ -38,8 +41,16 @@ class BwrapSandbox final : public PosixSandbox {
     for (const fs::path& dir : writable_dirs(command)) {
       argv.insert(argv.end(), {"--bind", dir.string(), dir.string()});
     }
+    // Secrets the daemon reads (the token file) read as empty in here. Its canonical path: a link
+    // to it resolves there too.
+    for (const fs::path& file : m_hidden) {
+      std::error_code ec;
+      const fs::path real = fs::canonical(file, ec);
+      if (!ec && fs::is_regular_file(real, ec))
+        argv.insert(argv.end(), {"--ro-bind", "/dev/null", real.string()});
+    }
     argv.insert(argv.end(), {"--unshare-pid", "--die-with-parent"});
-    if (!m_network) argv.emplace_back("--unshare-net");
+    if (!request.network.value_or(m_network)) argv.emplace_back("--unshare-net");
     argv.insert(argv.end(), {"--chdir", command.cwd.string(), "--", command.program.string()});
     argv.insert(argv.end(), request.argv.begin() + 1, request.argv.end());
     spec.program = m_bwrap;
@@ -56,6 +67,7 @@ class BwrapSandbox final : public PosixSandbox {
 
   fs::path m_bwrap;
   bool m_network;
+  std::vector<fs::path> m_hidden;
 };
 
 std::string one_line(std::string text) {
@@ -68,12 +80,13 @@ std::string one_line(std::string text) {
 
 }  // namespace
 
-Result<std::unique_ptr<Sandbox>> make_bwrap_sandbox(const fs::path& root, bool network, Logger& log) {
+Result<std::unique_ptr<Sandbox>> make_bwrap_sandbox(const fs::path& root, bool network, Logger& log,
+                                                    const std::vector<fs::path>& hidden) {
   const char* our_path = std::getenv("PATH");
   auto bwrap = find_program("bwrap", our_path != nullptr ? our_path : "", "/");
   if (!bwrap)
     return Error(ErrorCode::invalid_input, "bubblewrap is not installed (" + bwrap.error().message() + ")");
-  auto sandbox = std::make_unique<BwrapSandbox>(root, *bwrap, network, log);
+  auto sandbox = std::make_unique<BwrapSandbox>(root, *bwrap, network, log, hidden);
 
   // The probe: the flags of a real run, so "works here" means what the builds will need.
   SandboxRequest probe;

@@ -3,6 +3,10 @@
 // aaw::Error, with the remote named by its redacted URL and the HTTPS token scrubbed from every
 // message.
 //
+// What talks to the remote (clone, fetch, ls-remote) is libgit2_remote.cpp, run in the git helper
+// process when MirrorOptions names one (git_helper.hpp), so that a silent remote or a stop request
+// never holds the daemon.
+//
 // Objects are read straight from the object database; nothing is ever checked out. Real
 // snapshots of ROCm/aiter miss objects on some side branches, so every lookup treats a missing
 // object as an ordinary not_found rather than a reason to stop.
@@ -27,19 +31,20 @@
 #include "aaw/util/hash.hpp"
 #include "aaw/util/strings.hpp"
 #include "aaw/util/url.hpp"
+#include "git_helper_posix.hpp"
 #include "libgit2_handles.hpp"
+#include "libgit2_remote.hpp"
 
 namespace aaw {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Mirror-style refspecs: the mirror's refs are the remote's refs, so a compare pair may name a
-// branch or tag of any kind, and pruning removes exactly what the remote removed.
-constexpr const char* k_branches_refspec = "+refs/heads/*:refs/heads/*";
-constexpr const char* k_tags_refspec = "+refs/tags/*:refs/tags/*";
+using detail::in_quotes;
+using detail::is_local_path;
+using detail::scrub;
+
 constexpr const char* k_remote = "origin";
-constexpr const char* k_token_user = "x-access-token";  // what GitHub expects with a token
 constexpr std::size_t k_readable_name_max = 64;
 
 // ---- libgit2 handles -------------------------------------------------------------------------
@@ -65,34 +70,8 @@ struct Session {
 
 // ---- text ------------------------------------------------------------------------------------
 
-// libgit2 may echo URLs (with their credentials) or, in theory, what a callback gave it.
-std::string scrub(std::string text, std::string_view secret) {
-  text = redact_url(text);
-  if (secret.empty()) return text;
-  for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-    text.replace(at, secret.size(), "<token>");
-  }
-  return text;
-}
-
 Error git_failure(ErrorCode code, std::string_view what, std::string_view secret = {}) {
   return Error(code, std::string(what) + ": " + scrub(last_git_message(), secret));
-}
-
-// User input is quoted back in messages; keep control characters out of terminals and logs.
-std::string in_quotes(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte != 0x7f) {
-      out += c;
-      continue;
-    }
-    std::array<char, 5> escaped{};
-    std::snprintf(escaped.data(), escaped.size(), "\\x%02x", byte);
-    out += escaped.data();
-  }
-  return out + "'";
 }
 
 ObjectId to_object_id(const git_oid* oid) {
@@ -112,33 +91,16 @@ std::optional<git_oid> parse_full_id(std::string_view hex) {
   return oid;
 }
 
+Result<void> without_value(const Result<std::optional<ObjectId>>& result) {
+  if (!result) return result.error();
+  return {};
+}
+
 Error missing_object(const ObjectId& id) {
   return Error(ErrorCode::not_found, "object " + id.hex + " is missing from the mirror");
 }
 
 // ---- URLs ------------------------------------------------------------------------------------
-
-bool starts_with_ci(std::string_view text, std::string_view prefix) {
-  if (text.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-  }
-  return true;
-}
-
-bool is_http(std::string_view url) {
-  return starts_with_ci(url, "http://") || starts_with_ci(url, "https://");
-}
-
-// "host:path" as ssh understands it: a colon before any slash.
-bool is_scp_like(std::string_view url) {
-  const auto colon = url.find(':');
-  return colon != std::string_view::npos && colon < url.find('/');
-}
-
-bool is_local_path(std::string_view url) {
-  return url.find("://") == std::string_view::npos && !is_scp_like(url);
-}
 
 // A relative path is anchored once, here: the daemon may later run from another directory, and
 // the mirror's name must not depend on how the user spelled the path.
@@ -171,31 +133,6 @@ std::string readable_name(std::string_view url) {
   // No hidden directories, nothing that reads as an option or as "..".
   name.erase(0, name.find_first_not_of(".-_"));
   return name.empty() ? "repository" : name;
-}
-
-// ---- fetching --------------------------------------------------------------------------------
-
-struct CredentialState {
-  const std::string* token = nullptr;
-  int calls = 0;
-};
-
-int provide_token(git_credential** out, const char* /*url*/, const char* /*username_from_url*/,
-                  unsigned int allowed_types, void* payload) {
-  auto* state = static_cast<CredentialState*>(payload);
-  if ((allowed_types & GIT_CREDENTIAL_USERPASS_PLAINTEXT) == 0) return GIT_PASSTHROUGH;
-  // Instead of libgit2's "remote authentication required but no callback set".
-  if (state->token->empty()) {
-    git_error_set_str(GIT_ERROR_NET, "authentication required: no token configured");
-    return GIT_EAUTH;
-  }
-  // libgit2 asks again after every 401. A second request means the token was refused: failing
-  // now makes a bad token an error instead of an endless loop.
-  if (state->calls++ > 0) {
-    git_error_set_str(GIT_ERROR_NET, "authentication failed: the token was rejected");
-    return GIT_EAUTH;
-  }
-  return git_credential_userpass_plaintext_new(out, k_token_user, state->token->c_str());
 }
 
 // ---- the source tree -------------------------------------------------------------------------
@@ -328,7 +265,7 @@ class Libgit2Mirror final : public GitMirror {
   std::string display_url() const override { return redact_url(m_url); }
   fs::path path() const override { return m_directory; }
 
-  Result<void> fetch() override { return fetch_origin("fetch"); }
+  Result<void> fetch() override;
   Result<ObjectId> resolve(std::string_view revision) override;
   Result<CommitInfo> commit_info(const ObjectId& commit) override;
   Result<std::unique_ptr<SourceTree>> tree(const ObjectId& commit) override;
@@ -344,14 +281,14 @@ class Libgit2Mirror final : public GitMirror {
   git_repository* repository() const { return m_session->repository.get(); }
 
   Result<fs::path> make_staging_directory() const;
-  Result<void> clone_into(const fs::path& staging);
-  Result<void> clone_local_into(const fs::path& staging);
   Result<void> move_into_place(const fs::path& staging);
   Result<void> adopt_url();
-  Result<void> fetch_origin(std::string_view verb);
-  void point_head_at_default_branch(git_remote* remote);
+  // The remote operation, in the helper process when one is configured.
+  Result<std::optional<ObjectId>> on_remote(detail::RemoteOp op, const fs::path& repository,
+                                            std::string_view branch = {});
+  // not_found naming the mirror while it has not been cloned (clone_on_first_fetch).
+  Result<void> require_clone() const;
   Result<git_oid> commit_oid(const ObjectId& id) const;
-  Result<RemotePtr> connected_remote(CredentialState& credentials) const;
   Result<ObjectId> peel_to_commit(git_object* object, const std::string& revision);
 
   std::shared_ptr<Session> m_session;  // first: libgit2 is initialised before anything else
@@ -387,7 +324,7 @@ Result<void> Libgit2Mirror::adopt_url() {
 Result<void> Libgit2Mirror::clone() {
   auto staging = make_staging_directory();
   if (!staging) return staging.error();
-  Result<void> cloned = clone_into(*staging);
+  Result<void> cloned = without_value(on_remote(detail::RemoteOp::clone, *staging));
   if (cloned) cloned = move_into_place(*staging);
   std::error_code ignored;
   fs::remove_all(*staging, ignored);  // gone already after a successful move
@@ -405,69 +342,6 @@ Result<fs::path> Libgit2Mirror::make_staging_directory() const {
   return Error(ErrorCode::io, "cannot create a directory in " + in_quotes(parent.string()) + ": " + cause);
 }
 
-// The remote of a mirror: every branch and tag as a local ref of the same name.
-int create_mirror_remote(git_remote** out, git_repository* repository, const char* name, const char* url,
-                         void* /*payload*/) {
-  int rc = git_remote_create_with_fetchspec(out, repository, name, url, k_branches_refspec);
-  if (rc < 0 || (rc = git_remote_add_fetch(repository, name, k_tags_refspec)) < 0) return rc;
-  git_remote_free(*out);  // reloaded, so that the clone's fetch uses the tags refspec too
-  return git_remote_lookup(out, repository, name);
-}
-
-// A repository on this machine is copied file by file (objects and packs as they are) instead
-// of being packed and indexed again through a transport: seconds instead of minutes for a large
-// history. Copies, not hard links, so the mirror never shares files with the user's repository.
-Result<void> Libgit2Mirror::clone_local_into(const fs::path& staging) {
-  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
-  options.bare = 1;
-  options.local = GIT_CLONE_LOCAL_NO_LINKS;
-  options.remote_cb = create_mirror_remote;
-  options.fetch_opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-  git_repository* raw = nullptr;
-  if (git_clone(&raw, m_url.c_str(), staging.c_str(), &options) < 0) {
-    return git_failure(ErrorCode::network, "cannot clone " + in_quotes(display_url()));
-  }
-  const RepositoryPtr clone(raw);
-  // As after a fetch: "HEAD" names the branch the source's HEAD names. Best effort.
-  git_repository* source = nullptr;
-  git_reference* head = nullptr;
-  const std::string source_path = starts_with_ci(m_url, "file://") ? m_url.substr(7) : m_url;
-  if (git_repository_open_ext(&source, source_path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0 &&
-      git_reference_lookup(&head, source, "HEAD") == 0 &&
-      git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
-    git_repository_set_head(clone.get(), git_reference_symbolic_target(head));
-  }
-  git_reference_free(head);
-  git_repository_free(source);
-  git_error_clear();
-  return {};
-}
-
-Result<void> Libgit2Mirror::clone_into(const fs::path& staging) {
-  if (is_local_path(m_url) || starts_with_ci(m_url, "file://")) {
-    if (is_local_path(m_url) && !fs::is_directory(m_url)) {
-      return Error(ErrorCode::network, "cannot clone " + in_quotes(display_url()) + ": no such directory");
-    }
-    return clone_local_into(staging);
-  }
-  git_repository* raw = nullptr;
-  if (git_repository_init(&raw, staging.c_str(), /*is_bare=*/1) < 0) {
-    return git_failure(ErrorCode::git, "cannot create a mirror in " + in_quotes(staging.string()));
-  }
-  m_session->repository.reset(raw);
-  git_remote* remote = nullptr;
-  const int created =
-      git_remote_create_with_fetchspec(&remote, raw, k_remote, m_url.c_str(), k_branches_refspec);
-  git_remote_free(remote);
-  if (created < 0 || git_remote_add_fetch(raw, k_remote, k_tags_refspec) < 0) {
-    return git_failure(ErrorCode::git, "cannot configure the remote " + in_quotes(display_url()),
-                       m_options.https_token);
-  }
-  Result<void> fetched = fetch_origin("clone");
-  m_session->repository.reset();  // closed before the directory moves
-  return fetched;
-}
-
 Result<void> Libgit2Mirror::move_into_place(const fs::path& staging) {
   std::error_code ec;
   fs::rename(staging, m_directory, ec);
@@ -477,42 +351,26 @@ Result<void> Libgit2Mirror::move_into_place(const fs::path& staging) {
                "cannot create the mirror " + in_quotes(m_directory.string()) + ": " + ec.message());
 }
 
-Result<void> Libgit2Mirror::fetch_origin(std::string_view verb) {
-  const std::string what = "cannot " + std::string(verb) + " " + in_quotes(display_url());
-  // libgit2 would call a missing directory an "unsupported URL protocol".
-  if (is_local_path(m_url) && !fs::is_directory(m_url)) {
-    return Error(ErrorCode::network, what + ": no such directory");
-  }
-  git_remote* raw = nullptr;
-  if (git_remote_lookup(&raw, repository(), k_remote) < 0) {
-    return git_failure(ErrorCode::git, what, m_options.https_token);
-  }
-  const RemotePtr remote(raw);
-  CredentialState credentials{&m_options.https_token};
-  git_fetch_options options = GIT_FETCH_OPTIONS_INIT;
-  options.prune = GIT_FETCH_PRUNE;
-  options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-  options.update_fetchhead = 0;  // nobody reads FETCH_HEAD in a mirror
-  if (is_http(m_url)) {          // never offer the token to anything else
-    options.callbacks.credentials = provide_token;
-    options.callbacks.payload = &credentials;
-  }
-  if (git_remote_fetch(remote.get(), nullptr, &options, "aiter-api-watcher: fetch") < 0) {
-    return git_failure(ErrorCode::network, what, m_options.https_token);
-  }
-  point_head_at_default_branch(remote.get());
-  return {};
+Result<void> Libgit2Mirror::fetch() {
+  if (!repository()) return clone();  // clone_on_first_fetch: the first fetch makes the mirror
+  return without_value(on_remote(detail::RemoteOp::fetch, m_directory));
 }
 
-// A fresh bare repository's HEAD names refs/heads/master; make "HEAD" mean what it means on the
-// remote. Best effort: the remote may not say, and nothing else depends on it.
-void Libgit2Mirror::point_head_at_default_branch(git_remote* remote) {
-  git_buf branch = GIT_BUF_INIT;
-  if (git_remote_default_branch(&branch, remote) == 0) {
-    git_repository_set_head(repository(), branch.ptr);
-  }
-  git_buf_dispose(&branch);
-  git_error_clear();
+Result<void> Libgit2Mirror::require_clone() const {
+  if (repository()) return {};
+  return Error(ErrorCode::not_found,
+               "the mirror of " + in_quotes(display_url()) + " has not been cloned yet (nothing fetched)");
+}
+
+Result<std::optional<ObjectId>> Libgit2Mirror::on_remote(detail::RemoteOp op, const fs::path& repository,
+                                                         std::string_view branch) {
+  detail::RemoteRequest request{op, m_url, repository, std::string(branch), m_options.https_token};
+  if (m_options.network_helper.empty()) return detail::run_remote(request, {});
+  detail::HelperOptions helper{m_options.network_helper, std::nullopt, m_options.stop_requested};
+  // A copy from this machine has no remote to go silent, and libgit2 says nothing while it copies.
+  const bool local = is_local_path(m_url) || detail::starts_with_ci(m_url, "file://");
+  if (!local) helper.stall_timeout = m_options.stall_timeout;
+  return detail::run_remote_in_helper(request, helper);
 }
 
 // ---- resolving revisions --------------------------------------------------------------------
@@ -542,6 +400,7 @@ bool is_expression(const std::string& revision) {
 // branches, tags, HEAD, and expressions ("main~5", "HEAD^2", "v1.0^{}", ":/message"), peeled to
 // the commit. What is not a commit (a tree, a blob) is refused.
 Result<ObjectId> Libgit2Mirror::resolve(std::string_view revision) {
+  if (auto cloned = require_clone(); !cloned) return cloned.error();
   const std::string text(revision);
   if (auto refusal = revision_refusal(text)) return Error(ErrorCode::invalid_input, *refusal);
   git_object* raw = nullptr;
@@ -582,6 +441,7 @@ std::string first_line(std::string_view message) {
 }
 
 Result<CommitInfo> Libgit2Mirror::commit_info(const ObjectId& commit) {
+  if (auto cloned = require_clone(); !cloned) return cloned.error();
   auto object = lookup_object(repository(), commit, GIT_OBJECT_COMMIT);
   if (!object) return object.error();
   const auto* handle = reinterpret_cast<const git_commit*>(object->get());
@@ -601,6 +461,7 @@ Result<CommitInfo> Libgit2Mirror::commit_info(const ObjectId& commit) {
 }
 
 Result<std::unique_ptr<SourceTree>> Libgit2Mirror::tree(const ObjectId& commit) {
+  if (auto cloned = require_clone(); !cloned) return cloned.error();
   auto object = lookup_object(repository(), commit, GIT_OBJECT_COMMIT);
   if (!object) return object.error();
   const auto* handle = reinterpret_cast<const git_commit*>(object->get());
@@ -624,6 +485,7 @@ Result<std::unique_ptr<GitMirror>> open_mirror(const std::string& url,
   auto mirror =
       std::make_unique<Libgit2Mirror>(remote_url, mirrors_dir / mirror_directory_name(remote_url), options);
   const bool exists = std::filesystem::exists(mirror->path());
+  if (!exists && options.clone_on_first_fetch) return std::unique_ptr<GitMirror>(std::move(mirror));
   Result<void> opened = exists ? mirror->open_existing() : mirror->clone();
   if (!opened) return opened.error();
   return std::unique_ptr<GitMirror>(std::move(mirror));
@@ -653,19 +515,10 @@ std::unique_ptr<GitMirror> open_existing_mirror(const std::string& url,
 }  // namespace aaw
 
 namespace aaw {
-namespace {
-
-// The remote's advertisement: disconnect() before the remote is freed, as libgit2 asks.
-struct Disconnect {
-  void operator()(git_remote* remote) const {
-    git_remote_disconnect(remote);
-    git_remote_free(remote);
-  }
-};
-
-}  // namespace
+namespace {}  // namespace
 
 Result<git_oid> Libgit2Mirror::commit_oid(const ObjectId& id) const {
+  if (auto cloned = require_clone(); !cloned) return cloned.error();
   auto oid = parse_full_id(id.hex);
   if (!oid) return Error(ErrorCode::invalid_input, "'" + id.hex + "' is not a full commit id");
   auto object = lookup_object(repository(), id, GIT_OBJECT_COMMIT);
@@ -673,63 +526,11 @@ Result<git_oid> Libgit2Mirror::commit_oid(const ObjectId& id) const {
   return *oid;
 }
 
-Result<RemotePtr> Libgit2Mirror::connected_remote(CredentialState& credentials) const {
-  git_remote* raw = nullptr;
-  if (git_remote_lookup(&raw, repository(), k_remote) < 0) {
-    return git_failure(ErrorCode::git, "cannot read the remote of " + in_quotes(m_directory.string()));
-  }
-  RemotePtr remote(raw);
-  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
-  if (is_http(m_url)) {  // never offer the token to anything else
-    callbacks.credentials = provide_token;
-    callbacks.payload = &credentials;
-  }
-  if (git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) < 0) {
-    return git_failure(ErrorCode::network, "cannot reach " + in_quotes(display_url()), m_options.https_token);
-  }
-  return remote;
-}
-
-namespace {
-
-// "; its branches are: 'dev', 'main' (did you mean 'main'?)", or that it has none.
-std::string branch_hint(std::string_view branch, std::vector<std::string> branches) {
-  if (branches.empty()) return "; it has no branches";
-  std::sort(branches.begin(), branches.end());
-  constexpr std::size_t k_listed = 20;
-  std::string listed;
-  for (std::size_t i = 0; i < branches.size() && i < k_listed; ++i)
-    listed += (i ? ", " : "") + in_quotes(branches[i]);
-  if (branches.size() > k_listed) listed += ", ... (" + std::to_string(branches.size()) + " in all)";
-  std::string best = closest_match(branch, branches);
-  return "; its branches are: " + listed + (best.empty() ? "" : " (did you mean " + in_quotes(best) + "?)");
-}
-
-}  // namespace
-
 Result<ObjectId> Libgit2Mirror::remote_head(std::string_view branch) {
-  if (is_local_path(m_url) && !fs::is_directory(m_url)) {
-    return Error(ErrorCode::network, "cannot reach " + in_quotes(display_url()) + ": no such directory");
-  }
-  CredentialState credentials{&m_options.https_token};
-  auto remote = connected_remote(credentials);
-  if (!remote) return remote.error();
-  std::unique_ptr<git_remote, Disconnect> connection(remote->release());
-  const git_remote_head** heads = nullptr;
-  size_t count = 0;
-  if (git_remote_ls(&heads, &count, connection.get()) < 0) {
-    return git_failure(ErrorCode::network, "cannot list the refs of " + in_quotes(display_url()),
-                       m_options.https_token);
-  }
-  const std::string wanted = "refs/heads/" + std::string(branch);
-  std::vector<std::string> branches;
-  for (size_t i = 0; i < count; ++i) {
-    if (wanted == heads[i]->name) return to_object_id(&heads[i]->oid);
-    const std::string_view name = heads[i]->name;
-    if (name.rfind("refs/heads/", 0) == 0) branches.emplace_back(name.substr(11));
-  }
-  return Error(ErrorCode::not_found, "branch " + in_quotes(branch) + " not found on " +
-                                         in_quotes(display_url()) + branch_hint(branch, branches));
+  auto head = on_remote(detail::RemoteOp::ls_remote, m_directory, branch);
+  if (!head) return head.error();
+  if (!*head) return Error(ErrorCode::internal, "no head from ls-remote of " + in_quotes(display_url()));
+  return **head;
 }
 
 Result<std::vector<ObjectId>> Libgit2Mirror::first_parent_range(const ObjectId& since, const ObjectId& tip) {

@@ -9,21 +9,27 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <utility>
 
+#include "aaw/core/sandbox.hpp"
 #include "aaw/core/work_tree.hpp"
 #include "aaw/util/files.hpp"
 #include "aaw/util/url.hpp"
+#include "helper_report.hpp"
 #include "libgit2_handles.hpp"
 
 namespace aaw {
 namespace {
 
 namespace fs = std::filesystem;
+using Json = nlohmann::json;
 
 using CommitPtr = std::unique_ptr<git_commit, GitFree<git_commit_free>>;
 using DiffPtr = std::unique_ptr<git_diff, GitFree<git_diff_free>>;
@@ -41,44 +47,37 @@ std::optional<git_oid> parse_oid(const ObjectId& id) {
   return oid;
 }
 
-class Libgit2WorkTree final : public WorkTree {
+// The checkout itself, with libgit2, in whatever process runs it: the confined checkout child
+// (`__checkout`), or the daemon when no sandbox is given.
+class Checkout {
  public:
-  // Absolute: the path goes to child processes that run elsewhere (a build's cwd, a sandbox).
-  Libgit2WorkTree(const fs::path& directory, Logger& log, std::function<bool()> stop_requested)
-      : m_directory(fs::absolute(directory).lexically_normal()),
-        m_log(log),
-        m_stop_requested(std::move(stop_requested)) {
+  Checkout(const fs::path& directory, std::function<bool()> stop_requested)
+      : m_directory(fs::absolute(directory).lexically_normal()), m_stop_requested(std::move(stop_requested)) {
     git_libgit2_init();
   }
-  ~Libgit2WorkTree() override {
+  ~Checkout() {
     m_repository.reset();
     git_libgit2_shutdown();
   }
-  Libgit2WorkTree(const Libgit2WorkTree&) = delete;
-  Libgit2WorkTree& operator=(const Libgit2WorkTree&) = delete;
-
-  const fs::path& path() const override { return m_directory; }
-  Result<void> checkout(const ObjectId& commit, bool submodules) override;
-  std::optional<ObjectId> head() const override { return m_head; }
-  Result<std::vector<std::string>> changed_paths(const ObjectId& from, const ObjectId& to) override;
+  Checkout(const Checkout&) = delete;
+  Checkout& operator=(const Checkout&) = delete;
 
   Result<void> open(const fs::path& mirror, const std::string& origin_url);
+  // REQUIRES: open() succeeded.
+  Result<void> checkout(const ObjectId& commit, bool submodules, Logger* log);
   bool stopping() const { return m_stop_requested && m_stop_requested(); }
 
  private:
   Result<CommitPtr> lookup_commit(const ObjectId& id) const;
-  Result<TreePtr> commit_tree(const ObjectId& id) const;
   Result<void> update_submodules();
   Result<void> update_submodule(const std::string& name);
 
   fs::path m_directory;
-  Logger& m_log;
   std::function<bool()> m_stop_requested;
   RepositoryPtr m_repository;
-  std::optional<ObjectId> m_head;
 };
 
-Result<void> Libgit2WorkTree::open(const fs::path& mirror, const std::string& origin_url) {
+Result<void> Checkout::open(const fs::path& mirror, const std::string& origin_url) {
   const std::string what = "cannot prepare the work tree '" + m_directory.string() + "'";
   std::error_code ec;
   fs::create_directories(m_directory, ec);
@@ -113,18 +112,10 @@ Result<void> Libgit2WorkTree::open(const fs::path& mirror, const std::string& or
   if (git_config_set_string(config.get(), "remote.origin.url", origin_url.c_str()) < 0)
     return git_failure(ErrorCode::git, what);
 
-  // A previous run may have left the files at some commit; a checkout resumes from there.
-  git_oid head;
-  if (git_reference_name_to_id(&head, m_repository.get(), "HEAD") == 0) {
-    std::array<char, GIT_OID_HEXSZ + 1> hex{};
-    git_oid_tostr(hex.data(), hex.size(), &head);
-    m_head = ObjectId{hex.data()};
-  }
-  git_error_clear();
   return {};
 }
 
-Result<CommitPtr> Libgit2WorkTree::lookup_commit(const ObjectId& id) const {
+Result<CommitPtr> Checkout::lookup_commit(const ObjectId& id) const {
   auto oid = parse_oid(id);
   if (!oid) return Error(ErrorCode::invalid_input, "'" + id.hex + "' is not a commit id");
   git_commit* raw = nullptr;
@@ -135,17 +126,7 @@ Result<CommitPtr> Libgit2WorkTree::lookup_commit(const ObjectId& id) const {
   return CommitPtr(raw);
 }
 
-Result<TreePtr> Libgit2WorkTree::commit_tree(const ObjectId& id) const {
-  auto commit = lookup_commit(id);
-  if (!commit) return commit.error();
-  git_tree* raw = nullptr;
-  if (git_commit_tree(&raw, commit->get()) < 0)
-    return git_failure(ErrorCode::not_found, "cannot read the tree of " + id.hex);
-  return TreePtr(raw);
-}
-
-Result<void> Libgit2WorkTree::checkout(const ObjectId& commit, bool submodules) {
-  m_log.info("Checking out commit {}", commit.hex);
+Result<void> Checkout::checkout(const ObjectId& commit, bool submodules, Logger* log) {
   auto target = lookup_commit(commit);
   if (!target) return target.error().context("checking out " + commit.hex);
   // FORCE makes the files match the commit whatever a build did to tracked files; without
@@ -153,7 +134,6 @@ Result<void> Libgit2WorkTree::checkout(const ObjectId& commit, bool submodules) 
   // entries that differ (or that were modified on disk) are written.
   git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
   options.checkout_strategy = GIT_CHECKOUT_FORCE;
-  m_head.reset();
   const auto* object = reinterpret_cast<const git_object*>(target->get());
   if (git_checkout_tree(m_repository.get(), object, &options) < 0)
     return git_failure(ErrorCode::git,
@@ -161,22 +141,21 @@ Result<void> Libgit2WorkTree::checkout(const ObjectId& commit, bool submodules) 
   if (git_repository_set_head_detached(m_repository.get(), git_commit_id(target->get())) < 0)
     return git_failure(ErrorCode::git, "cannot move HEAD of '" + m_directory.string() + "' to " + commit.hex);
   if (submodules) {
-    m_log.info("Updating submodules");
+    if (log) log->info("Updating submodules");
     if (auto updated = update_submodules(); !updated)
       return updated.error().context("checking out " + commit.hex);
   }
-  m_head = commit;
   return {};
 }
 
 // libgit2 progress callbacks: a negative return aborts the fetch (GIT_EUSER), so a stop request
 // ends a long submodule clone instead of waiting for it.
 int stop_on_transfer(const git_indexer_progress* /*progress*/, void* payload) {
-  return static_cast<const Libgit2WorkTree*>(payload)->stopping() ? -1 : 0;
+  return static_cast<const Checkout*>(payload)->stopping() ? -1 : 0;
 }
 
 int stop_on_sideband(const char* /*text*/, int /*length*/, void* payload) {
-  return static_cast<const Libgit2WorkTree*>(payload)->stopping() ? -1 : 0;
+  return static_cast<const Checkout*>(payload)->stopping() ? -1 : 0;
 }
 
 int collect_submodule(git_submodule* /*submodule*/, const char* name, void* payload) {
@@ -184,7 +163,7 @@ int collect_submodule(git_submodule* /*submodule*/, const char* name, void* payl
   return 0;
 }
 
-Result<void> Libgit2WorkTree::update_submodules() {
+Result<void> Checkout::update_submodules() {
   // Names first: updating inside git_submodule_foreach would change what it iterates over.
   std::vector<std::string> names;
   if (git_submodule_foreach(m_repository.get(), collect_submodule, &names) < 0)
@@ -195,7 +174,7 @@ Result<void> Libgit2WorkTree::update_submodules() {
   return {};
 }
 
-Result<void> Libgit2WorkTree::update_submodule(const std::string& name) {
+Result<void> Checkout::update_submodule(const std::string& name) {
   git_submodule* raw = nullptr;
   if (git_submodule_lookup(&raw, m_repository.get(), name.c_str()) < 0)
     return git_failure(ErrorCode::git, "cannot read submodule '" + name + "'");
@@ -236,6 +215,174 @@ Result<void> Libgit2WorkTree::update_submodule(const std::string& name) {
   return {};
 }
 
+// ---- the port -----------------------------------------------------------------------------------
+
+std::optional<ObjectId> oid_text(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text.size() != GIT_OID_HEXSZ || text.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return std::nullopt;
+  return ObjectId{text};
+}
+
+// The proxy settings a submodule fetch follows (GIT_PROXY_AUTO), passed into the sandbox.
+std::map<std::string, std::string> proxy_environment() {
+  std::map<std::string, std::string> env;
+  for (const char* name : {"http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+                           "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR"}) {
+    if (const char* value = std::getenv(name); value && *value) env[name] = value;
+  }
+  return env;
+}
+
+class Libgit2WorkTree final : public WorkTree {
+ public:
+  // Absolute: the path goes to child processes that run elsewhere (a build's cwd, a sandbox).
+  Libgit2WorkTree(const fs::path& directory, fs::path mirror, std::string origin_url, Logger& log,
+                  WorkTreeOptions options)
+      : m_directory(fs::absolute(directory).lexically_normal()),
+        m_mirror(fs::absolute(mirror).lexically_normal()),
+        m_origin_url(std::move(origin_url)),
+        m_log(log),
+        m_options(std::move(options)) {
+    git_libgit2_init();
+  }
+  ~Libgit2WorkTree() override {
+    m_mirror_repository.reset();
+    m_here.reset();
+    git_libgit2_shutdown();
+  }
+  Libgit2WorkTree(const Libgit2WorkTree&) = delete;
+  Libgit2WorkTree& operator=(const Libgit2WorkTree&) = delete;
+
+  const fs::path& path() const override { return m_directory; }
+  Result<void> checkout(const ObjectId& commit, bool submodules) override;
+  std::optional<ObjectId> head() const override { return m_head; }
+  Result<std::vector<std::string>> changed_paths(const ObjectId& from, const ObjectId& to) override;
+
+  Result<void> open();
+
+ private:
+  Result<void> checkout_confined(const ObjectId& commit, bool submodules);
+  Result<git_repository*> mirror_repository();
+  Result<TreePtr> commit_tree(const ObjectId& id);
+
+  fs::path m_directory;
+  fs::path m_mirror;
+  std::string m_origin_url;
+  Logger& m_log;
+  WorkTreeOptions m_options;
+  std::unique_ptr<Checkout> m_here;   // without a sandbox: the checkout, in this process
+  RepositoryPtr m_mirror_repository;  // read-only, for changed_paths
+  std::optional<ObjectId> m_head;
+};
+
+Result<void> Libgit2WorkTree::open() {
+  std::error_code ec;
+  fs::create_directories(m_directory, ec);
+  if (ec)
+    return Error(ErrorCode::io,
+                 "cannot prepare the work tree '" + m_directory.string() + "': " + ec.message());
+  if (!m_options.sandbox) {
+    m_here = std::make_unique<Checkout>(m_directory, m_options.stop_requested);
+    if (auto opened = m_here->open(m_mirror, m_origin_url); !opened) return opened;
+  }
+  // A previous run may have left the files at some commit. Read as a file a build may have
+  // replaced: neither a link nor a FIFO is followed.
+  m_head = oid_text(read_regular_file(m_directory / ".git" / "HEAD").value_or(""));
+  return {};
+}
+
+Result<void> Libgit2WorkTree::checkout(const ObjectId& commit, bool submodules) {
+  m_log.info("Checking out commit {}", commit.hex);
+  m_head.reset();
+  if (m_here) {
+    auto done = m_here->checkout(commit, submodules, &m_log);
+    if (done) m_head = commit;
+    return done;
+  }
+  auto done = checkout_confined(commit, submodules);
+  // A tree the last build broke (its .git replaced, a directory made a file it cannot remove) is
+  // made again from the mirror: build outputs are lost, the results are not.
+  if (!done && (done.error().code() == ErrorCode::git || done.error().code() == ErrorCode::io)) {
+    m_log.warn("The work tree {} cannot be checked out ({}); making it afresh", m_directory.string(),
+               done.error().message());
+    if (auto made = make_fresh_directory(m_directory); !made) return made;
+    done = checkout_confined(commit, submodules);
+  }
+  if (done) m_head = commit;
+  return done;
+}
+
+// The checkout child: `PROGRAM __checkout REQUEST RESULT` in the sandbox, with the work tree the one
+// place it may write (the sandbox's own directory aside). Whatever a build left in the tree (a link
+// to a file elsewhere, a .git/config pointing the checkout at another directory, a FIFO) can then
+// only make this checkout fail or write inside the tree, never write elsewhere or hang the daemon.
+Result<void> Libgit2WorkTree::checkout_confined(const ObjectId& commit, bool submodules) {
+  Sandbox& sandbox = *m_options.sandbox;
+  const fs::path dir = sandbox.root() / "checkout";
+  const fs::path request_file = dir / "request.json";
+  const fs::path result_file = dir / "result.json";
+  if (auto made = make_fresh_directory(dir); !made) return made.error();
+  const Json request = {{"work_tree", m_directory.string()},
+                        {"mirror", m_mirror.string()},
+                        {"origin_url", m_origin_url},
+                        {"commit", commit.hex},
+                        {"submodules", submodules}};
+  if (auto written = write_file_atomically(request_file, request.dump()); !written) return written.error();
+  if (submodules) m_log.info("Updating submodules");
+  SandboxRequest run;
+  run.argv = {m_options.program.string(), "__checkout", request_file.string(), result_file.string()};
+  run.cwd = m_directory;
+  run.env = proxy_environment();
+  run.timeout = m_options.timeout;
+  run.log_file = dir / "checkout.log";
+  run.writable = {m_directory};
+  run.network = true;  // submodules are fetched whatever the builds may do
+  run.stop_requested = m_options.stop_requested;
+  const std::string what = "checking out " + commit.hex;
+  auto result = sandbox.run(run);
+  if (!result) return result.error().context(what);
+  if (result->outcome == SandboxResult::Outcome::cancelled)
+    return Error(ErrorCode::cancelled, what + ": stop requested");
+  const Json report = Json::parse(read_regular_file(result_file).value_or(""), nullptr, false);
+  if (report.is_discarded()) {
+    std::string tail = log_tail(run.log_file, 2000);
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    return Error(ErrorCode::git, what + ": the checkout child " + result->describe() +
+                                     (tail.empty() ? std::string() : ": " + tail));
+  }
+  if (auto error = detail::error_in_report(report, "the checkout child")) return *error;
+  return {};
+}
+
+Result<git_repository*> Libgit2WorkTree::mirror_repository() {
+  if (!m_mirror_repository) {
+    git_repository* raw = nullptr;
+    if (git_repository_open_bare(&raw, m_mirror.c_str()) < 0)
+      return git_failure(ErrorCode::git, "cannot open the mirror '" + m_mirror.string() + "'");
+    m_mirror_repository.reset(raw);
+  }
+  return m_mirror_repository.get();
+}
+
+// From the mirror, never from the work tree's .git, which a build can write.
+Result<TreePtr> Libgit2WorkTree::commit_tree(const ObjectId& id) {
+  auto repository = mirror_repository();
+  if (!repository) return repository.error();
+  auto oid = parse_oid(id);
+  if (!oid) return Error(ErrorCode::invalid_input, "'" + id.hex + "' is not a commit id");
+  git_commit* commit = nullptr;
+  const int rc = git_commit_lookup(&commit, *repository, &*oid);
+  if (rc == GIT_ENOTFOUND)
+    return Error(ErrorCode::not_found, "commit " + id.hex + " is missing from the mirror");
+  if (rc < 0) return git_failure(ErrorCode::git, "cannot read commit " + id.hex);
+  const CommitPtr owned(commit);
+  git_tree* raw = nullptr;
+  if (git_commit_tree(&raw, owned.get()) < 0)
+    return git_failure(ErrorCode::not_found, "cannot read the tree of " + id.hex);
+  return TreePtr(raw);
+}
+
 Result<std::vector<std::string>> Libgit2WorkTree::changed_paths(const ObjectId& from, const ObjectId& to) {
   auto old_tree = commit_tree(from);
   if (!old_tree) return old_tree.error();
@@ -243,7 +390,8 @@ Result<std::vector<std::string>> Libgit2WorkTree::changed_paths(const ObjectId& 
   if (!new_tree) return new_tree.error();
   git_diff* raw = nullptr;
   git_diff_options options = GIT_DIFF_OPTIONS_INIT;
-  if (git_diff_tree_to_tree(&raw, m_repository.get(), old_tree->get(), new_tree->get(), &options) < 0)
+  if (git_diff_tree_to_tree(&raw, git_tree_owner(old_tree->get()), old_tree->get(), new_tree->get(),
+                            &options) < 0)
     return git_failure(ErrorCode::git, "cannot compare " + from.hex + " with " + to.hex);
   const DiffPtr diff(raw);
   std::set<std::string> paths;
@@ -259,10 +407,26 @@ Result<std::vector<std::string>> Libgit2WorkTree::changed_paths(const ObjectId& 
 
 Result<std::unique_ptr<WorkTree>> open_work_tree(const fs::path& directory, const fs::path& mirror,
                                                  const std::string& origin_url, Logger& log,
-                                                 std::function<bool()> stop_requested) {
-  auto tree = std::make_unique<Libgit2WorkTree>(directory, log, std::move(stop_requested));
-  if (auto opened = tree->open(mirror, origin_url); !opened) return opened.error();
+                                                 WorkTreeOptions options) {
+  auto tree = std::make_unique<Libgit2WorkTree>(directory, mirror, origin_url, log, std::move(options));
+  if (auto opened = tree->open(); !opened) return opened.error();
   return std::unique_ptr<WorkTree>(std::move(tree));
+}
+
+Result<void> run_checkout_child(const fs::path& request_file, const fs::path& result_file) {
+  auto done = [&]() -> Result<void> {
+    const Json request = Json::parse(read_file(request_file).value_or(""), nullptr, false);
+    if (request.is_discarded() || !request.is_object())
+      return Error(ErrorCode::invalid_input, "unreadable checkout request '" + request_file.string() + "'");
+    Checkout checkout(request.value("work_tree", ""), {});
+    if (auto opened = checkout.open(request.value("mirror", ""), request.value("origin_url", "")); !opened)
+      return opened;
+    return checkout.checkout(ObjectId{request.value("commit", "")}, request.value("submodules", false),
+                             nullptr);
+  }();
+  const Json report = done ? Json{{"ok", true}} : detail::error_report(done.error());
+  if (auto written = write_file_atomically(result_file, report.dump()); !written) return written;
+  return done;
 }
 
 }  // namespace aaw

@@ -9,10 +9,12 @@
 #include "sandbox_child_posix.hpp"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,11 +23,13 @@
 #include <climits>
 #include <cstring>
 #include <functional>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <utility>
 
 #include "aaw/util/unique_fd.hpp"
+#include "escapee_sweep_posix.hpp"
 
 namespace aaw::detail {
 namespace {
@@ -103,7 +107,8 @@ struct ExecPlan {
         argv(spec.argv),
         envp(spec.environment),
         cwd(spec.cwd.string()),
-        parent(::getpid()) {
+        parent(::getpid()),
+        drop_privileges(spec.drop_privileges) {
     rlimit current{};
     ::getrlimit(RLIMIT_NOFILE, &current);
     const rlim_t limit = std::min(current.rlim_max, k_max_open_files);
@@ -120,6 +125,7 @@ struct ExecPlan {
   CStrings envp;
   std::string cwd;
   pid_t parent;
+  bool drop_privileges;
   rlimit open_files{};
   std::optional<rlimit> address_space;
   int max_fd = 0;  // for closing descriptors where close_range is missing
@@ -152,6 +158,18 @@ void close_other_fds(const ExecPlan& plan, int status_fd) {
   }
 }
 
+// No way back to more privilege than now (setuid programs included), and as root no capability at
+// all: raw system calls, as this runs between fork and exec.
+bool shed_privileges() {
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+  if (::geteuid() != 0) return true;
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  for (int cap = 0; cap <= 63; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);  // past the last: EINVAL
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+  return ::syscall(SYS_capset, &header, none) == 0;
+}
+
 // Runs in the forked child: async-signal-safe calls only.
 [[noreturn]] void exec_child(const ExecPlan& plan, int in, int out, int status) {
   if (::setsid() < 0) child_fail(status, ChildFailure::setup);
@@ -168,6 +186,7 @@ void close_other_fds(const ExecPlan& plan, int status_fd) {
   ::setrlimit(RLIMIT_NOFILE, &plan.open_files);
   if (plan.address_space && ::setrlimit(RLIMIT_AS, &*plan.address_space) != 0)
     child_fail(status, ChildFailure::setup);
+  if (plan.drop_privileges && !shed_privileges()) child_fail(status, ChildFailure::setup);
   if (::chdir(plan.cwd.c_str()) != 0) child_fail(status, ChildFailure::chdir_failed);
   ::execve(plan.program.c_str(), plan.argv.get(), plan.envp.get());
   child_fail(status, ChildFailure::exec_failed);
@@ -286,15 +305,16 @@ class CappedLog {
   bool m_failed = false;
 };
 
-// Exited children that are not ours: when we are PID 1 in a container (or a subreaper), what a
-// build left behind is reparented to us when its parent dies, and would stay a zombie. Only once
+// Exited children that are not ours: when we are PID 1 in a container, what a build left behind is
+// reparented to us when its parent dies, and would stay a zombie. Only once
 // our own child has been reaped, and only then: elsewhere orphans go to init, and a waitpid(-1)
 // could take the status of a child another part of this process waits for.
 // The members of `group` were just sent SIGKILL: death is asynchronous, so wait briefly until
 // none is left (a zombie still counts as a member until reaped).
+// As a subreaper of our own making (the plain runner) the sweep reaps what is ours: a waitpid(-1)
+// there would take the status of children other code waits for.
 void reap_orphans(pid_t group) {
-  int subreaper = 0;
-  if (::getpid() != 1 && (::prctl(PR_GET_CHILD_SUBREAPER, &subreaper) != 0 || subreaper == 0)) return;
+  if (::getpid() != 1) return;
   const auto until = Clock::now() + std::chrono::milliseconds(500);
   int status = 0;
   for (;;) {
@@ -309,12 +329,13 @@ void reap_orphans(pid_t group) {
 class Supervisor {
  public:
   Supervisor(pid_t pid, UniqueFd output, CappedLog& log, Clock::time_point deadline,
-             std::function<bool()> stop_requested)
+             std::function<bool()> stop_requested, const std::set<pid_t>* sweep_before)
       : m_pid(pid),
         m_output(std::move(output)),
         m_log(log),
         m_deadline(deadline),
-        m_stop_requested(std::move(stop_requested)) {
+        m_stop_requested(std::move(stop_requested)),
+        m_sweep_before(sweep_before) {
     ::fcntl(m_output.get(), F_SETFL, O_NONBLOCK);
   }
 
@@ -328,6 +349,8 @@ class Supervisor {
     ::kill(-m_pid, SIGKILL);
     const int status = wait_for(m_pid);
     reap_orphans(m_pid);
+    // Before draining: an escaped daemon holding the output would hold the drain up too.
+    if (m_sweep_before) sweep_escapees(*m_sweep_before, k_drain_after_exit);
     drain_until_eof(Clock::now() + k_drain_after_exit);
     reap_orphans(m_pid);  // what died of the SIGKILL above meanwhile
     return result(status);
@@ -415,6 +438,7 @@ class Supervisor {
   CappedLog& m_log;
   Clock::time_point m_deadline;
   std::function<bool()> m_stop_requested;
+  const std::set<pid_t>* m_sweep_before;  // our children before the run; nullptr: no sweep
   Clock::time_point m_kill_at;
   bool m_timed_out = false;
   bool m_cancelled = false;
@@ -424,7 +448,10 @@ class Supervisor {
 }  // namespace
 
 Result<SandboxResult> run_child(const ChildSpec& spec) {
-  UniqueFd log = above_stdio(::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  // Made afresh: a link a build planted at the log's name is removed, never written through.
+  ::unlink(spec.log_file.c_str());
+  UniqueFd log =
+      above_stdio(::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (!log.valid())
     return system_error(ErrorCode::io, "cannot open sandbox log '" + spec.log_file.string() + "'", errno);
   UniqueFd null = above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC));
@@ -435,6 +462,11 @@ Result<SandboxResult> run_child(const ChildSpec& spec) {
   if (!status) return status.error();
 
   const ExecPlan plan(spec);
+  std::set<pid_t> children_before;
+  if (spec.sweep_escapees) {
+    become_subreaper();
+    children_before = current_children();
+  }
   const auto start = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) return system_error(ErrorCode::io, "cannot run '" + spec.program.string() + "': fork", errno);
@@ -453,8 +485,9 @@ Result<SandboxResult> run_child(const ChildSpec& spec) {
   }
 
   CappedLog capped(std::move(log), spec.log_limit_bytes);
-  SandboxResult result =
-      Supervisor(pid, std::move(output->read), capped, start + spec.timeout, spec.stop_requested).run();
+  SandboxResult result = Supervisor(pid, std::move(output->read), capped, start + spec.timeout,
+                                    spec.stop_requested, spec.sweep_escapees ? &children_before : nullptr)
+                             .run();
   result.log_truncated = capped.finish();
   result.timeout = spec.timeout;
   result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);

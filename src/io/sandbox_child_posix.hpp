@@ -26,6 +26,14 @@ struct ChildSpec {
   std::filesystem::path log_file;
   std::uint64_t log_limit_bytes = 16u << 20;
   std::function<bool()> stop_requested;  // empty: never
+  // The plain runner's child runs with no_new_privs and, when we are root, without any capability:
+  // a root build can then neither ptrace nor read the memory or /proc/<pid>/environ of the
+  // (non-dumpable) daemon. Not for bwrap, which does its own and may itself be setuid.
+  bool drop_privileges = false;
+  // The plain runner's: this process becomes a child subreaper, and once the child is gone every
+  // process it left behind that became our child (a `setsid` daemon, reparented here) is killed
+  // and reaped (escapee_sweep_posix.hpp). Not for bwrap, whose PID namespace ends with it.
+  bool sweep_escapees = false;
 };
 
 // Runs `spec` in a new session (so its own process group), stdin /dev/null, stdout and stderr into

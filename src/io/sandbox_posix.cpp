@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -83,7 +84,28 @@ class ProcessSandbox final : public detail::PosixSandbox {
  public:
   ProcessSandbox(fs::path root, Logger& log) : PosixSandbox(std::move(root), log) {}
   std::string_view kind() const override { return "process"; }
+
+ protected:
+  detail::ChildSpec child_spec(const SandboxRequest& request,
+                               const detail::PreparedCommand& command) const override {
+    detail::ChildSpec spec = PosixSandbox::child_spec(request, command);
+    spec.drop_privileges = true;
+    spec.sweep_escapees = true;  // no PID namespace: what leaves the group is found as our orphan
+    return spec;
+  }
 };
+
+// Without a mount namespace nothing can be hidden: say so once for each secret file a build can
+// read as this user.
+void warn_readable(const std::vector<fs::path>& hidden, Logger& log) {
+  for (const fs::path& file : hidden) {
+    if (::access(file.c_str(), R_OK) == 0)
+      log.warn(
+          "sandbox: without bubblewrap builds and imports run as this user and can read '{}'; pass the "
+          "token in GITHUB_TOKEN instead of github.token_file, or let bubblewrap run",
+          file.string());
+  }
+}
 
 }  // namespace
 
@@ -168,8 +190,8 @@ std::unique_ptr<Sandbox> make_process_sandbox(const fs::path& root, Logger& log)
 
 }  // namespace detail
 
-Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const fs::path& root,
-                                              Logger& log) {
+Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const fs::path& root, Logger& log,
+                                              const std::vector<fs::path>& hidden) {
   if (config.kind != "auto" && config.kind != "bwrap" && config.kind != "process")
     return Error(ErrorCode::invalid_input,
                  "unknown sandbox kind '" + config.kind + "' (expected auto, bwrap or process)");
@@ -181,11 +203,15 @@ Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const
   const fs::path dir = fs::canonical(root, ec);
   if (ec)
     return Error(ErrorCode::io, "cannot use sandbox directory '" + root.string() + "': " + ec.message());
-  if (config.kind == "process") return detail::make_process_sandbox(dir, log);
-  auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log);
+  if (config.kind == "process") {
+    warn_readable(hidden, log);
+    return detail::make_process_sandbox(dir, log);
+  }
+  auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log, hidden);
   if (bwrap || config.kind == "bwrap") return bwrap;
   log.warn("sandbox: {}; builds run without bubblewrap, so without a read-only filesystem{}",
            bwrap.error().message(), config.network ? "" : " and with network access");
+  warn_readable(hidden, log);
   return detail::make_process_sandbox(dir, log);
 }
 

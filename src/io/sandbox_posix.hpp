@@ -43,9 +43,11 @@ class PosixSandbox : public Sandbox {
 std::unique_ptr<Sandbox> make_process_sandbox(const std::filesystem::path& root, Logger& log);
 
 // The bubblewrap runner, once `bwrap` found in our PATH has run `true` with the flags a request
-// would get (the probe). invalid_input saying why otherwise (not installed, cannot create
-// namespaces here, with bwrap's own message). `root` must exist.
+// would get (the probe). `hidden` files read as empty inside (/dev/null is bound over each). invalid_input
+// saying why otherwise (not installed, cannot create namespaces here, with bwrap's own message). `root` must
+// exist.
 Result<std::unique_ptr<Sandbox>> make_bwrap_sandbox(const std::filesystem::path& root, bool network,
-                                                    Logger& log);
+                                                    Logger& log,
+                                                    const std::vector<std::filesystem::path>& hidden);
 
 }  // namespace aaw::detail

@@ -17,6 +17,7 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_reopen = 0;
 int g_pipe[2] = {-1, -1};
+bool g_instance = false;
 struct sigaction g_previous[3];
 constexpr int k_signals[3] = {SIGTERM, SIGINT, SIGHUP};
 
@@ -31,25 +32,42 @@ void on_signal(int signal) {
   errno = saved;
 }
 
-}  // namespace
-
-SignalControl::SignalControl() {
-  if (g_pipe[0] >= 0) throw std::logic_error("SignalControl: one instance per process");
+// The pipe lives as long as the process once made: a handler may run at any moment.
+void ensure_pipe() {
+  if (g_pipe[0] >= 0) return;
   if (::pipe2(g_pipe, O_NONBLOCK | O_CLOEXEC) != 0) throw std::runtime_error("cannot create the signal pipe");
-  g_stop = 0;
-  g_reopen = 0;
+}
+
+void install(int signal, struct sigaction* previous) {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  for (int i = 0; i < 3; ++i) ::sigaction(k_signals[i], &action, &g_previous[i]);
+  ::sigaction(signal, &action, previous);
 }
 
+}  // namespace
+
+void hold_hangups() {
+  ensure_pipe();
+  struct sigaction current {};
+  ::sigaction(SIGHUP, nullptr, &current);
+  if (current.sa_handler != on_signal) install(SIGHUP, nullptr);
+}
+
+SignalControl::SignalControl() {
+  if (g_instance) throw std::logic_error("SignalControl: one instance per process");
+  ensure_pipe();
+  g_instance = true;
+  g_stop = 0;  // a SIGHUP held since hold_hangups() stays pending: the log is reopened at once
+  for (int i = 0; i < 3; ++i) install(k_signals[i], &g_previous[i]);
+}
+
+// The previous handlers come back (hold_hangups' for SIGHUP, when it ran); the pipe stays, as a
+// SIGHUP may still arrive.
 SignalControl::~SignalControl() {
   for (int i = 0; i < 3; ++i) ::sigaction(k_signals[i], &g_previous[i], nullptr);
-  ::close(g_pipe[0]);
-  ::close(g_pipe[1]);
-  g_pipe[0] = g_pipe[1] = -1;
+  g_instance = false;
 }
 
 bool SignalControl::stop_requested() const { return g_stop != 0; }

@@ -73,13 +73,43 @@ Result<void> Query::run() {
   }
 }
 
-Result<Database> Database::open(const std::filesystem::path& path) {
+namespace {
+
+// A file: URI for sqlite3_open_v2: the characters URIs give a meaning to are escaped.
+std::string immutable_uri(const std::filesystem::path& path) {
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char k_hex[] = "0123456789ABCDEF";
+      const auto byte = static_cast<unsigned char>(c);
+      uri += {'%', k_hex[byte >> 4], k_hex[byte & 0xf]};
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
+Result<Database> Database::open_with(const std::filesystem::path& path, const std::string& name, int flags) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Database db(path, DatabasePtr(raw));  // owns the handle even when opening failed
   if (rc != SQLITE_OK) return db.error(rc);
   sqlite3_busy_timeout(raw, k_busy_timeout_ms);
   return db;
+}
+
+Result<Database> Database::open(const std::filesystem::path& path) {
+  return open_with(path, path.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+}
+
+Result<Database> Database::open_read_only(const std::filesystem::path& path) {
+  auto db = open_with(path, path.string(), SQLITE_OPEN_READONLY);
+  // SQLite opens lazily: the first read is where a WAL file without its -shm fails.
+  if (db && db->exec_script("SELECT count(*) FROM sqlite_schema")) return db;
+  return open_with(path, immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
 }
 
 Error Database::error(int rc) const {

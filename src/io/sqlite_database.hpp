@@ -92,6 +92,10 @@ class Database {
  public:
   // Opens (creating) the file, with the busy timeout set; io when it cannot be opened.
   static Result<Database> open(const std::filesystem::path& path);
+  // Opens an existing file for reading only, writing nothing beside it when it cannot: in a
+  // read-only directory a WAL database cannot get its -shm file, and is then read as immutable
+  // (which nothing can be writing anyway, for want of the same -shm). io when it cannot be read.
+  static Result<Database> open_read_only(const std::filesystem::path& path);
 
   const std::filesystem::path& path() const { return m_path; }
 
@@ -115,6 +119,8 @@ class Database {
   Result<Json> parse(const std::string& text) const;
 
  private:
+  // sqlite3_open_v2(name, flags); `path` is what messages name.
+  static Result<Database> open_with(const std::filesystem::path& path, const std::string& name, int flags);
   Database(std::filesystem::path path, DatabasePtr db) : m_path(std::move(path)), m_db(std::move(db)) {}
 
   std::filesystem::path m_path;

@@ -201,6 +201,11 @@ Result<std::optional<std::string>> meta_value(Database& db, std::string_view key
   return std::optional<std::string>(query->text(0));
 }
 
+Error belongs_to_another(const fs::path& path, const std::string& owner, const std::string& url) {
+  return Error(ErrorCode::invalid_input, "state store " + quoted(path) + " belongs to '" + owner +
+                                             "', not '" + url + "': use another state_dir");
+}
+
 // A state store belongs to one repository: the states of two histories must never mix.
 Result<void> claim_repository(Database& db, const std::string& url) {
   auto owner = meta_value(db, "repository_url");
@@ -217,10 +222,7 @@ Result<void> claim_repository(Database& db, const std::string& url) {
     if (!owner) return owner.error();
     if (!*owner) return db.corrupt("no repository_url");
   }
-  if (**owner != url) {
-    return Error(ErrorCode::invalid_input, "state store " + quoted(db.path()) + " belongs to '" + **owner +
-                                               "', not '" + url + "': use another state_dir");
-  }
+  if (**owner != url) return belongs_to_another(db.path(), **owner, url);
   return {};
 }
 
@@ -656,6 +658,25 @@ Result<std::unique_ptr<StateStore>> open_state_store(const fs::path& path, std::
   if (auto migrated = migrate(*db, *version); !migrated) return migrated.error();
   // Redacted: the store must never hold a password embedded in a URL.
   if (auto claimed = claim_repository(*db, redact_url(repository_url)); !claimed) return claimed.error();
+  return std::unique_ptr<StateStore>(std::make_unique<SqliteStateStore>(std::move(*db)));
+}
+
+Result<std::unique_ptr<StateStore>> open_state_store_read_only(const fs::path& path,
+                                                               std::string_view repository_url) {
+  auto db = Database::open_read_only(path);
+  if (!db) return db.error();
+  auto version = check_schema_version(*db);
+  if (!version) return version.error();
+  if (*version < k_schema_version) {
+    return Error(ErrorCode::invalid_input,
+                 "state store " + quoted(path) + " has schema version " + std::to_string(*version) +
+                     ", older than version " + std::to_string(k_schema_version) +
+                     ", and cannot be migrated while it is read-only: run `watch` once where it can write");
+  }
+  auto owner = meta_value(*db, "repository_url");
+  if (!owner) return owner.error();
+  const std::string url = redact_url(repository_url);
+  if (*owner && **owner != url) return belongs_to_another(path, **owner, url);
   return std::unique_ptr<StateStore>(std::make_unique<SqliteStateStore>(std::move(*db)));
 }
 

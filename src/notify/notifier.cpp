@@ -41,10 +41,11 @@ Result<DeliveryReport> Notifier::deliver_due(TimePoint now, const std::function<
   auto due = m_store.due_notifications(now, m_options.batch_size);
   if (!due) return due.error().context("reading the outbox");
   m_pull_requests.clear();
+  m_down.clear();
   DeliveryReport report;
   for (OutboxItem& item : *due) {
     if (stop && stop()) break;
-    auto done = deliver(std::move(item), now);
+    auto done = deliver(std::move(item), now, stop);
     if (!done) return done.error();
     report.delivered += done->delivered;
     report.retrying += done->retrying;
@@ -66,7 +67,7 @@ Result<DeliveryReport> Notifier::flush(Clock& clock, int max_rounds, const std::
   return total;
 }
 
-Result<DeliveryReport> Notifier::deliver(OutboxItem item, TimePoint now) {
+Result<DeliveryReport> Notifier::deliver(OutboxItem item, TimePoint now, const std::function<bool()>& stop) {
   DeliveryReport report;
   NotificationChannel* channel = channel_for(item);
   DeliveryAttempt attempt;
@@ -74,10 +75,33 @@ Result<DeliveryReport> Notifier::deliver(OutboxItem item, TimePoint now) {
     attempt = DeliveryAttempt::failed(DeliveryAttempt::Outcome::abandoned, undeliverable(item));
   } else {
     enrich(item);
-    attempt = channel->deliver(item.payload);
+    attempt = this->attempt(*channel, item.payload, stop);
+    // Quick retries took time: the backoff runs from the last try.
+    if (m_options.clock) now = std::max(now, m_options.clock->now());
   }
   if (auto settled = settle(item, attempt, now, report); !settled) return settled.error();
   return report;
+}
+
+DeliveryAttempt Notifier::attempt(NotificationChannel& channel, const Json& payload,
+                                  const std::function<bool()>& stop) {
+  Clock* clock = m_options.clock;
+  for (std::size_t retry = 0;; ++retry) {
+    const TimePoint start = clock ? clock->now() : TimePoint{};
+    DeliveryAttempt attempt = channel.deliver(payload);
+    if (attempt.outcome != DeliveryAttempt::Outcome::transient || !clock || m_down.count(channel.name()))
+      return attempt;
+    if (retry >= m_options.quick_retries.size()) {
+      m_down.emplace(channel.name());
+      return attempt;
+    }
+    const Duration pause = m_options.quick_retries[retry];
+    if (clock->now() - start > m_options.quick_attempt_limit || attempt.retry_after > pause) return attempt;
+    m_log.info("{}: trying {} again in {} ms", redact(attempt.error), channel.name(),
+               std::chrono::duration_cast<std::chrono::milliseconds>(pause).count());
+    clock->sleep_until(clock->now() + pause);
+    if (stop && stop()) return attempt;
+  }
 }
 
 NotificationChannel* Notifier::channel_for(const OutboxItem& item) const {

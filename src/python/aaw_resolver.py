@@ -10,6 +10,7 @@ Pure standard library, Python 3.9+.
 
 import ast
 import builtins
+import sys
 from typing import Dict, List
 
 import aaw_signature
@@ -81,6 +82,17 @@ class _HostFailure(Exception):
     pass
 
 
+class _TooDeep(Exception):
+    """Valid code nested past what resolution follows: an import chain longer than _MAX_CHAIN
+    modules, or an expression deeper than Python's recursion limit."""
+
+
+# Modules one resolution may pass through at once (star imports, re-exports, aliases): real
+# packages need a handful; this stays well inside Python's recursion limit, so a longer chain is
+# reported as such instead of failing the whole call.
+_MAX_CHAIN = 100
+
+
 
 
 class Session:
@@ -117,6 +129,13 @@ class Session:
             state = aaw_signature.failed("syntax_error", str(failure))
         except _HostFailure as failure:
             state = aaw_signature.failed("extract_failed", str(failure))
+        except _TooDeep as failure:
+            state = aaw_signature.failed("unresolved", str(failure))
+        except RecursionError:
+            state = aaw_signature.failed("unresolved", "'%s' is nested too deeply to read statically (past "
+                                         "Python's recursion limit of %d); the runtime extractor sees it"
+                                         % (function.get("function_path") if isinstance(function, dict)
+                                            else function, sys.getrecursionlimit()))
         except Exception as error:  # a bug here must cost one function, not the whole call
             state = aaw_signature.failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
@@ -340,6 +359,9 @@ class Session:
     def _member(self, module, name, before=None):
         """What `name` is in `module` (bound before statement `before` when given)."""
         key = (module.name, name, before)
+        if len(self.active) + len(self.binding) > _MAX_CHAIN:
+            raise _TooDeep("'%s' is reached through a chain of more than %d modules (at %s); it is not "
+                           "followed further" % (name, _MAX_CHAIN, module.path))
         if key in self.active:
             return _NotFound("missing", "'%s' not found in module '%s' (import cycle)"
                              % (name, module.name), cycle=True)
@@ -539,6 +561,9 @@ class Session:
         key = (module.name, name)
         if key in self.binding:
             return False  # an import cycle: not on this path
+        if len(self.active) + len(self.binding) > _MAX_CHAIN:
+            raise _TooDeep("'%s' is looked for through a chain of more than %d star imports (at %s); it "
+                           "is not followed further" % (name, _MAX_CHAIN, module.path))
         self.binding.add(key)
         try:
             for _, star in self._summary(module).stars:
@@ -828,7 +853,7 @@ class Session:
             self.summaries[blob] = summary
         if isinstance(summary, aaw_summary.ParseFailure):
             where = module.path if summary.line is None else "%s:%d" % (module.path, summary.line)
-            raise _SyntaxFailure("%s: %s" % (where, summary.message))
+            raise (_TooDeep if summary.too_deep else _SyntaxFailure)("%s: %s" % (where, summary.message))
         return summary
 
     def _read(self, module):
@@ -848,11 +873,13 @@ class Session:
         names = sorted(self.asked.get(path, ()))
         if summary is None or not names:
             return {"path": path, "blob": blob, "digest": None, "names": []}
-        return {"path": path, "blob": blob, "digest": aaw_summary.digest(summary, names), "names": names}
+        return {"path": path, "blob": blob, "digest": aaw_summary.safe_digest(summary, names), "names": names}
 
     def _host(self, callback, argument, what):
         try:
             return getattr(self.host, callback)(argument)
+        except RecursionError:
+            raise  # our depth, not the host's failure
         except Exception as error:  # aaw_host.HostError, or anything a test host raises
             raise _HostFailure("cannot %s: %s" % (what, error)) from None
 

@@ -38,8 +38,8 @@ def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     """The digest of each {"blob", "names"} in args["queries"] (aaw_summary.digest), in order:
     what the caller compares to decide whether a changed file can change a resolution at all.
     Each distinct blob is parsed once, ever."""
-    return [aaw_summary.digest(aaw_summary.summary_of(query["blob"], host.read_blob),
-                               sorted(query.get("names") or ()))
+    return [aaw_summary.safe_digest(aaw_summary.summary_of(query["blob"], host.read_blob),
+                                    sorted(query.get("names") or ()))
             for query in args.get("queries", [])]
 
 

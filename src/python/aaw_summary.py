@@ -11,6 +11,7 @@ Pure standard library, Python 3.9+.
 import ast
 import gc
 import hashlib
+import sys
 from collections import OrderedDict
 from typing import Iterable, List, Optional, Union
 
@@ -196,11 +197,14 @@ class Scope:
 
 
 class ParseFailure:
-    __slots__ = ("line", "message")
+    """Why a module has no summary. `too_deep`: it is valid Python nested past what the parser or
+    this reader can follow (Python's recursion limit), which is no syntax error."""
+    __slots__ = ("line", "message", "too_deep")
 
-    def __init__(self, line, message):
+    def __init__(self, line, message, too_deep=False):
         self.line = line
         self.message = message
+        self.too_deep = too_deep
 
     @property
     def digest(self):
@@ -222,7 +226,11 @@ def summarize(text: str) -> "Union[Scope, ParseFailure]":
         return Collector().scope(tree.body, module_level=True)
     except SyntaxError as error:
         return ParseFailure(error.lineno, error.msg)
-    except (ValueError, UnicodeError, MemoryError, RecursionError) as error:
+    except (RecursionError, MemoryError):
+        # The parser's own limits (its stack: MemoryError) or ours: valid code, too complex to read.
+        return ParseFailure(None, "nested too deeply to read (past Python's recursion limit of %d)"
+                            % sys.getrecursionlimit(), too_deep=True)
+    except (ValueError, UnicodeError) as error:
         return ParseFailure(None, str(error) or type(error).__name__)
     finally:
         if collecting:
@@ -270,6 +278,15 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
         parts.append((HOOKS, sorted(summary.hooks), sorted((k, sorted(v.items())) for k, v in summary.maps.items()),
                       sorted(summary.getattr_cases.items())))
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def safe_digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[str]:
+    """digest(), or None (nothing vouched for: resolve again whenever the file changes) for a
+    module whose bindings are nested too deeply to describe."""
+    try:
+        return digest(summary, names)
+    except RecursionError:
+        return None
 
 
 def _star_repr(star):

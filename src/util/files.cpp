@@ -1,6 +1,12 @@
 #include "aaw/util/files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -18,16 +24,64 @@ std::optional<std::string> read_file(const fs::path& file) {
   return text.str();
 }
 
+std::optional<std::string> read_regular_file(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<std::string> text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    text.emplace();
+    char buffer[65536];
+    for (;;) {
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) text.reset();
+      if (n <= 0) break;
+      text->append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+namespace {
+
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<void> write_file_atomically(const fs::path& file, const std::string& text) {
   const fs::path staging = file.string() + ".tmp";
-  {
-    std::ofstream out(staging, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) return Error(ErrorCode::io, "cannot write '" + staging.string() + "'");
+  ::unlink(staging.c_str());  // a leftover, or a link: never written through
+  const int fd = ::open(staging.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Error(ErrorCode::io, "cannot write '" + staging.string() + "': " + std::strerror(errno));
+  const bool written = write_all(fd, text);
+  const int saved = errno;
+  if (::close(fd) != 0 || !written) {
+    ::unlink(staging.c_str());
+    return Error(ErrorCode::io,
+                 "cannot write '" + staging.string() + "': " + std::strerror(written ? errno : saved));
   }
   std::error_code ec;
   fs::rename(staging, file, ec);
   if (ec) return Error(ErrorCode::io, "cannot write '" + file.string() + "': " + ec.message());
+  return {};
+}
+
+Result<void> make_fresh_directory(const fs::path& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // removes a link itself, never what it points to
+  if (!ec) fs::create_directories(dir, ec);
+  if (ec) return Error(ErrorCode::io, "cannot create directory '" + dir.string() + "': " + ec.message());
   return {};
 }
 

@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "support/temp_dir.hpp"
 
@@ -102,6 +104,32 @@ TEST_F(ReportTest, RotatesBySizeKeepingMaxFiles) {
   EXPECT_TRUE(std::filesystem::exists(m_dir.path() / "r.2.log"));
   EXPECT_FALSE(std::filesystem::exists(m_dir.path() / "r.3.log"));
   EXPECT_LE(std::filesystem::file_size(m_dir.path() / "r.log"), 1024u * 1024u);
+}
+
+// SIGHUP's reopen runs on the main thread while the notification thread logs: a bounded stress of
+// the two at once. Before the file sink was swapped under its lock, this wrote through a freed
+// sink (a crash, or lost lines); under ThreadSanitizer it is a reported race.
+TEST_F(ReportTest, ReopeningWhileAnotherThreadLogsLosesNoLine) {
+  LogConfig config = config_for("busy.log");
+  auto log = make_logger(config, ConsoleStream::none);
+  ASSERT_TRUE(log);
+  constexpr int k_lines = 20000;
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < k_lines; ++i) (*log)->warn("Cannot notify webhook of change {}", i);
+    done = true;
+  });
+  int reopened = 0;
+  while (!done || reopened < 200) {
+    ASSERT_TRUE(reopen_log_file(**log, config));
+    ++reopened;
+  }
+  writer.join();
+  std::istringstream lines(read_file(m_dir.path() / "busy.log"));
+  int count = 0;
+  for (std::string line; std::getline(lines, line);)
+    count += line.find("Cannot notify webhook") != std::string::npos;
+  EXPECT_EQ(count, k_lines);
 }
 
 TEST_F(ReportTest, NamesLogFileThatCannotBeOpened) {

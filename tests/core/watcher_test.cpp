@@ -89,6 +89,16 @@ class WatcherTest : public ::testing::Test {
   }
   std::int64_t commit_count() { return *m_store->commit_count(); }
 
+  // Rewrites main from `inserted` on: one commit where gemm_a8w8_CK's splitK loses Optional[int].
+  std::string force_push_divergent_commit() {
+    m_repo.git({"reset", "--hard", m_commits.inserted});
+    m_repo.write_file("aiter/ops/gemm_op_a8w8.py",
+                      "__all__ = ['gemm_a8w8_CK', 'gemm_a8w8']\n"
+                      "def gemm_a8w8_CK(XQ, WQ, x_scale, w_scale, Y, bias=None, splitK=None):\n    return Y\n"
+                      "def gemm_a8w8(XQ, WQ, /, x_scale, dtype='bf16', **kwargs):\n    return XQ\n");
+    return m_repo.commit("Divergent history");
+  }
+
   // The changes planted along main, diffed commit after commit.
   std::set<Planted> planted_on_main() const {
     const auto& c = m_commits;
@@ -269,19 +279,38 @@ TEST_F(WatcherTest, AFunctionAddedToTheConfigIsExtractedAtTheLineHeadAtStartUp) 
   EXPECT_EQ(commit_count(), 8) << "no commit processed twice";
 }
 
-TEST_F(WatcherTest, ForcePushContinuesFromMergeBase) {
+TEST_F(WatcherTest, ForcePushDiffsTheNewLineAgainstWhatWasLastReported) {
   ASSERT_EQ(m_watcher->run(true), 0);
-  m_repo.git({"reset", "--hard", m_commits.inserted});
-  m_repo.write_file("aiter/ops/gemm_op_a8w8.py",
-                    "__all__ = ['gemm_a8w8_CK', 'gemm_a8w8']\n"
-                    "def gemm_a8w8_CK(XQ, WQ, x_scale, w_scale, Y, bias=None, splitK=None):\n    return Y\n"
-                    "def gemm_a8w8(XQ, WQ, /, x_scale, dtype='bf16', **kwargs):\n    return XQ\n");
-  std::string rewritten = m_repo.commit("Rewritten history");
+  std::string rewritten = force_push_divergent_commit();
   ASSERT_EQ(m_watcher->run(true), 0);
-  std::set<Planted> expected = planted_on_main();
-  expected.emplace(rewritten, "gemm_a8w8_CK", "annotation_changed");  // splitK lost Optional[int]
-  EXPECT_EQ(history(), expected) << "diffed against the merge base, not the abandoned head";
+  std::set<Planted> found = history();
+  // Its own change (splitK lost Optional[int]), and the abandoned commits' changes undone: the
+  // reported changes add up to what the head now has.
+  EXPECT_TRUE(found.count({rewritten, "gemm_a8w8_CK", "annotation_changed"}));
+  EXPECT_TRUE(found.count({rewritten, "aiter.fmoe_fp8_blockscale_g1u1", "default_changed"}));
+  EXPECT_TRUE(found.count({rewritten, "legacy.old_fn", "function_added"}));
+  EXPECT_TRUE(found.count({rewritten, "ck_moe_2stages", "parameter_removed"}));
   EXPECT_EQ(m_store->line_head()->value().hex, rewritten);
+}
+
+TEST_F(WatcherTest, ForcePushBackToTheOriginalLineReportsTheDivergentChangeReverted) {
+  ASSERT_EQ(m_watcher->run(true), 0);
+  std::string divergent = force_push_divergent_commit();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  m_repo.git({"reset", "--hard", m_commits.compatible});  // back to the original line
+  ASSERT_EQ(m_watcher->run(true), 0);
+  std::set<Planted> found = history();
+  EXPECT_TRUE(found.count({divergent, "gemm_a8w8_CK", "annotation_changed"}));
+  // The first commit of the line the head is on again undoes it.
+  EXPECT_TRUE(found.count({m_commits.defaults, "gemm_a8w8_CK", "annotation_changed"}));
+  EXPECT_EQ(m_store->line_head()->value().hex, m_commits.compatible);
+  auto at_head = m_store->states_at(ObjectId{m_commits.compatible});
+  ASSERT_TRUE(at_head);
+  for (const FunctionState& s : *at_head) {
+    if (s.function.function_path == "gemm_a8w8_CK") {
+      EXPECT_NE(s.state.summary().find("Optional[int]"), std::string::npos) << s.state.summary();
+    }
+  }
 }
 
 TEST_F(WatcherTest, UnreadableCommitIsRecordedAndTheNextDiffedAgainstTheLastGood) {

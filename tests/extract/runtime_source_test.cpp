@@ -62,11 +62,15 @@ class RuntimeExtractorTest : public ::testing::Test {
   void SetUp() override {
     m_commits = RuntimeFixture::build(m_repo);
     m_mirror = value_of(open_mirror(m_repo.path().string(), state_dir() / "mirrors", {}));
-    m_work_tree =
-        value_of(open_work_tree(state_dir() / "work", m_mirror->path(), m_mirror->display_url(), *m_log));
     SandboxConfig sandbox;
     sandbox.kind = "auto";
     m_sandbox = value_of(make_sandbox(sandbox, state_dir() / "sandbox", *m_log));
+    // As the daemon does: every checkout confined in the builds' sandbox.
+    WorkTreeOptions confined;
+    confined.sandbox = m_sandbox.get();
+    confined.program = AAW_BINARY;
+    m_work_tree = value_of(
+        open_work_tree(state_dir() / "work", m_mirror->path(), m_mirror->display_url(), *m_log, confined));
   }
 
   fs::path state_dir() const { return m_tmp / "state"; }
@@ -242,6 +246,41 @@ TEST_F(RuntimeExtractorTest, BuildSeesNoTokenOfTheParent) {
   auto states = extract(m_commits.base);
   ASSERT_EQ(states[scale].status, Status::ok) << states[scale].summary();
   EXPECT_TRUE(source().last_timings().built);
+}
+
+TEST_F(RuntimeExtractorTest, BuildRecordHoldsNoSecretOfBuildEnv) {
+  RuntimeSourceOptions leaky = options();
+  leaky.build.env = {{"MY_TOKEN", "ghp_planted_in_build_env"}, {"PREBUILD_KERNELS", "0"}};
+  source(leaky);
+  extract(m_commits.base);
+  ASSERT_TRUE(source().last_timings().built);
+  std::ifstream in(state_dir() / "last_build.json");
+  std::stringstream record;
+  record << in.rdbuf();
+  EXPECT_FALSE(contains(record.str(), "ghp_planted_in_build_env")) << record.str();
+  EXPECT_FALSE(contains(record.str(), "MY_TOKEN")) << record.str();
+  EXPECT_TRUE(contains(record.str(), "PREBUILD_KERNELS")) << record.str();
+  source(leaky);  // as after a restart: the record still matches, so nothing is rebuilt
+  extract(m_commits.param_added);
+  EXPECT_FALSE(source().last_timings().built);
+}
+
+TEST_F(RuntimeExtractorTest, BuildCannotMakeTheNextCheckoutWriteOutsideTheWorkTree) {
+  if (m_sandbox->kind() != "bwrap") GTEST_SKIP() << "bubblewrap cannot run here: builds are not confined";
+  const fs::path victim = m_tmp / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  RuntimeSourceOptions planting = options();
+  planting.build.paths.clear();  // every commit builds
+  // A tracked file replaced by a link to a file outside: the next checkout rewrites README.md.
+  planting.build.command = {"sh", "-c", "rm -f README.md && ln -s " + victim.string() + " README.md"};
+  source(planting);
+  extract(m_commits.native_changed);
+  ASSERT_TRUE(fs::is_symlink(state_dir() / "work" / "README.md"));
+  extract(m_commits.docs_changed);
+  std::ifstream in(victim);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "precious\n");
 }
 
 TEST_F(RuntimeExtractorTest, ChildWritingGarbageIsExtractFailed) {

@@ -40,7 +40,7 @@ SourceDeps deps_on(GitMirror& mirror, Logger& log) {
       log,
       StateDir("/nonexistent/state"),
       []() -> PythonHost& { throw std::logic_error("no interpreter in this test"); },
-      [] { return Result<std::unique_ptr<WorkTree>>(Error(ErrorCode::io, "no work tree here")); },
+      [](Sandbox&) { return Result<std::unique_ptr<WorkTree>>(Error(ErrorCode::io, "no work tree here")); },
       [] { return Result<std::unique_ptr<Sandbox>>(Error(ErrorCode::io, "no sandbox here")); },
       "/usr/bin/python3",
       "3.11",
@@ -72,7 +72,7 @@ TEST(SourceRegistryTest, RuntimeKindReportsWhatItCannotOpen) {
   config.extractor = "runtime";
   auto source = builtin_sources().make(config, deps);
   ASSERT_FALSE(source);
-  EXPECT_EQ(source.error().message(), "no work tree here");
+  EXPECT_EQ(source.error().message(), "no sandbox here");
 }
 
 TEST(SourceRegistryTest, TestOnlySourcePlugsInWithOneRegistration) {

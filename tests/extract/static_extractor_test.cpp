@@ -627,6 +627,34 @@ TEST_F(StaticExtractorTest, LookupFailureFailsOnlyThatFunction) {
   EXPECT_EQ(extractions[1].state.summary(), "(b)");
 }
 
+// --- code nested past what resolution follows -------------------------------------------------------
+
+TEST_F(StaticExtractorTest, DefaultNestedPastTheRecursionLimitFailsOnlyItsFunction) {
+  std::string sum = "1";
+  for (int i = 0; i < 1000; ++i) sum += "+1";
+  write("pkg/__init__.py", "from .deep import *\nfrom .plain import *\n");
+  write("pkg/deep.py", "def deep(x=" + sum + "):\n    pass\n");
+  write("pkg/plain.py", "def plain(y=1):\n    pass\n");
+  auto states = extract({{"import pkg", "pkg.deep"}, {"import pkg", "pkg.plain"}});
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[1].state.summary(), "(y=1)");
+  EXPECT_EQ(states[0].state.status, Status::unresolved);
+  EXPECT_THAT(states[0].state.detail, HasSubstr("nested too deeply"));
+}
+
+TEST_F(StaticExtractorTest, StarImportChainPastTheLimitIsUnresolvedNamingIt) {
+  write("pkg/__init__.py", "from .m0 import *\n");
+  for (int i = 0; i < 1000; ++i)
+    write("pkg/m" + std::to_string(i) + ".py", "from .m" + std::to_string(i + 1) + " import *\n");
+  write("pkg/m1000.py", "def f(a):\n    pass\n");
+  write("pkg/other.py", "def g(b):\n    pass\n");
+  auto states = extract({{"import pkg", "pkg.f"}, {"from pkg.other import g", "g"}});
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[1].state.summary(), "(b)");
+  EXPECT_EQ(states[0].state.status, Status::unresolved) << states[0].state.summary();
+  EXPECT_THAT(states[0].state.detail, HasSubstr("chain of more than 100"));
+}
+
 }  // namespace
 }  // namespace aaw
 

@@ -29,8 +29,9 @@ class StatusCliTest : public ::testing::Test {
     std::ofstream(path) << SyntheticAiter::config_json(m_served.string(), m_dir.path(), extra);
     return path;
   }
+  // The binary with `args`; or, when args[0] is "bwrap", bubblewrap with them (which runs it).
   ProcessResult run(std::vector<std::string> args) {
-    args.insert(args.begin(), AAW_BINARY);
+    if (args.front() != "bwrap") args.insert(args.begin(), AAW_BINARY);
     RunOptions o;
     o.cwd = m_dir.path();
     o.unset_env = {"GITHUB_TOKEN"};
@@ -88,6 +89,21 @@ TEST_F(StatusCliTest, AfterWatchOnceReportsThePollTheHeadsAndHealth) {
   EXPECT_NE(r.out.find("remote head: " + m_commits.compatible), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("last processed commit: " + m_commits.compatible), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("outbox: 0 pending, 0 delivered, 0 failed"), std::string::npos) << r.out;
+}
+
+// A read-only state_dir: a read-only mount (bubblewrap's --ro-bind, which holds for root too).
+TEST_F(StatusCliTest, ReadsAStateDirectoryItCannotWriteTo) {
+  if (!run_process({"bwrap", "--dev-bind", "/", "/", "true"}).ok())
+    GTEST_SKIP() << "bubblewrap cannot run here";
+  auto cfg = config("\"start_commit\": \"" + m_commits.base + "\"");
+  ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
+  const std::string state = (m_dir.path() / "state").string();
+  auto r = run({"bwrap", "--dev-bind", "/", "/", "--ro-bind", state, state, "--", AAW_BINARY, "status",
+                "--config", cfg.string(), "--format", "json", "--check"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json s = json::parse(r.out);
+  EXPECT_EQ(s["last_processed_commit"], m_commits.compatible);
+  EXPECT_EQ(s["healthy"], true);
 }
 
 TEST_F(StatusCliTest, CheckFailsWhenTheLastSuccessfulPollIsOlderThanThreeIntervals) {

@@ -15,6 +15,7 @@
 
 #include "support/git_daemon.hpp"
 #include "support/process.hpp"
+#include "support/silent_listener.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
 
@@ -203,6 +204,60 @@ TEST_F(WatchCliTest, PollLoopDetectsPushSurvivesOutageReopensLogAndStopsOnSigter
   json changes = history(cfg);
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0]["commit"], pushed);
+}
+
+TEST_F(WatchCliTest, OnceAgainstARemoteThatNeverAnswersEndsWithAClearError) {
+  SilentListener silent;
+  auto cfg = m_dir.path() / "silent.json";
+  std::ofstream(cfg) << SyntheticAiter::config_json(silent.url("git", "aiter.git"), m_dir.path(),
+                                                    "\"git\": {\"timeout_seconds\": 2}");
+  auto r = run({"watch", "--config", cfg.string(), "--once"});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(log_text().find("ERROR - cannot reach 'git://127.0.0.1:" + std::to_string(silent.port()) +
+                            "/aiter.git': the remote sent nothing for 2 s (git.timeout_seconds)"),
+            std::string::npos)
+      << log_text();
+}
+
+TEST_F(WatchCliTest, SigtermEndsWatchWhileTheRemoteSaysNothing) {
+  SilentListener silent;
+  auto cfg = m_dir.path() / "silent.json";
+  std::ofstream(cfg) << SyntheticAiter::config_json(silent.url("git", "aiter.git"), m_dir.path(), "");
+  BackgroundProcess daemon(argv({"watch", "--config", cfg.string()}), m_dir.path() / "stdout.txt", options());
+  ASSERT_TRUE(eventually([&] { return log_text().find("Checking for API changes...") != std::string::npos; }))
+      << log_text();
+  std::this_thread::sleep_for(500ms);  // well into the ls-remote that never returns
+  ASSERT_EQ(::kill(daemon.pid(), SIGTERM), 0);
+  ASSERT_TRUE(eventually([&] { return !daemon.running(); }, 10s)) << log_text();
+  EXPECT_EQ(daemon.exit_code(), 0);
+  EXPECT_NE(log_text().find("Stopping on request"), std::string::npos) << log_text();
+}
+
+TEST_F(WatchCliTest, FirstStartWithTheRemoteDownRetriesUntilItComesUp) {
+  m_daemon->stop();
+  auto cfg = config("\"check_interval_seconds\": 1");
+  BackgroundProcess daemon(argv({"watch", "--config", cfg.string()}), m_dir.path() / "stdout.txt", options());
+  ASSERT_TRUE(eventually([&] { return count_of(log_text(), "retrying with backoff") == 1; })) << log_text();
+  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(daemon.running()) << "exited at the first start: " << log_text();
+  m_daemon->restart();
+  ASSERT_TRUE(eventually([&] { return count_of(log_text(), "Initial signature for ") == 10; })) << log_text();
+  // Logged once the poll that recovered is done.
+  EXPECT_TRUE(eventually([&] { return log_text().find("reachable again") != std::string::npos; }));
+  ASSERT_EQ(::kill(daemon.pid(), SIGTERM), 0);
+  ASSERT_TRUE(eventually([&] { return !daemon.running(); }, 10s));
+  EXPECT_EQ(daemon.exit_code(), 0);
+}
+
+TEST_F(WatchCliTest, OnceWithTheRemoteDownAtFirstStartExitsTwoAndLeavesNoMirror) {
+  m_daemon->stop();
+  auto cfg = config("");
+  auto r = run({"watch", "--config", cfg.string(), "--once"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(log_text().find("ERROR - cannot reach"), std::string::npos) << log_text();
+  const auto mirrors = m_dir.path() / "state" / "mirrors";
+  EXPECT_TRUE(!std::filesystem::exists(mirrors) || std::filesystem::is_empty(mirrors));
 }
 
 TEST_F(WatchCliTest, CommitListInConfigReplaysThenMonitorsFromTheLastReplayedCommit) {

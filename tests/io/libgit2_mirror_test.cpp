@@ -17,12 +17,14 @@
 #include "support/git_fixture.hpp"
 #include "support/git_http_server.hpp"
 #include "support/process.hpp"
+#include "support/silent_listener.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 using test::GitFixture;
 using test::TempDir;
 
@@ -52,8 +54,19 @@ class Libgit2MirrorTest : public ::testing::Test {
 
   fs::path mirrors_dir() const { return m_tmp / "mirrors"; }
 
-  std::unique_ptr<GitMirror> open(const std::string& url, const MirrorOptions& options = {}) {
-    return value_of(open_mirror(url, mirrors_dir(), options));
+  // Through the git helper, as the daemon does (the built binary's `__git`).
+  std::unique_ptr<GitMirror> open(const std::string& url, MirrorOptions options = {}) {
+    return value_of(open_mirror(url, mirrors_dir(), with_helper(std::move(options))));
+  }
+  static MirrorOptions with_token(const std::string& token) {
+    MirrorOptions options;
+    options.https_token = token;
+    return options;
+  }
+  static MirrorOptions with_helper(MirrorOptions options, std::chrono::seconds stall = 60s) {
+    options.network_helper = AAW_BINARY;
+    options.stall_timeout = stall;
+    return options;
   }
   std::unique_ptr<GitMirror> open_origin() { return open(m_origin.path().string()); }
 
@@ -296,7 +309,7 @@ TEST_F(Libgit2MirrorTest, FetchOverHttpBringsNewCommits) {
 TEST_F(Libgit2MirrorTest, SendsTokenAsBasicCredentials) {
   test::GitHttpServer server(m_tmp / "served");
   server.require_token("s3cret-token");
-  auto mirror = open(server.url("origin"), MirrorOptions{"s3cret-token"});
+  auto mirror = open(server.url("origin"), with_token("s3cret-token"));
   EXPECT_EQ(value_of(mirror->resolve("main")).hex, m_second);
   const auto credentials = server.basic_credentials();
   ASSERT_FALSE(credentials.empty());
@@ -315,7 +328,7 @@ TEST_F(Libgit2MirrorTest, MissingTokenIsNetworkError) {
 TEST_F(Libgit2MirrorTest, RejectedTokenFailsAfterOneAttempt) {
   test::GitHttpServer server(m_tmp / "served");
   server.require_token("s3cret-token");
-  const auto mirror = open_mirror(server.url("origin"), mirrors_dir(), MirrorOptions{"wrong-token"});
+  const auto mirror = open_mirror(server.url("origin"), mirrors_dir(), with_token("wrong-token"));
   ASSERT_FALSE(mirror);
   EXPECT_EQ(mirror.error().code(), ErrorCode::network);
   EXPECT_EQ(server.basic_credentials(), std::vector<std::string>{"x-access-token:wrong-token"});
@@ -324,7 +337,7 @@ TEST_F(Libgit2MirrorTest, RejectedTokenFailsAfterOneAttempt) {
 TEST_F(Libgit2MirrorTest, RejectedTokenNeverAppearsInError) {
   test::GitHttpServer server(m_tmp / "served");
   server.require_token("s3cret-token");
-  const auto mirror = open_mirror(server.url("origin"), mirrors_dir(), MirrorOptions{"wrong-token"});
+  const auto mirror = open_mirror(server.url("origin"), mirrors_dir(), with_token("wrong-token"));
   ASSERT_FALSE(mirror);
   EXPECT_EQ(mirror.error().message().find("wrong-token"), std::string::npos) << mirror.error().message();
   EXPECT_NE(mirror.error().message().find(server.url("origin")), std::string::npos);
@@ -332,15 +345,102 @@ TEST_F(Libgit2MirrorTest, RejectedTokenNeverAppearsInError) {
 
 TEST_F(Libgit2MirrorTest, SendsNoCredentialsUnlessAsked) {
   test::GitHttpServer server(m_tmp / "served");
-  auto mirror = open(server.url("origin"), MirrorOptions{"s3cret-token"});
+  auto mirror = open(server.url("origin"), with_token("s3cret-token"));
   ASSERT_TRUE(mirror->fetch());
   EXPECT_TRUE(server.authorization_headers().empty());
 }
 
 TEST_F(Libgit2MirrorTest, IgnoresTokenForGitProtocol) {
   test::GitDaemon daemon(m_tmp / "served");
-  auto mirror = open(daemon.url("origin"), MirrorOptions{"s3cret-token"});
+  auto mirror = open(daemon.url("origin"), with_token("s3cret-token"));
   EXPECT_TRUE(mirror->fetch());
+}
+
+TEST_F(Libgit2MirrorTest, TokenIsNotSentWhereARedirectLeads) {
+  test::GitHttpServer elsewhere(m_tmp / "served");
+  elsewhere.require_token("s3cret-token");
+  test::GitHttpServer configured(m_tmp / "served");
+  configured.redirect_to("http://localhost:" + std::to_string(elsewhere.port()));
+  const auto mirror = open_mirror(configured.url("origin"), mirrors_dir(), with_helper(with_token("s3cret-token")));
+  ASSERT_FALSE(mirror);
+  EXPECT_EQ(mirror.error().code(), ErrorCode::network);
+  EXPECT_NE(mirror.error().message().find("not sending the token to 'localhost'"), std::string::npos)
+      << mirror.error().message();
+  EXPECT_FALSE(elsewhere.requests().empty()) << "the redirect was followed";
+  EXPECT_TRUE(elsewhere.authorization_headers().empty());
+}
+
+TEST_F(Libgit2MirrorTest, TokenIsSentWhereARedirectOnTheSameHostLeads) {
+  test::GitHttpServer moved(m_tmp / "served");
+  moved.require_token("s3cret-token");
+  test::GitHttpServer configured(m_tmp / "served");
+  configured.redirect_to("http://127.0.0.1:" + std::to_string(moved.port()));
+  auto mirror = open(configured.url("origin"), with_token("s3cret-token"));
+  EXPECT_EQ(value_of(mirror->resolve("main")).hex, m_second);
+}
+
+// ---- a remote that never answers, and stopping ------------------------------------------------
+
+TEST_F(Libgit2MirrorTest, CloneFromARemoteThatNeverAnswersIsGivenUp) {
+  test::SilentListener silent;
+  const auto mirror = open_mirror(silent.url("git", "origin"), mirrors_dir(), with_helper({}, 1s));
+  ASSERT_FALSE(mirror);
+  EXPECT_EQ(mirror.error().code(), ErrorCode::network);
+  EXPECT_NE(mirror.error().message().find("the remote sent nothing for 1 s"), std::string::npos)
+      << mirror.error().message();
+  EXPECT_TRUE(mirrors_dir_entries().empty()) << "a failed clone leaves nothing behind";
+}
+
+TEST_F(Libgit2MirrorTest, HeadOfARemoteThatNeverAnswersOverHttpIsGivenUp) {
+  test::SilentListener silent;
+  MirrorOptions options = with_helper({}, 1s);
+  options.clone_on_first_fetch = true;
+  auto mirror = value_of(open_mirror(silent.url("http", "origin"), mirrors_dir(), options));
+  auto head = mirror->remote_head("main");
+  ASSERT_FALSE(head);
+  EXPECT_EQ(head.error().code(), ErrorCode::network);
+  EXPECT_NE(head.error().message().find("cannot reach 'http://127.0.0.1:"), std::string::npos)
+      << head.error().message();
+}
+
+TEST_F(Libgit2MirrorTest, StopRequestEndsAHungOperationAsCancelled) {
+  test::SilentListener silent;
+  int polls = 0;
+  MirrorOptions options = with_helper({}, 3600s);
+  options.stop_requested = [&polls] { return ++polls > 3; };
+  const auto mirror = open_mirror(silent.url("git", "origin"), mirrors_dir(), options);
+  ASSERT_FALSE(mirror);
+  EXPECT_EQ(mirror.error().code(), ErrorCode::cancelled) << mirror.error().message();
+  EXPECT_TRUE(mirrors_dir_entries().empty());
+}
+
+TEST_F(Libgit2MirrorTest, CloningLeftToTheFirstFetchHappensThere) {
+  MirrorOptions options = with_helper({});
+  options.clone_on_first_fetch = true;
+  auto mirror = value_of(open_mirror(m_origin.path().string(), mirrors_dir(), options));
+  EXPECT_TRUE(mirrors_dir_entries().empty());
+  EXPECT_EQ(value_of(mirror->remote_head("main")).hex, m_second);
+  auto before = mirror->resolve("main");
+  ASSERT_FALSE(before);
+  EXPECT_EQ(before.error().code(), ErrorCode::not_found);
+  EXPECT_NE(before.error().message().find("has not been cloned yet"), std::string::npos);
+  ASSERT_TRUE(mirror->fetch());
+  EXPECT_EQ(value_of(mirror->resolve("main")).hex, m_second);
+  EXPECT_EQ(mirrors_dir_entries().size(), 1u);
+}
+
+TEST_F(Libgit2MirrorTest, CloningLeftToTheFirstFetchIsTriedAgainAfterAFailure) {
+  const fs::path later = m_tmp / "served" / "later";
+  MirrorOptions options = with_helper({});
+  options.clone_on_first_fetch = true;
+  auto mirror = value_of(open_mirror(later.string(), mirrors_dir(), options));
+  auto failed = mirror->fetch();
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code(), ErrorCode::network);
+  EXPECT_TRUE(mirrors_dir_entries().empty());
+  m_origin.bare_clone(later);
+  ASSERT_TRUE(mirror->fetch());
+  EXPECT_EQ(value_of(mirror->resolve("main")).hex, m_second);
 }
 
 // ---- resolving revisions -------------------------------------------------------------------

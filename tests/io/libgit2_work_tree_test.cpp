@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "aaw/core/git_mirror.hpp"
 #include "aaw/core/work_tree.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
+#include "aaw/io/posix_sandbox.hpp"
 #include "support/git_fixture.hpp"
 #include "support/temp_dir.hpp"
 
@@ -22,6 +24,7 @@ namespace aaw {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 using test::GitFixture;
 using test::TempDir;
 
@@ -74,6 +77,23 @@ class Libgit2WorkTreeTest : public ::testing::Test {
   }
   ObjectId id(const std::string& hex) { return ObjectId{hex}; }
 
+  // As the daemon opens it: every checkout runs as the built binary's `__checkout` in the sandbox
+  // (bubblewrap where it can run here).
+  std::unique_ptr<WorkTree> open_confined_tree(std::chrono::seconds timeout = 60s) {
+    if (!m_sandbox) {
+      SandboxConfig config;
+      config.kind = "auto";
+      m_sandbox = value_of(make_sandbox(config, m_tmp / "sandbox", *m_log));
+    }
+    WorkTreeOptions options;
+    options.sandbox = m_sandbox.get();
+    options.program = AAW_BINARY;
+    options.timeout = timeout;
+    return value_of(open_work_tree(m_tmp / "work", mirror().path(), mirror().display_url(), *m_log, options));
+  }
+  // Only bubblewrap confines; the plain runner lets builds write anywhere to begin with.
+  bool confining() const { return m_sandbox && m_sandbox->kind() == "bwrap"; }
+
   // A repository to use as a submodule, at file://.../sub.
   GitFixture& sub() {
     if (!m_sub) {
@@ -94,6 +114,7 @@ class Libgit2WorkTreeTest : public ::testing::Test {
   GitFixture m_origin{m_tmp / "served" / "origin"};
   std::unique_ptr<GitFixture> m_sub;
   std::unique_ptr<GitMirror> m_mirror;
+  std::unique_ptr<Sandbox> m_sandbox;
   std::string m_first;
   std::string m_second;
 };
@@ -225,13 +246,94 @@ TEST_F(Libgit2WorkTreeTest, StopRequestDuringASubmoduleFetchIsCancelled) {
   // False for the check before the fetch, true from the first progress callback on: the fetch
   // itself must notice and abort.
   int polls = 0;
-  auto tree = value_of(open_work_tree(m_tmp / "work", mirror().path(), mirror().display_url(), *m_log,
-                                      [&polls] { return ++polls > 1; }));
+  WorkTreeOptions options;
+  options.stop_requested = [&polls] { return ++polls > 1; };
+  auto tree = value_of(
+      open_work_tree(m_tmp / "work", mirror().path(), mirror().display_url(), *m_log, std::move(options)));
   auto result = tree->checkout(id(with_sub), true);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code(), ErrorCode::cancelled) << result.error().message();
   EXPECT_GT(polls, 1);
   EXPECT_FALSE(tree->head());
+}
+
+// ---- confined checkouts: what a build leaves in the tree stays in the tree ----------------------
+
+TEST_F(Libgit2WorkTreeTest, ConfinedCheckoutMovesTheFilesAndKeepsBuildOutputs) {
+  auto tree = open_confined_tree();
+  ASSERT_TRUE(tree->checkout(id(m_first), false));
+  std::ofstream(tree->path() / "pkg" / "_native.so") << "binary";
+  const FileIdentity unchanged = identity(tree->path() / "setup.py");
+  ASSERT_TRUE(tree->checkout(id(m_second), false));
+  EXPECT_EQ(read_file(tree->path() / "pkg" / "__init__.py"), "def f(a, b=1):\n    pass\n");
+  EXPECT_FALSE(fs::exists(tree->path() / "pkg" / "old.py"));
+  EXPECT_EQ(read_file(tree->path() / "pkg" / "_native.so"), "binary");
+  EXPECT_TRUE(same(identity(tree->path() / "setup.py"), unchanged));
+  EXPECT_EQ(tree->head(), id(m_second));
+  EXPECT_EQ(open_confined_tree()->head(), id(m_second));
+}
+
+TEST_F(Libgit2WorkTreeTest, CheckoutNeverWritesThroughALinkABuildPutInPlaceOfATrackedFile) {
+  auto tree = open_confined_tree();
+  if (!confining()) GTEST_SKIP() << "bubblewrap cannot run here";
+  ASSERT_TRUE(tree->checkout(id(m_first), false));
+  const fs::path victim = m_tmp / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  fs::remove(tree->path() / "pkg" / "__init__.py");  // what a build's setup.py may do
+  fs::create_symlink(victim, tree->path() / "pkg" / "__init__.py");
+  ASSERT_TRUE(tree->checkout(id(m_second), false));
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(tree->path() / "pkg" / "__init__.py"));
+  EXPECT_EQ(read_file(tree->path() / "pkg" / "__init__.py"), "def f(a, b=1):\n    pass\n");
+}
+
+TEST_F(Libgit2WorkTreeTest, CheckoutNeverFollowsALinkABuildPutInPlaceOfADirectory) {
+  auto tree = open_confined_tree();
+  if (!confining()) GTEST_SKIP() << "bubblewrap cannot run here";
+  ASSERT_TRUE(tree->checkout(id(m_first), false));
+  const fs::path victim = m_tmp / "victim";
+  fs::create_directories(victim);
+  fs::remove_all(tree->path() / "pkg");
+  fs::create_directory_symlink(victim, tree->path() / "pkg");
+  ASSERT_TRUE(tree->checkout(id(m_second), false));
+  EXPECT_TRUE(fs::is_empty(victim));
+  EXPECT_EQ(read_file(tree->path() / "pkg" / "__init__.py"), "def f(a, b=1):\n    pass\n");
+}
+
+TEST_F(Libgit2WorkTreeTest, CheckoutIgnoresAGitConfigABuildPointedAtAnotherDirectory) {
+  auto tree = open_confined_tree();
+  if (!confining()) GTEST_SKIP() << "bubblewrap cannot run here";
+  ASSERT_TRUE(tree->checkout(id(m_first), false));
+  const fs::path victim = m_tmp / "victim";
+  fs::create_directories(victim);
+  std::ofstream(tree->path() / ".git" / "config", std::ios::app)
+      << "[core]\n\tworktree = " << victim.string() << "\n";
+  ASSERT_TRUE(tree->checkout(id(m_second), false));
+  EXPECT_TRUE(fs::is_empty(victim));
+  EXPECT_EQ(read_file(tree->path() / "pkg" / "__init__.py"), "def f(a, b=1):\n    pass\n");
+}
+
+TEST_F(Libgit2WorkTreeTest, FifoABuildLeftInPlaceOfATrackedFileHangsNothing) {
+  auto tree = open_confined_tree(10s);
+  ASSERT_TRUE(tree->checkout(id(m_first), false));
+  fs::remove(tree->path() / "pkg" / "__init__.py");
+  ASSERT_EQ(::mkfifo((tree->path() / "pkg" / "__init__.py").c_str(), 0644), 0);
+  ASSERT_TRUE(tree->checkout(id(m_second), false));
+  EXPECT_EQ(read_file(tree->path() / "pkg" / "__init__.py"), "def f(a, b=1):\n    pass\n");
+}
+
+TEST_F(Libgit2WorkTreeTest, ConfinedCheckoutOfAnUnknownCommitIsNotFound) {
+  auto tree = open_confined_tree();
+  auto result = tree->checkout(id(std::string(40, 'a')), false);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), ErrorCode::not_found) << result.error().message();
+}
+
+TEST_F(Libgit2WorkTreeTest, ConfinedCheckoutUpdatesSubmodules) {
+  const std::string with_sub = add_submodule();
+  auto tree = open_confined_tree();
+  ASSERT_TRUE(tree->checkout(id(with_sub), true));
+  EXPECT_EQ(read_file(tree->path() / "third" / "sub" / "lib.txt"), "version 1\n");
 }
 
 }  // namespace

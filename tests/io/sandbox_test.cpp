@@ -23,6 +23,7 @@
 
 #include "aaw/io/posix_sandbox.hpp"
 #include "aaw/util/files.hpp"
+#include "support/silent_listener.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
@@ -109,30 +110,6 @@ std::vector<pid_t> read_pids(const fs::path& file) {
   return pids;
 }
 
-// A TCP listener on 127.0.0.1 that never accepts: connects still succeed through the backlog.
-class Listener {
- public:
-  Listener() : m_fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (::bind(m_fd, reinterpret_cast<sockaddr*>(&address), size) != 0 || ::listen(m_fd, 16) != 0 ||
-        ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-      throw std::runtime_error("cannot listen on 127.0.0.1");
-    }
-    m_port = ntohs(address.sin_port);
-  }
-  ~Listener() { ::close(m_fd); }
-  Listener(const Listener&) = delete;
-  Listener& operator=(const Listener&) = delete;
-  int port() const { return m_port; }
-
- private:
-  int m_fd;
-  int m_port = 0;
-};
-
 class SandboxTest : public ::testing::Test {
  protected:
   SandboxTest()
@@ -148,11 +125,11 @@ class SandboxTest : public ::testing::Test {
   }
 
   // The bubblewrap sandbox, or nullptr when bwrap cannot run here (the caller skips).
-  std::unique_ptr<Sandbox> make_bwrap(bool network = true) {
+  std::unique_ptr<Sandbox> make_bwrap(bool network = true, const std::vector<fs::path>& hidden = {}) {
     SandboxConfig config;
     config.kind = "bwrap";
     config.network = network;
-    auto sandbox = make_sandbox(config, root(), m_log);
+    auto sandbox = make_sandbox(config, root(), m_log, hidden);
     if (!sandbox) {
       m_skip_reason = sandbox.error().message();
       return nullptr;
@@ -376,13 +353,61 @@ TEST_F(SandboxTest, EscapedProcessHoldingTheOutputDoesNotHoldUpTheRun) {
       run_ok(*sandbox, shell("setsid sh -c 'echo $$ > pids; exec sleep 1000' & "
                              "while [ ! -s pids ]; do sleep 0.01; done; echo leaving; exit 3"));
   const auto pids = read_pids(root() / "pids");
-  for (pid_t pid : pids) ::kill(pid, SIGKILL);  // it left the group: ours to clean up
 
   EXPECT_EQ(result.outcome, SandboxResult::Outcome::exited);
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_LT(result.elapsed, 2500ms);
   EXPECT_EQ(output(), "leaving\n");
   EXPECT_EQ(pids.size(), 1u);
+}
+
+// The plain runner has no PID namespace: a daemon a build starts in a session of its own (setsid,
+// with or without a double fork) leaves the group that is killed. The runner, a subreaper, finds
+// it as its own orphan and kills it.
+TEST_F(SandboxTest, SetsidDaemonsABuildStartsAreKilledWithTheRun) {
+  auto sandbox = make("process");
+  const SandboxResult result =
+      run_ok(*sandbox, shell("setsid sh -c 'echo $$ >> pids; exec sleep 1000' & "
+                             "(setsid sh -c 'echo $$ >> pids; sleep 1000 & echo $! >> pids; wait' &); "
+                             "while [ \"$(wc -l < pids 2>/dev/null)\" != 3 ]; do sleep 0.01; done; exit 0"));
+  EXPECT_TRUE(result.succeeded()) << output();
+  const auto pids = read_pids(root() / "pids");
+  ASSERT_EQ(pids.size(), 3u);
+  for (pid_t pid : pids) EXPECT_TRUE(eventually([&] { return !running(pid); })) << pid << " survived";
+}
+
+TEST_F(SandboxTest, PlainRunnerChildGetsNoNewPrivilegesAndAsRootNoCapability) {
+  auto sandbox = make("process");
+  ASSERT_TRUE(
+      run_ok(*sandbox, shell("grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/self/status")).succeeded());
+  EXPECT_NE(output().find("NoNewPrivs:\t1"), std::string::npos) << output();
+  if (::geteuid() == 0) {
+    EXPECT_NE(output().find("CapEff:\t0000000000000000"), std::string::npos) << output();
+    EXPECT_NE(output().find("CapPrm:\t0000000000000000"), std::string::npos) << output();
+  }
+}
+
+TEST_F(SandboxTest, BwrapHidesTheTokenFile) {
+  const fs::path token = m_dir / "token.txt";
+  write_file(token, "ghp_planted_token_file\n");
+  fs::create_symlink(token, m_dir / "token-link");
+  auto sandbox = make_bwrap(true, {m_dir / "token-link"});
+  SKIP_WITHOUT_BWRAP(sandbox);
+  ASSERT_TRUE(run_ok(*sandbox, shell("cat " + token.string() + "; cat " + (m_dir / "token-link").string() +
+                                     "; echo done"))
+                  .succeeded());
+  EXPECT_EQ(output().find("ghp_planted_token_file"), std::string::npos) << output();
+  EXPECT_NE(output().find("done"), std::string::npos);
+}
+
+TEST_F(SandboxTest, PlainRunnerWarnsThatItCannotHideTheTokenFile) {
+  const fs::path token = m_dir / "token.txt";
+  write_file(token, "ghp_planted_token_file\n");
+  SandboxConfig config;
+  config.kind = "process";
+  ASSERT_TRUE(make_sandbox(config, root(), m_log, {token}));
+  ASSERT_EQ(warnings().size(), 1u);
+  EXPECT_NE(warnings()[0].find("can read '" + token.string() + "'"), std::string::npos) << warnings()[0];
 }
 
 // ---- output ------------------------------------------------------------------------------------
@@ -602,7 +627,7 @@ TEST_F(SandboxTest, BwrapMakesEverythingButTheSandboxReadOnly) {
 }
 
 TEST_F(SandboxTest, BwrapCutsTheNetworkWhenAsked) {
-  Listener listener;
+  test::SilentListener listener;
   const std::string connect =
       "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(listener.port()) + " && echo connected || echo refused";
   SandboxRequest request;

@@ -260,6 +260,68 @@ TEST_F(NotifierTest, ServerErrorsAreRetriedWithCappedJitteredExponentialBackoff)
   EXPECT_EQ(in_state(OutboxState::delivered)[0].attempts, 6);
 }
 
+TEST_F(NotifierTest, WebhookAnswering502IsTriedAgainWithinTheRound) {
+  test::FakeClock clock(m_now);
+  m_options.clock = &clock;
+  record(1, {k_target_webhook});
+  m_transport.respond(502, "bad gateway");
+  m_transport.respond(502, "bad gateway");
+  EXPECT_EQ(deliver(m_now).delivered, 1);
+  EXPECT_EQ(m_transport.requests().size(), 3u);
+  EXPECT_EQ(clock.sleeps(), (std::vector<Duration>{1000ms, 2000ms}));
+  EXPECT_EQ(in_state(OutboxState::delivered)[0].attempts, 1) << "one attempt of the schedule";
+}
+
+TEST_F(NotifierTest, QuickRetriesEndInTheBackoffWhenTheTargetStaysDown) {
+  test::FakeClock clock(m_now);
+  m_options.clock = &clock;
+  record(1, {k_target_webhook});
+  for (int i = 0; i < 3; ++i) m_transport.respond(503, "busy");
+  EXPECT_EQ(deliver(m_now).retrying, 1);
+  EXPECT_EQ(m_transport.requests().size(), 3u);
+  EXPECT_GT(only_pending().next_attempt_at, clock.now());
+}
+
+TEST_F(NotifierTest, ATargetFoundDownIsNotTriedQuicklyAgainForTheRestOfTheRound) {
+  test::FakeClock clock(m_now);
+  m_options.clock = &clock;
+  record(1, {k_target_webhook});
+  record(2, {k_target_webhook});
+  for (int i = 0; i < 4; ++i) m_transport.respond(503, "busy");
+  EXPECT_EQ(deliver(m_now).retrying, 2);
+  EXPECT_EQ(m_transport.requests().size(), 4u) << "three tries of the first, one of the second";
+  EXPECT_EQ(clock.sleeps().size(), 2u);
+}
+
+TEST_F(NotifierTest, QuickRetryOfAnIssueLooksItsMarkerUpFirst) {
+  test::FakeClock clock(m_now);
+  m_options.clock = &clock;
+  record(1, {k_target_github_issue});
+  // The issue was made but the answer was lost (a 502 from a proxy): the retry finds it.
+  m_github.create_errors.push_back(Error(ErrorCode::network, "GitHub answered 502 to POST /issues"));
+  m_github.issues.push_back({"vllm/aiter-watch",
+                             "API Change Detected: aiter.fmoe",
+                             issue_marker(to_json(breaking_change(1, "aiter.fmoe"))),
+                             {},
+                             IssueRef{7, "https://github.com/vllm/aiter-watch/issues/7"}});
+  m_github.find_errors.push_back(Error(ErrorCode::network, "GitHub answered 502 to GET /search/issues"));
+  EXPECT_EQ(deliver(m_now).delivered, 1);
+  EXPECT_EQ(m_github.find_calls, 2);
+  EXPECT_EQ(m_github.create_calls, 0);
+  EXPECT_EQ(in_state(OutboxState::delivered)[0].delivered_ref,
+            "https://github.com/vllm/aiter-watch/issues/7");
+}
+
+TEST_F(NotifierTest, RateLimitAskingForALongerWaitIsNotTriedAgainAtOnce) {
+  test::FakeClock clock(m_now);
+  m_options.clock = &clock;
+  record(1, {k_target_webhook});
+  m_transport.respond(429, "slow down", {{"retry-after", "60"}});
+  EXPECT_EQ(deliver(m_now).retrying, 1);
+  EXPECT_EQ(m_transport.requests().size(), 1u);
+  EXPECT_TRUE(clock.sleeps().empty());
+}
+
 TEST_F(NotifierTest, BackoffIsJitteredAcrossItems) {
   std::set<Duration::rep> delays;
   for (int i = 0; i < 20; ++i) delays.insert(notifier().backoff(3).count());

@@ -72,6 +72,39 @@ class ResolutionTest(unittest.TestCase):
         self.assertEqual(entry["state"]["status"], "syntax_error")
         self.assertIn("pkg/__init__.py:1", entry["state"]["detail"])
 
+    def test_a_default_nested_past_the_recursion_limit_fails_only_its_function(self):
+        files = {"pkg/__init__.py": "from .deep import *\nfrom .plain import *\n",
+                 "pkg/deep.py": "def deep(x=%s): pass\n" % "+".join(["1"] * 1000),
+                 "pkg/plain.py": "def plain(y=1): pass\n"}
+        host = DictHost(files)
+        deep, plain = aaw_static.resolve_all({"functions": [
+            {"import_statement": "import pkg", "function_path": "pkg.deep"},
+            {"import_statement": "import pkg", "function_path": "pkg.plain"}]}, host)
+        self.assertEqual(plain["state"]["status"], "ok")
+        self.assertEqual(deep["state"]["status"], "unresolved")
+        self.assertIn("nested too deeply", deep["state"]["detail"])
+        digests = aaw_static.module_digests({"queries": [{"blob": DictHost.blob_id(files["pkg/deep.py"]),
+                                                           "names": ["deep"]}]}, host)
+        self.assertEqual(digests, [None])  # vouches for nothing: resolved again on any change
+
+    def test_a_star_import_chain_longer_than_the_limit_is_unresolved_not_a_syntax_error(self):
+        files = {"pkg/__init__.py": "from .m0 import *\n", "pkg/other.py": "def g(b): pass\n",
+                 "pkg/m1000.py": "def f(a): pass\n"}
+        for i in range(1000):
+            files["pkg/m%d.py" % i] = "from .m%d import *\n" % (i + 1)
+        host = DictHost(files)
+        chained, other = aaw_static.resolve_all({"functions": [
+            {"import_statement": "import pkg", "function_path": "pkg.f"},
+            {"import_statement": "from pkg.other import g", "function_path": "g"}]}, host)
+        self.assertEqual(other["state"]["status"], "ok")
+        self.assertEqual(chained["state"]["status"], "unresolved")
+        self.assertIn("chain of more than 100", chained["state"]["detail"])
+
+    def test_a_module_too_deep_for_the_parser_is_unresolved_not_a_syntax_error(self):
+        entry = resolve({"pkg/__init__.py": "x = " + "-" * 100000 + "1\ndef f(a): pass\n"}, "import pkg", "pkg.f")
+        self.assertEqual(entry["state"]["status"], "unresolved")
+        self.assertIn("nested too deeply", entry["state"]["detail"])
+
     def test_a_tree_that_cannot_be_read_is_extract_failed(self):
         host = DictHost({"pkg/__init__.py": "def f(): pass\n"})
         host.failing.add("pkg/__init__.py")

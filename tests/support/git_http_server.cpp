@@ -196,6 +196,11 @@ void GitHttpServer::require_token(std::string token) {
   m_token = std::move(token);
 }
 
+void GitHttpServer::redirect_to(std::string base) {
+  const std::lock_guard lock(m_mutex);
+  m_redirect = std::move(base);
+}
+
 std::vector<std::string> GitHttpServer::authorization_headers() const {
   const std::lock_guard lock(m_mutex);
   return m_authorization_headers;
@@ -251,6 +256,12 @@ void GitHttpServer::handle(int client) {
 
 std::string GitHttpServer::respond(const HttpRequest& request) {
   record(request);
+  std::string redirect;
+  {
+    const std::lock_guard lock(m_mutex);
+    redirect = m_redirect;
+  }
+  if (!redirect.empty()) return response("302 Found", {"Location: " + redirect + request.target}, "");
   if (!authorized(request)) {
     // No body: libgit2 1.5 reconnects after "Connection: close" but keeps parsing the unread body
     // of the 401 as if it began the next response ("http parser error: invalid constant string").

@@ -32,6 +32,10 @@ class GitHttpServer {
   // credentials do not carry `token` as the password (any user name).
   void require_token(std::string token);
 
+  // From now on, answer every request with 302 Found to `base` followed by the request's target
+  // ("http://localhost:<port>" sends /repo/info/refs?... there): a server redirecting the client.
+  void redirect_to(std::string base);
+
   // The Authorization header of every request received so far, verbatim, in order.
   std::vector<std::string> authorization_headers() const;
   // The same, Basic credentials decoded to "user:password".
@@ -53,6 +57,7 @@ class GitHttpServer {
   int m_port = 0;
   mutable std::mutex m_mutex;  // guards the members below, shared with the serving thread
   std::string m_token;
+  std::string m_redirect;
   std::vector<std::string> m_authorization_headers;
   std::vector<std::string> m_requests;
   std::thread m_thread;

@@ -52,6 +52,10 @@ struct RuntimeConfig {
   bool bisect = true;
 };
 
+struct GitConfig {
+  int timeout_seconds = 120;  // a git remote silent this long is given up on (clone, fetch, ls-remote)
+};
+
 struct GithubConfig {
   std::string api_url = "https://api.github.com";
   std::string token_file;
@@ -88,6 +92,7 @@ struct Config {
   BuildConfig build;
   SandboxConfig sandbox;
   RuntimeConfig runtime;
+  GitConfig git;
   GithubConfig github;
   NotifyConfig notify;
   ConsumerConfig consumer;

@@ -4,8 +4,10 @@
 // libgit2 (src/libgit2_mirror.cpp), and no libgit2 type crosses it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,8 +31,23 @@ struct CommitInfo {
 };
 
 struct MirrorOptions {
-  // Sent as HTTP basic credentials to http(s) remotes only; never logged, never stored.
+  // Sent as HTTP basic credentials to http(s) remotes only, and only to the configured URL's host
+  // (never where a redirect leads); never logged, never stored.
   std::string https_token;
+  // The program run as `PROGRAM __git` for every operation that talks to the remote (clone, fetch,
+  // ls-remote): this binary. libgit2 cannot be interrupted while it waits for a server; a child
+  // process can be killed. Empty: they run in this process, without a deadline or a way to stop.
+  std::filesystem::path network_helper;
+  // With a network helper: a remote that sends nothing for this long (no answer, no object, no
+  // progress message) is given up on, as a network error. Not applied to local paths and file://.
+  std::chrono::seconds stall_timeout{120};
+  // With a network helper: polled while it runs; once true the helper is killed at once and the
+  // operation ends as cancelled. Empty: never.
+  std::function<bool()> stop_requested;
+  // open_mirror leaves a missing mirror to the first fetch() instead of cloning it at once: what a
+  // daemon wants, whose first start must retry an unreachable remote like any later outage. Until
+  // then every read is not_found ("has not been cloned yet") and remote_head() works.
+  bool clone_on_first_fetch = false;
 };
 
 class GitMirror {

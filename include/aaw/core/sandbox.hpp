@@ -45,6 +45,9 @@ struct SandboxRequest {
   // bwrap enforces the difference; the plain runner cannot stop writes anywhere. Must exist
   // (not_found otherwise).
   std::vector<std::filesystem::path> writable;
+  // Whether the child may use the network, when not as the sandbox was made (sandbox.network): a
+  // checkout fetching submodules needs it whatever the builds get. Only bwrap enforces it.
+  std::optional<bool> network;
   // Polled while the child runs (about every 50 ms); once true, the whole group gets SIGTERM and,
   // after a short grace, SIGKILL, and the result is Outcome::cancelled. Empty: never.
   std::function<bool()> stop_requested;

@@ -31,11 +31,12 @@ struct SourceDeps {
   Logger& log;
   StateDir state_dir;
   std::function<PythonHost&()> python;  // the embedded interpreter, started on first use
-  std::function<Result<std::unique_ptr<WorkTree>>()> open_work_tree;  // at state_dir/work
-  std::function<Result<std::unique_ptr<Sandbox>>()> make_sandbox;     // rooted at state_dir/sandbox
-  std::filesystem::path python_executable;                            // venvs are made from it
-  std::string python_version;                                         // its "X.Y"
-  std::function<bool()> stop_requested;                               // empty: never
+  // At state_dir/work, its checkouts confined in the sandbox given.
+  std::function<Result<std::unique_ptr<WorkTree>>(Sandbox&)> open_work_tree;
+  std::function<Result<std::unique_ptr<Sandbox>>()> make_sandbox;  // rooted at state_dir/sandbox
+  std::filesystem::path python_executable;                         // venvs are made from it
+  std::string python_version;                                      // its "X.Y"
+  std::function<bool()> stop_requested;                            // empty: never
 };
 
 struct SourceKind {

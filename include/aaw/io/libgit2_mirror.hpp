@@ -11,8 +11,10 @@
 namespace aaw {
 
 // Opens the mirror of `url` under `mirrors_dir`, cloning it first when it does not exist yet (a
-// failed first clone leaves nothing behind). `url` may be a local path, file://, git:// or
-// http(s)://. Does not fetch an existing mirror: call fetch() for that.
+// failed first clone leaves nothing behind), or at the first fetch() with
+// options.clone_on_first_fetch. `url` may be a local path, file://, git:// or http(s)://. Does not
+// fetch an existing mirror: call fetch() for that. With options.network_helper every clone, fetch
+// and ls-remote runs in that helper (git_helper.hpp), with the stall timeout and stop predicate.
 Result<std::unique_ptr<GitMirror>> open_mirror(const std::string& url,
                                                const std::filesystem::path& mirrors_dir,
                                                const MirrorOptions& options);

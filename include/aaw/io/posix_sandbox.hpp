@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "aaw/core/config.hpp"
 #include "aaw/core/log.hpp"
@@ -16,8 +17,11 @@ namespace aaw {
 // the plain runner with one warning on `log`; bwrap: invalid_input when bubblewrap is missing or
 // cannot run here; process: the plain runner. io when root cannot be created. root() is its
 // canonical path (bwrap binds it at that path). `log` must outlive the sandbox (it gets the
-// warnings about secrets dropped from a request's env).
+// warnings about secrets dropped from a request's env). `hidden` are files no sandboxed command may
+// read (github.token_file): bubblewrap binds /dev/null over each that exists; the plain runner
+// cannot, and warns for each it could read.
 Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const std::filesystem::path& root,
-                                              Logger& log);
+                                              Logger& log,
+                                              const std::vector<std::filesystem::path>& hidden = {});
 
 }  // namespace aaw

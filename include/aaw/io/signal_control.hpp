@@ -20,4 +20,10 @@ class SignalControl final : public Control {
   int wake_fd() const;
 };
 
+// Catches SIGHUP from now on (main() calls it first): a SIGHUP sent while the process starts
+// (logrotate's postrotate right after a restart) is remembered, and taken by the first
+// SignalControl, instead of killing the process by its default action. Throws std::runtime_error
+// when the signal pipe cannot be made.
+void hold_hangups();
+
 }  // namespace aaw

@@ -16,4 +16,12 @@ namespace aaw {
 Result<std::unique_ptr<StateStore>> open_state_store(const std::filesystem::path& path,
                                                      std::string_view repository_url);
 
+// Opens the existing database at `path` for reading only (`status`, `history`, `show`): nothing is
+// created, migrated or written, so a read-only state_dir (a read-only mount, another user's files)
+// can be queried. Writes through the store fail (io). invalid_input for another repository's store,
+// or one whose schema is older than this binary's (it cannot be migrated without writing); io when
+// the file cannot be read or is not a database.
+Result<std::unique_ptr<StateStore>> open_state_store_read_only(const std::filesystem::path& path,
+                                                               std::string_view repository_url);
+
 }  // namespace aaw

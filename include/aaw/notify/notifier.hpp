@@ -22,7 +22,9 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "aaw/core/clock.hpp"
 #include "aaw/core/config.hpp"
@@ -42,6 +44,17 @@ struct NotifierOptions {
   int max_client_errors = 5;        // consecutive refusals before an item is failed
   std::size_t batch_size = 20;      // items per round
   std::uint64_t jitter_seed = 0;    // 0: seeded from std::random_device
+  // A transient failure that came back quickly (a 5xx answer, a refused connection) is tried again
+  // in the same round after each of these pauses before it waits for its backoff, so a target that
+  // blinked is not left for 30 s and `watch --once` run right after a 502 still delivers. A channel
+  // that can look its message up first does so again on each try (an issue's marker), so no try
+  // makes a second one. Not for an attempt slower than quick_attempt_limit (a timeout would only
+  // repeat), nor for a rate limit that asks for a longer wait, nor for the other items of a round
+  // whose quick retries of a target all failed (it is down). Only with a `clock`; the pauses end
+  // early when the round's stop predicate turns true (it is asked after each).
+  std::vector<Duration> quick_retries{std::chrono::seconds(1), std::chrono::seconds(2)};
+  Duration quick_attempt_limit{std::chrono::seconds(3)};
+  Clock* clock = nullptr;  // none: no quick retries
 };
 
 // What one round (or a flush) did.
@@ -71,7 +84,9 @@ class Notifier {
   Duration backoff(int attempts);
 
  private:
-  Result<DeliveryReport> deliver(OutboxItem item, TimePoint now);
+  Result<DeliveryReport> deliver(OutboxItem item, TimePoint now, const std::function<bool()>& stop);
+  DeliveryAttempt attempt(NotificationChannel& channel, const Json& payload,
+                          const std::function<bool()>& stop);
   NotificationChannel* channel_for(const OutboxItem& item) const;
   std::string undeliverable(const OutboxItem& item) const;
   void enrich(OutboxItem& item);
@@ -87,6 +102,8 @@ class Notifier {
   std::mt19937_64 m_random;
   // Pull requests looked up in this round, by commit (nullopt: none, or the lookup failed).
   std::map<std::string, std::optional<std::string>> m_pull_requests;
+  // Targets whose quick retries all failed in this round: not tried quickly again in it.
+  std::set<std::string, std::less<>> m_down;
 };
 
 }  // namespace aaw

@@ -1,0 +1,13 @@
+// Hidden subcommands that run this binary as a helper process of the daemon, never typed by a user:
+// `__git` (one clone, fetch or ls-remote of the mirror: io/git_helper.hpp) and `__checkout REQUEST
+// RESULT` (one checkout of the work tree, confined in the sandbox: io/libgit2_work_tree.hpp).
+#pragma once
+
+#include "command.hpp"
+
+namespace aaw::cli {
+
+void add_git_helper_command(CLI::App& app, Commands& commands);
+void add_checkout_command(CLI::App& app, Commands& commands);
+
+}  // namespace aaw::cli
