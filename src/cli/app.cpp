@@ -8,6 +8,7 @@
 #include "compare_command.hpp"
 #include "extract_command.hpp"
 #include "history_command.hpp"
+#include "report_command.hpp"
 #include "status_command.hpp"
 #include "watch_command.hpp"
 
@@ -16,8 +17,8 @@ namespace {
 
 // Every subcommand, in the order --help lists them.
 constexpr AddCommand k_commands[] = {
-    add_compare_command, add_watch_command,        add_replay_command,  add_history_command,
-    add_show_command,    add_check_config_command, add_extract_command, add_status_command,
+    add_compare_command,      add_watch_command,   add_replay_command, add_history_command, add_show_command,
+    add_check_config_command, add_extract_command, add_status_command, add_report_command,
 };
 
 }  // namespace

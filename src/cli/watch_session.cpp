@@ -11,6 +11,7 @@
 #include "aaw/io/sqlite_state_store.hpp"
 #include "aaw/notify/channel_registry.hpp"
 #include "command_context.hpp"
+#include "report_command.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -54,9 +55,9 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened)
       m_log->error("{}", reopened.error().message());
   };
-  m_watcher =
-      std::make_unique<Watcher>(config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock,
-                                                    m_control, *m_progress, reopen, m_heads.get()});
+  m_watcher = std::make_unique<Watcher>(
+      config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen,
+                          m_heads.get(), report_refresher()});
   m_notifications = NotificationService::create(config, m_control, *m_log);
 }
 
@@ -74,6 +75,17 @@ void WatchSession::open_api_polling() {
   m_github = make_github_client(std::move(options), *m_transport, m_clock, *m_log);
   m_heads = std::make_unique<GithubHeadWatch>(*repo, *m_github, *m_mirror, *m_store, *m_log);
   m_log->info("Polling {} through the GitHub API at {}", *repo, m_config.github.api_url);
+}
+
+// report.dir: the page is written again after every poll. A failure to write it is logged and
+// never stops the daemon.
+std::function<void()> WatchSession::report_refresher() {
+  if (m_config.report.dir.empty()) return {};
+  return [this] {
+    auto page = publish_report(*m_store, m_config, m_config.report.dir);
+    if (!page)
+      m_log->warn("Cannot write the report to {}: {}", m_config.report.dir.string(), page.error().message());
+  };
 }
 
 void WatchSession::start_notifications() {

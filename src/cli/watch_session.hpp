@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "aaw/core/clock.hpp"
@@ -47,6 +48,7 @@ class WatchSession {
 
  private:
   void open_api_polling();
+  std::function<void()> report_refresher();
 
   const Config& m_config;
   SignalControl m_control;  // first: Python must find our handlers already installed

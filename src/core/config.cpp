@@ -87,6 +87,11 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     g.choice("poll", c.github.poll, {"auto", "api", "git"});
   });
   r.object("notify", [&](JsonReader& n) { read_notify(n, c.notify, schema); });
+  r.object("report", [&](JsonReader& rp) {
+    std::string dir;
+    rp.string("dir", dir);
+    c.report.dir = dir;
+  });
   r.object("consumer", [&](JsonReader& k) {
     k.string("path", c.consumer.path);
     k.string("repository_url", c.consumer.repository_url);
@@ -132,6 +137,12 @@ std::string describe_parse_error(std::string_view source, const std::string& wha
   return std::string(source) + ": malformed JSON: " + what;
 }
 
+// Paths in a config file name places beside it, wherever the command runs from.
+void resolve_paths(Config& c, const std::filesystem::path& config_dir) {
+  if (!c.report.dir.empty() && c.report.dir.is_relative())
+    c.report.dir = (config_dir / c.report.dir).lexically_normal();
+}
+
 }  // namespace
 
 Result<LoadedConfig> parse_config(std::string_view text, std::string_view source,
@@ -158,7 +169,9 @@ Result<LoadedConfig> load_config(const std::filesystem::path& path, const Config
   if (!text)
     return Error(ErrorCode::io,
                  "cannot read config '" + path.string() + "': " + std::strerror(errno ? errno : EIO));
-  return parse_config(*text, path.string(), schema);
+  auto loaded = parse_config(*text, path.string(), schema);
+  if (loaded) resolve_paths(loaded->config, path.parent_path());
+  return loaded;
 }
 
 }  // namespace aaw

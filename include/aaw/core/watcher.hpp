@@ -32,6 +32,7 @@ struct WatcherDeps {
   Progress& progress;
   std::function<void()> reopen_logs;  // on SIGHUP
   HeadWatch* heads = nullptr;         // where polls learn the head; nullptr: git ls-remote
+  std::function<void()> after_poll;   // after each poll, failed or not, once it is recorded (report.dir)
 };
 
 class Watcher {
