@@ -42,7 +42,7 @@ CommitInfo commit(char c, std::int64_t time, std::string subject) {
   return info;
 }
 
-class ReportTest : public ::testing::Test {
+class BuildReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto store = open_state_store(m_dir.path() / "state.db", k_url);
@@ -103,7 +103,7 @@ class ReportTest : public ::testing::Test {
   std::map<std::string, SignatureState> m_last;
 };
 
-TEST_F(ReportTest, TimelineStartsWithTheInitialSignatureThenEveryChangeOldestFirst) {
+TEST_F(BuildReportTest, TimelineStartsWithTheInitialSignatureThenEveryChangeOldestFirst) {
   record_history();
   Report report = build();
   ASSERT_EQ(report.functions.size(), 2u);
@@ -126,7 +126,7 @@ TEST_F(ReportTest, TimelineStartsWithTheInitialSignatureThenEveryChangeOldestFir
   EXPECT_EQ(fmoe.latest->summary(), "(a, b=2, c=None)");
 }
 
-TEST_F(ReportTest, MachineryFailuresAreNotEntriesAndTheLatestStateIsTheLastGoodOne) {
+TEST_F(BuildReportTest, MachineryFailuresAreNotEntriesAndTheLatestStateIsTheLastGoodOne) {
   record(commit('a', 1000, "first"), {{k_fmoe, signature({param("a")})}, {k_gemm, signature({param("x")})}});
   record(commit('b', 2000, "broken build"),
          {{k_fmoe, SignatureState::failed(Status::build_failed, "boom")}, {k_gemm, signature({param("x")})}});
@@ -136,7 +136,7 @@ TEST_F(ReportTest, MachineryFailuresAreNotEntriesAndTheLatestStateIsTheLastGoodO
   EXPECT_EQ(report.functions[0].latest->summary(), "(a)");
 }
 
-TEST_F(ReportTest, ChangesCarryTheirPullRequestOnceKnown) {
+TEST_F(BuildReportTest, ChangesCarryTheirPullRequestOnceKnown) {
   record_history();
   ASSERT_TRUE(m_store->set_pull_request(ObjectId{sha('c')}, "https://github.com/ROCm/aiter/pull/7"));
   Report report = build();
@@ -147,7 +147,7 @@ TEST_F(ReportTest, ChangesCarryTheirPullRequestOnceKnown) {
   EXPECT_EQ(report.functions[0].timeline[1].pull_request, std::nullopt);
 }
 
-TEST_F(ReportTest, FactsComeFromTheStoreAndTheUrlIsRedacted) {
+TEST_F(BuildReportTest, FactsComeFromTheStoreAndTheUrlIsRedacted) {
   record_history();
   ASSERT_TRUE(record_poll(*m_store, k_now, std::nullopt));
   Report report = build();
@@ -159,7 +159,7 @@ TEST_F(ReportTest, FactsComeFromTheStoreAndTheUrlIsRedacted) {
   EXPECT_EQ(report.generated_at, iso8601_utc(k_now));
 }
 
-TEST_F(ReportTest, AFunctionNoLongerMonitoredComesLastAndIsMarked) {
+TEST_F(BuildReportTest, AFunctionNoLongerMonitoredComesLastAndIsMarked) {
   record(commit('a', 1000, "first"), {{k_gone, signature({param("a")})}, {k_fmoe, signature({param("a")})}});
   Report report = build();
   ASSERT_EQ(report.functions.size(), 3u);
@@ -171,7 +171,7 @@ TEST_F(ReportTest, AFunctionNoLongerMonitoredComesLastAndIsMarked) {
   EXPECT_FALSE(report.functions[2].monitored);
 }
 
-TEST_F(ReportTest, AnEmptyStoreGivesTheMonitoredFunctionsWithNoTimeline) {
+TEST_F(BuildReportTest, AnEmptyStoreGivesTheMonitoredFunctionsWithNoTimeline) {
   Report report = build();
   ASSERT_EQ(report.functions.size(), 2u);
   EXPECT_TRUE(report.functions[0].timeline.empty());
@@ -193,7 +193,7 @@ class FakeDetails final : public ReportDetailSource {
   std::vector<std::string> seen;
 };
 
-TEST_F(ReportTest, DetailSourcesAnnotateEveryChangeButNotInitialSignatures) {
+TEST_F(BuildReportTest, DetailSourcesAnnotateEveryChangeButNotInitialSignatures) {
   record_history();
   FakeDetails details;
   Report report = build({&details});
@@ -204,7 +204,7 @@ TEST_F(ReportTest, DetailSourcesAnnotateEveryChangeButNotInitialSignatures) {
             (std::vector<std::vector<std::string>>{{"vllm/x.py", "12"}}));
 }
 
-TEST_F(ReportTest, AFailingDetailSourceLeavesANoteAndTheReportStands) {
+TEST_F(BuildReportTest, AFailingDetailSourceLeavesANoteAndTheReportStands) {
   record_history();
   FakeDetails details;
   Report report = build({&details});
@@ -214,7 +214,7 @@ TEST_F(ReportTest, AFailingDetailSourceLeavesANoteAndTheReportStands) {
   EXPECT_EQ(tables[0].note, "unavailable: consumer clone missing");
 }
 
-TEST_F(ReportTest, ADamagedRecordNamesItsCommitAndFunction) {
+TEST_F(BuildReportTest, ADamagedRecordNamesItsCommitAndFunction) {
   CommitRecord rec;
   rec.commit = commit('d', 1000, "x");
   Json bad = {{"type", "initial"},
