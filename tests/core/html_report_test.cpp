@@ -6,21 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw {
 namespace {
 
+using test::count_of;
+
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-int count_of(const std::string& text, const std::string& part) {
-  int n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
 }
 
 Parameter param(std::string name, std::optional<std::string> default_value = std::nullopt,
@@ -161,10 +157,7 @@ TEST(HtmlReportTest, WritesIndexHtmlIntoANewDirectory) {
   auto page = write_html_report(sample(), dir / "a" / "b");
   ASSERT_TRUE(page) << page.error().message();
   EXPECT_EQ(*page, dir / "a" / "b" / "index.html");
-  std::ifstream in(*page);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_EQ(text.str(), render_html_report(sample()));
+  EXPECT_EQ(test::read_text(*page), render_html_report(sample()));
 }
 
 TEST(HtmlReportTest, ADirectoryThatCannotBeMadeIsAnError) {

@@ -9,29 +9,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "support/process.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-int count_of(const std::string& text, const std::string& part) {
-  int n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
 
 fs::path artifacts_dir() {
   const char* configured = std::getenv("AAW_ARTIFACTS_DIR");
@@ -72,13 +59,7 @@ class ReportCliTest : public ::testing::Test {
     std::ofstream(path) << SyntheticAiter::config_json(m_served.string(), m_dir.path(), keys);
     return path;
   }
-  ProcessResult run(std::vector<std::string> args) {
-    args.insert(args.begin(), AAW_BINARY);
-    RunOptions o;
-    o.cwd = m_dir.path();
-    o.unset_env = {"GITHUB_TOKEN"};
-    return run_process(args, o);
-  }
+  ProcessResult run(std::vector<std::string> args) { return run_watcher(AAW_BINARY, m_dir.path(), args); }
 
   TempDir m_dir{"aaw-report-cli"};
   GitFixture m_repo{m_dir.path() / "work"};

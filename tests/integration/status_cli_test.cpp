@@ -29,13 +29,7 @@ class StatusCliTest : public ::testing::Test {
     std::ofstream(path) << SyntheticAiter::config_json(m_served.string(), m_dir.path(), extra);
     return path;
   }
-  ProcessResult run(std::vector<std::string> args) {
-    args.insert(args.begin(), AAW_BINARY);
-    RunOptions o;
-    o.cwd = m_dir.path();
-    o.unset_env = {"GITHUB_TOKEN"};
-    return run_process(args, o);
-  }
+  ProcessResult run(std::vector<std::string> args) { return run_watcher(AAW_BINARY, m_dir.path(), args); }
   json status_json(const std::filesystem::path& cfg) {
     auto r = run({"status", "--config", cfg.string(), "--format", "json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
