@@ -21,6 +21,7 @@ int replay_then_watch(const Config& config, const std::vector<std::string>& comm
   WatchSession session(config, runtime);
   if (!once) session.start_notifications();
   int unresolved = session.watcher().replay(commits);
+  session.refresh_report();
   if (once) {
     session.flush_notifications();
     return unresolved ? k_exit_error : 0;

@@ -57,7 +57,7 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   };
   m_watcher = std::make_unique<Watcher>(
       config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen,
-                          m_heads.get(), report_refresher()});
+                          m_heads.get(), [this] { refresh_report(); }});
   m_notifications = NotificationService::create(config, m_control, *m_log);
 }
 
@@ -77,15 +77,12 @@ void WatchSession::open_api_polling() {
   m_log->info("Polling {} through the GitHub API at {}", *repo, m_config.github.api_url);
 }
 
-// report.dir: the page is written again after every poll. A failure to write it is logged and
-// never stops the daemon.
-std::function<void()> WatchSession::report_refresher() {
-  if (m_config.report.dir.empty()) return {};
-  return [this] {
-    auto page = publish_report(*m_store, m_config, m_config.report.dir);
-    if (!page)
-      m_log->warn("Cannot write the report to {}: {}", m_config.report.dir.string(), page.error().message());
-  };
+// A failure to write the page never stops the daemon.
+void WatchSession::refresh_report() {
+  if (m_config.report.dir.empty()) return;
+  auto page = publish_report(*m_store, m_config, m_config.report.dir);
+  if (!page)
+    m_log->warn("Cannot write the report to {}: {}", m_config.report.dir.string(), page.error().message());
 }
 
 void WatchSession::start_notifications() {

@@ -45,10 +45,12 @@ class WatchSession {
   void start_notifications();
   // --once: deliver what is due now before exiting.
   void flush_notifications();
+  // report.dir: writes the HTML report again (after each poll, and after a replay). A failure is
+  // logged as a warning; nothing happens without report.dir.
+  void refresh_report();
 
  private:
   void open_api_polling();
-  std::function<void()> report_refresher();
 
   const Config& m_config;
   SignalControl m_control;  // first: Python must find our handlers already installed

@@ -117,6 +117,14 @@ TEST_F(ReportCliTest, WatchWritesTheReportAfterItsPollIntoReportDir) {
   EXPECT_NE(page.find("(ok)"), std::string::npos) << "the poll recorded before the page was written";
 }
 
+TEST_F(ReportCliTest, ReplayOnceWritesTheReportIntoReportDirToo) {
+  auto cfg = config("\"report\": {\"dir\": \"pages\"}");
+  auto r = run({"replay", "--config", cfg.string(), "--once", m_commits.base, m_commits.renamed});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string page = read_text(m_dir.path() / "pages" / "index.html");
+  EXPECT_NE(page.find("parameter &#39;expert_mask&#39; removed"), std::string::npos);
+}
+
 TEST_F(ReportCliTest, ReportDirOfTheConfigIsTheDefaultOutput) {
   auto cfg = config("\"report\": {\"dir\": \"pages\"}");
   ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
