@@ -9,7 +9,8 @@
 #     healthy again when it is back; its report.dir page; SIGTERM ends it with exit code 0;
 #   - a runtime-mode build and `compare` inside, started by docker/run.sh with the original
 #     tool's run flags.
-# Installs what it needs (docker.io, debootstrap) with apt-get. Needs root (dockerd, debootstrap).
+#   - docker/compose.yaml validated by docker-compose (it needs the host's GPU devices to run).
+# Installs what it needs (docker.io, debootstrap, docker-compose) with apt-get. Needs root (dockerd, debootstrap).
 # Keeps its directory when it fails, or always with AAW_KEEP_TEMP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +24,7 @@ fail() {
 }
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (dockerd, debootstrap)"
-scripts/install-deps.sh docker.io debootstrap
+scripts/install-deps.sh docker.io debootstrap docker-compose
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aaw-image-test.XXXXXX")
 chmod 755 "$work"
@@ -123,6 +124,14 @@ build_image() {
     *kB | [0-9]MB | [0-9].*MB | [0-4][0-9]MB | [0-4][0-9].*MB) ;;
     *) fail "build context is $context: .dockerignore lets build output in" ;;
   esac
+}
+
+check_compose() {
+  RENDER_GID=109 docker-compose -f docker/compose.yaml config -q || fail "docker/compose.yaml is not valid"
+  if docker-compose -f docker/compose.yaml config -q 2>/dev/null; then
+    fail "docker/compose.yaml accepted an unset RENDER_GID"
+  fi
+  say "docker/compose.yaml: valid"
 }
 
 check_image_config() {
@@ -229,6 +238,7 @@ test_runtime() {
   [ -x "$work/runtime/aiter-api-watcher-state/venv/bin/python" ] || fail "no venv in state_dir"
 }
 
+check_compose
 start_dockerd
 make_base
 build_image
