@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package that building and testing aiter-api-watcher needs.
+# Installs every Debian package that building and testing aiter-api-watcher needs, plus the
+# packages named as arguments (scripts/test.sh asks for chromium, scripts/test-image.sh for docker.io and debootstrap).
 # Idempotent: installs only what is missing, and refreshes the package lists only when needed.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   pybind11-dev libcli11-dev libsqlite3-dev python3-dev python3-venv
   googletest libgtest-dev libgmock-dev time bubblewrap
 )
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do

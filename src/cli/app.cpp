@@ -11,6 +11,7 @@
 #include "extract_command.hpp"
 #include "helper_commands.hpp"
 #include "history_command.hpp"
+#include "report_command.hpp"
 #include "status_command.hpp"
 #include "watch_command.hpp"
 
@@ -21,7 +22,7 @@ namespace {
 constexpr AddCommand k_commands[] = {
     add_compare_command,    add_watch_command,        add_replay_command,  add_history_command,
     add_show_command,       add_check_config_command, add_extract_command, add_status_command,
-    add_completion_command, add_git_helper_command,   add_checkout_command,
+    add_report_command,     add_completion_command,   add_git_helper_command, add_checkout_command,
 };
 
 constexpr const char* k_config_help = "JSON config file (relative paths in it are relative to its directory)";

@@ -22,6 +22,7 @@ int replay_then_watch(const Config& config, const std::vector<std::string>& comm
   session.check_functions(commits);
   if (!once) session.start_notifications();
   int unresolved = session.watcher().replay(commits);
+  session.refresh_report();
   if (once) {
     session.flush_notifications();
     return unresolved ? k_exit_error : 0;

@@ -12,6 +12,7 @@
 #include "aaw/notify/channel_registry.hpp"
 #include "command_context.hpp"
 #include "function_check.hpp"
+#include "report_command.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -59,9 +60,9 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened)
       m_log->error("{}", reopened.error().message());
   };
-  m_watcher =
-      std::make_unique<Watcher>(config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock,
-                                                    m_control, *m_progress, reopen, m_heads.get()});
+  m_watcher = std::make_unique<Watcher>(
+      config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen,
+                          m_heads.get(), [this] { refresh_report(); }});
   m_notifications = NotificationService::create(config, m_control, *m_log);
 }
 
@@ -98,6 +99,14 @@ void WatchSession::check_functions(const std::vector<std::string>& replayed) {
   if (!replayed.empty()) add("replayed commit '" + replayed.front() + "'", replayed.front());
   if (replayed.size() > 1) add("replayed commit '" + replayed.back() + "'", replayed.back());
   log_unfound_functions(m_config, *m_mirror, m_runtime, *m_store, commits, *m_log);
+}
+
+// A failure to write the page never stops the daemon.
+void WatchSession::refresh_report() {
+  if (m_config.report.dir.empty()) return;
+  auto page = publish_report(*m_store, m_config, m_config.report.dir);
+  if (!page)
+    m_log->warn("Cannot write the report to {}: {}", m_config.report.dir.string(), page.error().message());
 }
 
 void WatchSession::start_notifications() {

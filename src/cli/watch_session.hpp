@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,9 @@ class WatchSession {
   void start_notifications();
   // --once: deliver what is due now before exiting.
   void flush_notifications();
+  // report.dir: writes the HTML report again (after each poll, and after a replay). A failure is
+  // logged as a warning; nothing happens without report.dir.
+  void refresh_report();
 
  private:
   void open_api_polling();

@@ -118,6 +118,11 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     g.choice("poll", c.github.poll, {"auto", "api", "git"});
   });
   r.object("notify", [&](JsonReader& n) { read_notify(n, c.notify, schema); });
+  r.object("report", [&](JsonReader& rp) {
+    std::string dir;
+    rp.string("dir", dir);
+    c.report.dir = dir;
+  });
   r.object("consumer", [&](JsonReader& k) {
     k.string("path", c.consumer.path);
     k.string("repository_url", c.consumer.repository_url);
@@ -189,6 +194,7 @@ void resolve_relative_paths(Config& config, const fs::path& base) {
   anchor(config.log.file, base);
   anchor(config.github.token_file, base);
   anchor(config.consumer.path, base);
+  anchor(config.report.dir, base);
   anchor_repository(config.repository_url, base);
   anchor_repository(config.consumer.repository_url, base);
 }

@@ -94,28 +94,33 @@ std::string Parameter::text() const {
   return out;
 }
 
-std::string Signature::text() const {
+std::vector<SignaturePart> Signature::parts() const {
   // The same separators inspect.Signature.__str__ inserts: "/" after the last positional-only
   // parameter, "*" before the first keyword-only one unless *args already stands there.
-  std::vector<std::string> parts;
+  std::vector<SignaturePart> parts;
   bool pending_slash = false;
   bool star_seen = false;
   for (const Parameter& p : parameters) {
     if (pending_slash && p.kind != ParameterKind::positional_only) {
-      parts.emplace_back("/");
+      parts.push_back({nullptr, "/"});
       pending_slash = false;
     }
     if (p.kind == ParameterKind::positional_only) pending_slash = true;
     if (p.kind == ParameterKind::var_positional) star_seen = true;
     if (p.kind == ParameterKind::keyword_only && !star_seen) {
-      parts.emplace_back("*");
+      parts.push_back({nullptr, "*"});
       star_seen = true;
     }
-    parts.push_back(p.text());
+    parts.push_back({&p, p.text()});
   }
-  if (pending_slash) parts.emplace_back("/");
+  if (pending_slash) parts.push_back({nullptr, "/"});
+  return parts;
+}
+
+std::string Signature::text() const {
+  std::vector<SignaturePart> items = parts();
   std::string out = "(";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i].text;
   out += ")";
   if (return_annotation) out += " -> " + *return_annotation;
   return out;

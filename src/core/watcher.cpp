@@ -25,6 +25,7 @@ int Watcher::run(bool once) {
     auto recorded = record_poll(m_deps.store, now,
                                 polled ? std::nullopt : std::optional<std::string>(polled.error().message()));
     if (!recorded) log.warn("Cannot record the poll in the state store: {}", recorded.error().message());
+    if (m_deps.after_poll) m_deps.after_poll();
     if (!polled) {
       // A misspelt branch or start commit: no retry will mend it. Once polls worked, the same error
       // (the branch deleted upstream) is waited out like an outage: the daemon stays up.

@@ -91,12 +91,6 @@ std::string sentence(std::string text) {
 
 }  // namespace
 
-std::optional<std::string> commit_url(std::string_view repository_url, std::string_view sha) {
-  auto repo = github_repo_of(repository_url);
-  if (!repo || sha.empty()) return std::nullopt;
-  return "https://github.com/" + *repo + "/commit/" + std::string(sha);
-}
-
 std::string change_label(const Json& change) {
   return field(change, "function_path") + " at " + field(change, "commit").substr(0, 12);
 }

@@ -79,4 +79,10 @@ std::optional<std::string> watched_github_repo(std::string_view repository_url, 
   return github_repo_of(repository_url, api_host);
 }
 
+std::optional<std::string> commit_url(std::string_view repository_url, std::string_view sha) {
+  auto repo = github_repo_of(repository_url);
+  if (!repo || sha.empty()) return std::nullopt;
+  return "https://github.com/" + *repo + "/commit/" + std::string(sha);
+}
+
 }  // namespace aaw

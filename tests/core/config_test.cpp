@@ -256,6 +256,33 @@ TEST_F(ConfigTest, RejectsAFunctionPathThatIsNoDottedName) {
       with_functions(R"([{"import_statement": "import a", "function_path": "a._f2.K"}])"), "c.json"));
 }
 
+TEST_F(ConfigTest, ReportDirIsRelativeToTheConfigFile) {
+  test::TempDir dir;
+  auto path = dir.path() / "conf" / "config.json";
+  std::filesystem::create_directories(path.parent_path());
+  std::string text = k_original;
+  std::ofstream(path) << text.insert(1, R"("report": {"dir": "../site/report"},)");
+  auto loaded = load_config(path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->config.report.dir, dir.path() / "site" / "report");
+  EXPECT_TRUE(loaded->warnings.empty());
+}
+
+TEST_F(ConfigTest, AbsoluteReportDirIsKeptAndNoneMeansNoReport) {
+  auto loaded =
+      parse_config(R"({"report": {"dir": "/srv/www/aaw"},)" + std::string(k_original + 1), "config.json");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->config.report.dir, "/srv/www/aaw");
+  auto plain = parse_config(k_original, "config.json");
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->config.report.dir.empty());
+}
+
+TEST_F(ConfigTest, ReportDirMustBeAString) {
+  EXPECT_EQ(error_of(R"({"report": {"dir": 3},)" + std::string(k_original + 1)),
+            "config.json: report.dir: expected a string");
+}
+
 TEST_F(ConfigTest, NamesUnreadableFile) {
   auto loaded = load_config("/nonexistent/dir/config.json");
   ASSERT_FALSE(loaded);

@@ -374,6 +374,29 @@ TEST_F(WatcherTest, ReopenRequestReopensLogsBetweenPolls) {
   EXPECT_EQ(m_reopened, 1);
 }
 
+TEST_F(WatcherTest, AfterPollRunsAfterEveryPollOnceRecordedFailedOrNot) {
+  std::vector<std::string> results;  // the poll result the hook sees, poll after poll
+  WatcherDeps deps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, {}};
+  deps.after_poll = [&] { results.push_back(m_store->value("last_poll_result")->value_or("none")); };
+  Watcher watcher(m_config, deps);
+  m_mirror->fail_remote(1);
+  m_clock.on_sleep([this](std::size_t sleeps) {
+    if (sleeps == 2) m_control.request_stop();
+  });
+  EXPECT_EQ(watcher.run(false), 0);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[0].find("injected failure"), std::string::npos) << results[0];
+  EXPECT_EQ(results[1], "ok");
+}
+
+TEST_F(WatcherTest, AfterPollRunsBeforeOnceReturns) {
+  int calls = 0;
+  WatcherDeps deps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, {}};
+  deps.after_poll = [&] { calls += commit_count() == 8 ? 1 : 100; };
+  EXPECT_EQ(Watcher(m_config, deps).run(true), 0);
+  EXPECT_EQ(calls, 1) << "once, after the commits were recorded";
+}
+
 TEST_F(WatcherTest, StopRequestBeforeStartProcessesNothing) {
   m_control.request_stop();
   EXPECT_EQ(m_watcher->run(false), 0);

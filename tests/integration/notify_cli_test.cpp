@@ -19,6 +19,7 @@
 #include "support/process.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
@@ -28,13 +29,6 @@ using namespace std::chrono_literals;
 
 constexpr const char* k_token = "ghp_NotifyTestToken0123456789abcdef";
 constexpr const char* k_issues_repo = "acme/watch";
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 using ChangeKeys = std::multiset<std::pair<std::string, std::string>>;
 

@@ -125,11 +125,5 @@ TEST(NotificationMessageTest, WebhookPayloadIsTheChangePlusText) {
   EXPECT_EQ(payload, change);
 }
 
-TEST(NotificationMessageTest, CommitUrlOnlyForGithubRepositories) {
-  EXPECT_EQ(commit_url("https://github.com/ROCm/aiter.git", "abc"),
-            "https://github.com/ROCm/aiter/commit/abc");
-  EXPECT_EQ(commit_url("/srv/git/aiter.git", "abc"), std::nullopt);
-}
-
 }  // namespace
 }  // namespace aaw

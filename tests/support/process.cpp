@@ -300,4 +300,13 @@ bool eventually(const std::function<bool()>& ready, std::chrono::seconds limit) 
   return ready();
 }
 
+ProcessResult run_watcher(const std::string& binary, const std::filesystem::path& cwd,
+                          std::vector<std::string> args) {
+  args.insert(args.begin(), binary);
+  RunOptions options;
+  options.cwd = cwd;
+  options.unset_env = {"GITHUB_TOKEN"};
+  return run_process(args, options);
+}
+
 }  // namespace aaw::test

@@ -35,6 +35,11 @@ struct ProcessResult {
 // cannot be started exits 127 with the reason on err. Never throws for the child's failures.
 ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions& options = {});
 
+// The built aiter-api-watcher (`binary`) with `args`, run in `cwd` without the environment's
+// GITHUB_TOKEN (a developer's token must never reach what a test talks to).
+ProcessResult run_watcher(const std::string& binary, const std::filesystem::path& cwd,
+                          std::vector<std::string> args);
+
 // A server or daemon for the length of a test: argv runs in its own process group with stdout and
 // stderr appended to log_file. The destructor stops it (SIGTERM, then SIGKILL) and reaps it.
 // RunOptions::stdin_text and timeout_seconds are ignored (stdin is /dev/null).

@@ -48,5 +48,11 @@ TEST(GithubRepoUrlTest, ReadsAnEnterpriseHost) {
   EXPECT_EQ(github_repo_of("https://github.com/ROCm/aiter.git", "ghe.example.com"), std::nullopt);
 }
 
+TEST(GithubRepoUrlTest, CommitUrlOnlyForGithubRepositories) {
+  EXPECT_EQ(commit_url("https://github.com/ROCm/aiter.git", "abc"),
+            "https://github.com/ROCm/aiter/commit/abc");
+  EXPECT_EQ(commit_url("/srv/git/aiter.git", "abc"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace aaw

@@ -76,6 +76,12 @@ struct ConsumerConfig {
   std::string package = "aiter";
 };
 
+struct ReportConfig {
+  // Where `watch` writes the HTML report (index.html) after each poll; empty: no report. A
+  // relative path is relative to the config file's directory.
+  std::filesystem::path dir;
+};
+
 struct Config {
   std::string repository_url;
   std::string branch = "main";
@@ -96,6 +102,7 @@ struct Config {
   GithubConfig github;
   NotifyConfig notify;
   ConsumerConfig consumer;
+  ReportConfig report;
 };
 
 struct LoadedConfig {

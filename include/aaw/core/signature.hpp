@@ -44,12 +44,20 @@ struct Parameter {
   bool operator==(const Parameter&) const = default;
 };
 
+// One item of a printed parameter list: a parameter, or a "/" or "*" separator.
+struct SignaturePart {
+  const Parameter* parameter = nullptr;  // null for a separator; points into the Signature
+  std::string text;                      // Parameter::text(), or "/" or "*"
+};
+
 struct Signature {
   std::vector<Parameter> parameters;
   std::optional<std::string> return_annotation;
 
   // As Python prints an inspect.Signature: "(a, /, b: int = 1, *, c, **kw) -> None".
   std::string text() const;
+  // The items text() joins with ", ", in order; valid while this Signature lives.
+  std::vector<SignaturePart> parts() const;
   const Parameter* find(std::string_view name) const;
   bool operator==(const Signature&) const = default;
 };

@@ -30,8 +30,9 @@ struct WatcherDeps {
   Clock& clock;
   Control& control;
   Progress& progress;
-  std::function<void()> reopen_logs;  // on SIGHUP
-  HeadWatch* heads = nullptr;         // where polls learn the head; nullptr: git ls-remote
+  std::function<void()> reopen_logs;      // on SIGHUP
+  HeadWatch* heads = nullptr;             // where polls learn the head; nullptr: git ls-remote
+  std::function<void()> after_poll = {};  // after each poll, failed or not, once it is recorded (report.dir)
 };
 
 class Watcher {

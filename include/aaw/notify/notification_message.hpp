@@ -37,7 +37,4 @@ std::string webhook_text(const Json& change, std::string_view repository_url);
 // webhook shows the text and ignores the rest).
 Json webhook_payload(const Json& change, std::string_view repository_url);
 
-// "https://github.com/<owner>/<name>/commit/<sha>" when the repository is on github.com.
-std::optional<std::string> commit_url(std::string_view repository_url, std::string_view sha);
-
 }  // namespace aaw

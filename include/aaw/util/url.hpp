@@ -29,4 +29,7 @@ std::optional<std::string> github_repo_of(std::string_view url, std::string_view
 // `api_url` names (https://ghe.example.com/api/v3); nullopt when it is on neither.
 std::optional<std::string> watched_github_repo(std::string_view repository_url, std::string_view api_url);
 
+// "https://github.com/<owner>/<name>/commit/<sha>" when the repository is on github.com.
+std::optional<std::string> commit_url(std::string_view repository_url, std::string_view sha);
+
 }  // namespace aaw

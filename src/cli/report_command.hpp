@@ -1,0 +1,37 @@
+// `report [--out DIR]`: writes the HTML report (core/html_report.hpp) of what the state store
+// holds to DIR/index.html (DIR: --out, else the config's report.dir). Reads state_dir only: no
+// network, and no state directory is created. `watch` refreshes the same page after each poll
+// through publish_report().
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "aaw/core/config.hpp"
+#include "aaw/core/report.hpp"
+#include "aaw/core/state_store.hpp"
+#include "command.hpp"
+
+namespace aaw::cli {
+
+struct ReportOptions {
+  std::filesystem::path config_path;
+  std::filesystem::path out;  // empty: the config's report.dir
+};
+
+void add_report_command(CLI::App& app, Commands& commands);
+
+// Returns 0 with the page's path on stdout; errors throw CommandError (exit 2).
+int run_report(const ReportOptions& options);
+
+// The detail tables added under each change (core/report.hpp). None yet: the consumer call-site
+// check adds its source here.
+std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config);
+
+// Builds the report of `store` for `config` and writes it into `dir`: the page's path, or the
+// error (a daemon logs it and goes on).
+Result<std::filesystem::path> publish_report(StateStore& store, const Config& config,
+                                             const std::filesystem::path& dir);
+
+}  // namespace aaw::cli
