@@ -1,0 +1,85 @@
+"""Binds a consumer's call shapes against signatures, as Python itself would.
+
+Each call site gets one verdict against the STATE of its function at a commit: `breaks` (with
+the message inspect.Signature.bind raises on a stub made from the signature), `guarded` (it would
+break, but sits behind a probe or fallback that takes the consumer another way), `unknown` (the
+call passes *args/**kwargs, is reached indirectly, or the signature cannot be read) or `binds`.
+Called from C++ (src/extract/consumer_scanner.cpp). Pure standard library, Python 3.9+.
+"""
+
+import inspect
+from typing import Any, Dict, List
+
+_KINDS = {"POSITIONAL_ONLY": inspect.Parameter.POSITIONAL_ONLY,
+          "POSITIONAL_OR_KEYWORD": inspect.Parameter.POSITIONAL_OR_KEYWORD,
+          "VAR_POSITIONAL": inspect.Parameter.VAR_POSITIONAL,
+          "KEYWORD_ONLY": inspect.Parameter.KEYWORD_ONLY,
+          "VAR_KEYWORD": inspect.Parameter.VAR_KEYWORD}
+# What guards a call whose import fails, and what guards one whose arguments no longer bind.
+_IMPORT_GUARDS = {"import fallback", "hasattr probe", "catches TypeError"}
+_BINDING_GUARDS = {"signature probe", "hasattr probe", "catches TypeError"}
+_MACHINERY = {"build_failed", "import_error", "extract_failed"}
+
+
+def bind_all(args: Dict[str, Any], host: Any = None) -> List[Dict[str, str]]:
+    """args = {"calls": [{"state": STATE, "shape": SHAPE}]} -> one {"verdict", "reason"} per call.
+    SHAPE = {"positional": n, "keywords": [...], "star_args", "star_kwargs", "guards": [...],
+    "indirect": why or null}."""
+    return [bind(call["state"], call["shape"]) for call in args.get("calls", [])]
+
+
+def bind(state: Dict[str, Any], shape: Dict[str, Any]) -> Dict[str, str]:
+    guards = shape.get("guards") or []
+    status = state.get("status")
+    if status == "missing":
+        return _broken("no longer importable: %s" % state.get("detail", ""), guards, _IMPORT_GUARDS)
+    if status != "ok":
+        why = "extraction failed" if status in _MACHINERY else "signature not readable statically"
+        return {"verdict": "unknown", "reason": "%s (%s: %s)" % (why, status, state.get("detail", ""))}
+    if shape.get("indirect"):
+        return {"verdict": "unknown", "reason": shape["indirect"]}
+    try:
+        signature = stub_signature(state["signature"]["parameters"])
+    except (ValueError, TypeError, KeyError) as error:
+        return {"verdict": "unknown", "reason": "cannot build a stub of the signature: %s" % error}
+    keywords = shape.get("keywords") or []
+    arguments = [None] * int(shape.get("positional", 0))
+    try:
+        signature.bind(*arguments, **{name: None for name in keywords})
+    except TypeError as error:
+        if _fails_whatever_is_forwarded(str(error), shape):
+            return _broken(str(error), guards, _BINDING_GUARDS)
+        return {"verdict": "unknown", "reason": _forwarding(shape) + "; without it: " + str(error)}
+    if shape.get("star_args") or shape.get("star_kwargs"):
+        return {"verdict": "unknown", "reason": _forwarding(shape)}
+    return {"verdict": "binds", "reason": ""}
+
+
+def stub_signature(parameters: List[Dict[str, Any]]) -> inspect.Signature:
+    """An inspect.Signature with the parameters' names and kinds; a parameter with a default gets
+    one (its value does not matter to binding)."""
+    return inspect.Signature([
+        inspect.Parameter(p["name"], _KINDS[p["kind"]],
+                          default=None if p.get("default") is not None else inspect.Parameter.empty)
+        for p in parameters])
+
+
+def _fails_whatever_is_forwarded(message: str, shape: Dict[str, Any]) -> bool:
+    """Whether a failure of the explicit arguments stays a failure whatever *args/**kwargs add:
+    extra arguments never cure an unexpected keyword, a keyword given twice or a positional-only
+    passed by keyword, nor too many positionals; only a missing argument may be supplied by them."""
+    if not (shape.get("star_args") or shape.get("star_kwargs")):
+        return True
+    return not message.startswith("missing a required")
+
+
+def _forwarding(shape: Dict[str, Any]) -> str:
+    forwarded = [f for f, on in (("*args", shape.get("star_args")), ("**kwargs", shape.get("star_kwargs"))) if on]
+    return "the call forwards %s, whose contents are not known statically" % " and ".join(forwarded)
+
+
+def _broken(reason: str, guards: List[str], relevant: set) -> Dict[str, str]:
+    protecting = [g for g in guards if g in relevant]
+    if protecting:
+        return {"verdict": "guarded", "reason": "%s (behind %s)" % (reason, ", ".join(protecting))}
+    return {"verdict": "breaks", "reason": reason}

@@ -1,0 +1,488 @@
+"""What a consumer of the watched package calls: a static scan of a directory of Python files.
+
+Every import of the package (at module level and inside functions; `import a as b`, `import a.b
+as c`, `from a.b import c as d`, try/except ImportError fallbacks), and every call reached through
+the names those imports bind, with its shape: file, line, enclosing function, positional count,
+keyword names, *args/**kwargs, the guard it sits behind (a hasattr or inspect.signature probe, an
+import fallback) and whether it is reached indirectly (`self.fn = pkg.fn`, a local alias). Nothing
+is imported or executed. Called from C++ (src/extract/consumer_scanner.cpp).
+Pure standard library, Python 3.9+.
+"""
+
+import ast
+import os
+from typing import Any, Dict
+
+_SKIPPED_DIRECTORIES = {".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "venv", "node_modules",
+                        ".mypy_cache", ".pytest_cache", "build", "dist"}
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+_TYPE_ERRORS = {"TypeError", "Exception", "BaseException"}
+
+
+def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
+    """args = {"path": directory, "package": "aiter"} -> the scan (see README "Consumer impact"):
+    {"package", "files_scanned", "files_importing", "imports", "functions": [{"import_statement",
+    "function_path", "target", "call_sites": [SITE]}], "classes", "modules", "constants",
+    "dynamic", "errors"}."""
+    root = args["path"]
+    package = args.get("package") or "aiter"
+    if not os.path.isdir(root):
+        raise ValueError("consumer path '%s' is not a directory" % root)
+    scan = _Scan(package)
+    for path in _python_files(root):
+        scan.file(root, path)
+    return scan.result()
+
+
+def scan_source(text: str, relative_path: str, package: str) -> Dict[str, Any]:
+    """The scan of one file's text (what tests use)."""
+    scan = _Scan(package)
+    scan.text(text, relative_path)
+    return scan.result()
+
+
+def _python_files(root):
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories
+                                   if d not in _SKIPPED_DIRECTORIES and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield os.path.join(directory, name)
+
+
+class _Binding:
+    """What a local name stands for: a dotted path in the package, how the consumer imported it."""
+
+    def __init__(self, target, statement, written, guard=None, indirect=None):
+        self.target = target        # "aiter.ops.mha" (module, function or class: not known here)
+        self.statement = statement  # the import statement as the consumer writes it
+        self.written = written      # the name the consumer calls it by ("mha", "rocm_aiter")
+        self.guard = guard          # "import fallback" when the import sits in a try/except ImportError
+        self.indirect = indirect    # why a call through it is indirect ("through self.fn"), or None
+
+
+class _Scan:
+    def __init__(self, package):
+        self.package = package
+        self.files_scanned = 0
+        self.files_importing = set()
+        self.imports = 0
+        self.functions = {}   # target -> entry
+        self.used = {}        # target -> {"files": set, "kind": str} for names not called
+        self.dynamic = []
+        self.errors = []
+
+    def file(self, root, path):
+        self.files_scanned += 1
+        relative = os.path.relpath(path, root).replace(os.sep, "/")
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except OSError as error:
+            self.errors.append({"file": relative, "error": "cannot read: %s" % error.strerror})
+            return
+        if self.package.encode() not in raw:  # most files never mention the package: skip parsing
+            return
+        self.text(raw.decode("utf-8", "surrogateescape"), relative, counted=False)
+
+    def text(self, text, relative, counted=True):
+        if counted:
+            self.files_scanned += 1
+        try:
+            tree = ast.parse(text, filename=relative)
+        except (SyntaxError, ValueError) as error:
+            self.errors.append({"file": relative, "error": "not valid Python: %s" % error})
+            return
+        _FileVisitor(self, relative).visit_module(tree)
+
+    def is_package(self, dotted):
+        return dotted == self.package or dotted.startswith(self.package + ".")
+
+    def add_call(self, binding, rest, site, name_node):
+        target = binding.target + rest
+        written = binding.written + rest
+        last = target.rsplit(".", 1)[-1]
+        if last[:1].isupper():
+            self.note_use(target, site["file"], "class")
+        entry = self.functions.get(target)
+        if entry is None:
+            entry = {"import_statement": binding.statement, "function_path": written, "target": target,
+                     "kind": "class" if last[:1].isupper() else "function", "call_sites": []}
+            self.functions[target] = entry
+        site["import_statement"] = binding.statement
+        site["function_path"] = written
+        entry["call_sites"].append(site)
+
+    def note_use(self, target, relative, kind):
+        use = self.used.setdefault(target, {"files": set(), "kind": kind})
+        use["files"].add(relative)
+
+    def result(self):
+        functions = [e for e in self.functions.values() if e["kind"] == "function"]
+        classes = [e for e in self.functions.values() if e["kind"] == "class"]
+        for entry in functions + classes:
+            del entry["kind"]
+        called = set(self.functions)
+        apart = {"modules": [], "classes": [], "constants": []}
+        for target, use in sorted(self.used.items()):
+            if target in called or any(t.startswith(target + ".") for t in called if use["kind"] != "module"):
+                continue
+            apart[use["kind"] + "s" if use["kind"] != "class" else "classes"].append(
+                {"name": target, "files": sorted(use["files"])})
+        return {"package": self.package, "files_scanned": self.files_scanned,
+                "files_importing": len(self.files_importing), "imports": self.imports,
+                "functions": sorted(functions, key=lambda e: e["target"]),
+                "classes": sorted(classes, key=lambda e: e["target"]) + apart["classes"],
+                "modules": apart["modules"], "constants": apart["constants"],
+                "dynamic": self.dynamic, "errors": self.errors}
+
+
+class _Scope:
+    def __init__(self, name, parent, is_class=False):
+        self.name = name
+        self.parent = parent
+        self.is_class = is_class
+        self.bindings = {}
+        self.probes = {}  # target -> "hasattr probe" / "signature probe" seen in this scope
+
+    def lookup(self, name):
+        scope = self
+        while scope is not None:
+            if name in scope.bindings:
+                return scope.bindings[name]
+            scope = scope.parent
+        return None
+
+
+class _FileVisitor:
+    """Walks one module in source order, keeping the names bound to the package per scope."""
+
+    def __init__(self, scan, relative):
+        self.scan = scan
+        self.relative = relative
+        self.scope = _Scope("<module>", None)
+        self.module_scope = self.scope
+        self.self_attributes = {}  # class name -> {attribute: _Binding}: `self.x = <package name>`
+        self.classes = []
+        self.guards = []           # the guards of the statements being visited (innermost last)
+        self.import_guard = []     # per enclosing try: whether its handlers catch ImportError
+        self.type_checking = 0
+
+    # -- scopes ---------------------------------------------------------------------------------
+    def qualname(self):
+        parts = []
+        scope = self.scope
+        while scope is not None and scope.parent is not None:
+            parts.append(scope.name)
+            scope = scope.parent
+        return ".".join(reversed(parts)) or "<module>"
+
+    def visit_module(self, tree):
+        self.body(tree.body)
+
+    def body(self, statements):
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                self.expression(decorator)
+            self._enter(node.name, node.body)
+        elif isinstance(node, ast.ClassDef):
+            for expression in node.bases + node.decorator_list:
+                self.expression(expression)
+            self.classes.append(node.name)
+            self._enter(node.name, node.body, is_class=True)
+            self.classes.pop()
+        elif isinstance(node, ast.Import):
+            self._import(node)
+        elif isinstance(node, ast.ImportFrom):
+            self._import_from(node)
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            self._try(node)
+        elif isinstance(node, ast.If):
+            self._if(node)
+        elif isinstance(node, ast.Assign):
+            self.expression(node.value)
+            self._assign(node.targets, node.value)
+            for target in node.targets:
+                self.expression(target)
+        else:
+            self._generic(node)
+
+    def _generic(self, node):
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        self.statement(item)
+                    elif isinstance(item, ast.AST):
+                        self.expression(item)
+            elif isinstance(value, ast.stmt):
+                self.statement(value)
+            elif isinstance(value, ast.AST):
+                self.expression(value)
+
+    def _enter(self, name, statements, is_class=False):
+        outer = self.scope
+        # A class body's names are not visible in its methods (Python's rule).
+        parent = outer if not outer.is_class else outer.parent
+        self.scope = _Scope(name, parent, is_class)
+        self.scope.display = (outer.display + "." if hasattr(outer, "display") else "") + name
+        saved = self.guards, self.import_guard
+        self.guards, self.import_guard = [], []  # a def's body runs later, outside the guards around it
+        self.body(statements)
+        self.guards, self.import_guard = saved
+        self.scope = outer
+
+    def caller(self):
+        return getattr(self.scope, "display", "<module>")
+
+    # -- imports --------------------------------------------------------------------------------
+    def _guard(self):
+        return "import fallback" if any(self.import_guard) else None
+
+    def _bind(self, name, binding):
+        if self.type_checking:
+            return
+        self.scope.bindings[name] = binding
+        self.scan.imports += 1
+        self.scan.files_importing.add(self.relative)
+
+    def _import(self, node):
+        for alias in node.names:
+            if not self.scan.is_package(alias.name):
+                continue
+            if alias.asname:
+                statement = "import %s as %s" % (alias.name, alias.asname)
+                self._bind(alias.asname, _Binding(alias.name, statement, alias.asname, self._guard()))
+                self.scan.note_use(alias.name, self.relative, "module")
+            else:
+                top = alias.name.split(".")[0]
+                statement = "import %s" % alias.name
+                existing = self.scope.bindings.get(top)
+                # `import aiter.ops.mha` binds `aiter`; keep the longest statement for display.
+                if existing is None or existing.target != top or len(existing.statement) < len(statement):
+                    self._bind(top, _Binding(top, statement, top, self._guard()))
+                else:
+                    self.scan.imports += 1
+                self.scan.note_use(alias.name, self.relative, "module")
+
+    def _import_from(self, node):
+        if node.level or node.module is None or not self.scan.is_package(node.module):
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            local = alias.asname or alias.name
+            written = "from %s import %s" % (node.module, alias.name)
+            if alias.asname:
+                written += " as %s" % alias.asname
+            target = node.module + "." + alias.name
+            self._bind(local, _Binding(target, written, local, self._guard()))
+            kind = "constant" if alias.name.isupper() else \
+                "class" if alias.name[:1].isupper() else "module"
+            self.scan.note_use(target, self.relative, kind)
+
+    # -- guards ---------------------------------------------------------------------------------
+    def _try(self, node):
+        caught = set()
+        for handler in node.handlers:
+            caught |= _caught(handler.type)
+        guards = []
+        if caught & _IMPORT_ERRORS:
+            guards.append("import fallback")
+        if caught & _TYPE_ERRORS:
+            guards.append("catches TypeError")
+        self.import_guard.append(bool(caught & _IMPORT_ERRORS))
+        self.guards.extend(guards)
+        self.body(node.body)
+        del self.guards[len(self.guards) - len(guards):]
+        primary = dict(self.scope.bindings)
+        for handler in node.handlers:
+            if handler.type is not None:
+                self.expression(handler.type)
+            self.body(handler.body)
+        self.import_guard.pop()
+        if caught & _IMPORT_ERRORS:
+            # `try: from new import x / except ImportError: from old import x`: the consumer calls
+            # the new one when it is there; the fallback is the other path the guard opens.
+            for name, binding in primary.items():
+                if binding.guard and self.scope.bindings.get(name) is not binding:
+                    self.scope.bindings[name] = binding
+        self.body(node.orelse)
+        self.body(node.finalbody)
+
+    def _if(self, node):
+        self.expression(node.test)
+        if _is_type_checking(node.test):
+            self.type_checking += 1
+            self.body(node.body)
+            self.type_checking -= 1
+            self.body(node.orelse)
+            return
+        probes = self._probes(node.test)
+        self.guards.extend(probes)
+        self.body(node.body)
+        self.body(node.orelse)
+        del self.guards[len(self.guards) - len(probes):]
+
+    def _probes(self, test):
+        """'hasattr probe' / 'signature probe' when `test` probes something of the package."""
+        found = []
+        for node in ast.walk(test):
+            kind = self._probe_kind(node)
+            if kind and kind not in found:
+                found.append(kind)
+        return found
+
+    def _probe_kind(self, node):
+        if not isinstance(node, ast.Call) or not node.args:
+            return None
+        name = _call_name(node.func)
+        resolved = self._resolve(node.args[0])
+        if resolved is None:
+            return None
+        target = resolved[0].target + resolved[1]
+        if name in ("hasattr", "getattr") and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+            self.scope.probes[target + "." + str(node.args[1].value)] = "hasattr probe"
+            return "hasattr probe"
+        if name in ("inspect.signature", "signature"):
+            self.scope.probes[target] = "signature probe"
+            return "signature probe"
+        return None
+
+    def _current_guards(self, target, binding):
+        """The guards around a call of `target`, in the order they were met: the probes and
+        try/excepts it sits in, a probe of it anywhere in an enclosing function, how it was imported."""
+        guards = list(self.guards)
+        scope = self.scope
+        while scope is not None:
+            if target in scope.probes:
+                guards.append(scope.probes[target])
+            scope = scope.parent
+        if binding.guard:
+            guards.append(binding.guard)
+        return list(dict.fromkeys(guards))
+
+    # -- names bound by assignment ----------------------------------------------------------------
+    def _assign(self, targets, value):
+        resolved = self._resolve(value)
+        if resolved is None and _is_torch_ops(value, self.scan.package):
+            self.scan.dynamic.append({"file": self.relative, "line": value.lineno, "caller": self.caller(),
+                                      "what": "torch.ops.%s dispatch bound to a name" % self.scan.package})
+            return
+        if resolved is None:
+            return
+        binding, rest = resolved
+        for target in targets:
+            if isinstance(target, ast.Name):
+                self.scope.bindings[target.id] = _Binding(
+                    binding.target + rest, binding.statement, binding.written + rest, binding.guard,
+                    "reached through the local alias '%s'" % target.id)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id == "self" and self.classes:
+                attributes = self.self_attributes.setdefault(self.classes[-1], {})
+                attributes[target.attr] = _Binding(
+                    binding.target + rest, binding.statement, binding.written + rest, binding.guard,
+                    "reached through 'self.%s'" % target.attr)
+
+    # -- expressions ----------------------------------------------------------------------------
+    def expression(self, node):
+        for child in ast.walk(node):
+            if isinstance(child, ast.Call):
+                self._call(child)
+            elif isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
+                self._attribute_use(child)
+
+    def _attribute_use(self, node):
+        resolved = self._resolve(node)
+        if resolved is None or not resolved[1]:
+            return
+        target = resolved[0].target + resolved[1]
+        last = target.rsplit(".", 1)[-1]
+        kind = "constant" if last.isupper() else "class" if last[:1].isupper() else None
+        if kind:
+            self.scan.note_use(target, self.relative, kind)
+
+    def _resolve(self, node):
+        """(binding, ".rest") when `node` is a name, or an attribute chain on a name, bound to the
+        package; None otherwise."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        parts.reverse()
+        if _is_self(node) and parts and self.classes:
+            binding = self.self_attributes.get(self.classes[-1], {}).get(parts[0])
+            if binding is None:
+                return None
+            return binding, "".join("." + p for p in parts[1:])
+        if isinstance(node, ast.Name):
+            binding = self.scope.lookup(node.id)
+            if binding is None:
+                return None
+            return binding, "".join("." + p for p in parts)
+        return None
+
+    def _call(self, node):
+        name = _call_name(node.func)
+        if name in ("importlib.import_module", "import_module", "__import__", "importlib.util.find_spec",
+                    "find_spec") and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str) and self.scan.is_package(node.args[0].value):
+            self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
+                                      "what": "%s('%s')" % (name, node.args[0].value)})
+            return
+        if _is_torch_ops(node.func, self.scan.package):
+            self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
+                                      "what": "call of %s" % ast.unparse(node.func)})
+            return
+        resolved = self._resolve(node.func)
+        if resolved is None:
+            return
+        binding, rest = resolved
+        if self.type_checking:
+            return
+        target = binding.target + rest
+        site = {"file": self.relative, "line": node.lineno, "caller": self.caller(),
+                "positional": sum(1 for a in node.args if not isinstance(a, ast.Starred)),
+                "keywords": [k.arg for k in node.keywords if k.arg is not None],
+                "star_args": any(isinstance(a, ast.Starred) for a in node.args),
+                "star_kwargs": any(k.arg is None for k in node.keywords),
+                "guards": self._current_guards(target, binding), "indirect": binding.indirect}
+        self.scan.add_call(binding, rest, site, node)
+
+
+def _caught(expression):
+    """The exception names an `except` clause names; a bare except catches everything."""
+    if expression is None:
+        return {"BaseException"}
+    names = expression.elts if isinstance(expression, ast.Tuple) else [expression]
+    return {n.id if isinstance(n, ast.Name) else n.attr for n in names if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def _is_self(node):
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _call_name(func):
+    try:
+        return ast.unparse(func)
+    except Exception:  # noqa: BLE001 - an expression unparse cannot print is no probe
+        return ""
+
+
+def _is_type_checking(test):
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _is_torch_ops(node, package):
+    """`torch.ops.<package>` or an attribute of it."""
+    while isinstance(node, ast.Attribute):
+        if node.attr == package and isinstance(node.value, ast.Attribute) and node.value.attr == "ops" \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id == "torch":
+            return True
+        node = node.value
+    return False

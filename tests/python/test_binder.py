@@ -1,0 +1,96 @@
+"""aaw_binder: each call shape against a signature, with Python's own reason when it breaks."""
+
+import unittest
+
+import aaw_binder
+
+
+def param(name, kind="POSITIONAL_OR_KEYWORD", default=None):
+    return {"name": name, "kind": kind, "default": default, "annotation": None}
+
+
+def state(*parameters):
+    return {"status": "ok", "signature": {"parameters": list(parameters), "return_annotation": None}}
+
+
+def shape(positional=0, keywords=(), **extra):
+    result = {"positional": positional, "keywords": list(keywords), "star_args": False, "star_kwargs": False,
+              "guards": [], "indirect": None}
+    result.update(extra)
+    return result
+
+
+SIG = state(param("a", "POSITIONAL_ONLY"), param("b"), param("c", default="1"), param("d", "KEYWORD_ONLY", "None"))
+
+
+class Verdicts(unittest.TestCase):
+    def check(self, s, verdict, reason=None):
+        result = aaw_binder.bind(SIG, s)
+        self.assertEqual(result["verdict"], verdict, result)
+        if reason is not None:
+            self.assertEqual(result["reason"], reason)
+
+    def test_a_call_that_fits_binds(self):
+        self.check(shape(2, ["d"]), "binds", "")
+
+    def test_too_many_positional_arguments(self):
+        self.check(shape(4), "breaks", "too many positional arguments")
+
+    def test_unexpected_keyword(self):
+        self.check(shape(2, ["layout"]), "breaks", "got an unexpected keyword argument 'layout'")
+
+    def test_missing_required_argument(self):
+        self.check(shape(1), "breaks", "missing a required argument: 'b'")
+
+    def test_argument_given_twice(self):
+        self.check(shape(2, ["b"]), "breaks", "multiple values for argument 'b'")
+
+    def test_positional_only_passed_by_keyword(self):
+        result = aaw_binder.bind(SIG, shape(0, ["a", "b"]))
+        self.assertEqual(result["verdict"], "breaks")
+        self.assertIn("'a'", result["reason"])
+        self.assertIn("positional", result["reason"])
+
+    def test_reasons_are_pythons_own_messages(self):
+        def real(a, /, b, c=1, *, d=None):
+            pass
+        import inspect
+        try:
+            inspect.signature(real).bind(None, layout=None)
+        except TypeError as error:
+            expected = str(error)
+        self.assertEqual(aaw_binder.bind(SIG, shape(1, ["layout"]))["reason"], expected)
+
+    def test_function_no_longer_importable_breaks(self):
+        result = aaw_binder.bind({"status": "missing", "detail": "module 'aiter.x' not found"}, shape(1))
+        self.assertEqual(result, {"verdict": "breaks", "reason": "no longer importable: module 'aiter.x' not found"})
+
+    def test_an_import_fallback_guards_a_missing_function(self):
+        result = aaw_binder.bind({"status": "missing", "detail": "gone"}, shape(1, guards=["import fallback"]))
+        self.assertEqual(result["verdict"], "guarded")
+
+    def test_an_import_fallback_does_not_guard_a_bad_call(self):
+        self.check(shape(4, guards=["import fallback"]), "breaks")
+
+    def test_a_signature_probe_guards_a_bad_call(self):
+        self.check(shape(2, ["layout"], guards=["signature probe"]), "guarded")
+
+    def test_forwarded_arguments_are_unknown_unless_nothing_can_fix_the_call(self):
+        self.check(shape(1, star_kwargs=True), "unknown")
+        self.check(shape(2, star_args=True), "unknown")
+        self.check(shape(2, ["layout"], star_args=True), "breaks")
+
+    def test_indirect_calls_are_unknown_with_their_reason(self):
+        self.check(shape(9, indirect="reached through 'self.fn'"), "unknown", "reached through 'self.fn'")
+
+    def test_an_unreadable_signature_is_unknown(self):
+        result = aaw_binder.bind({"status": "unresolved", "detail": "compiled"}, shape(1))
+        self.assertEqual(result["verdict"], "unknown")
+
+    def test_bind_all_keeps_the_order(self):
+        results = aaw_binder.bind_all({"calls": [{"state": SIG, "shape": shape(2)}, {"state": SIG, "shape": shape(0)}]})
+        self.assertEqual([r["verdict"] for r in results], ["binds", "breaks"])
+
+
+if __name__ == "__main__":
+    unittest.main()

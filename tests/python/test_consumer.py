@@ -1,0 +1,220 @@
+"""aaw_consumer: the imports of the package a consumer makes and the calls reached through them."""
+
+import os
+import tempfile
+import textwrap
+import unittest
+
+import aaw_consumer
+
+
+def scan(text, package="aiter"):
+    return aaw_consumer.scan_source(textwrap.dedent(text), "pkg/mod.py", package)
+
+
+def sites(result, target):
+    for entry in result["functions"] + result["classes"]:
+        if entry.get("target") == target:
+            return entry["call_sites"]
+    raise AssertionError("no entry for %s in %s" % (target, [e.get("target") for e in result["functions"]]))
+
+
+class ImportForms(unittest.TestCase):
+    def test_module_alias_call_is_found_with_its_shape(self):
+        result = scan("""
+            import aiter as rocm_aiter
+            def run(x, y):
+                return rocm_aiter.topk_softmax(x, y, 1, 2, renormalize=True)
+            """)
+        [site] = sites(result, "aiter.topk_softmax")
+        self.assertEqual(site["line"], 4)
+        self.assertEqual(site["caller"], "run")
+        self.assertEqual(site["positional"], 4)
+        self.assertEqual(site["keywords"], ["renormalize"])
+        self.assertEqual(site["import_statement"], "import aiter as rocm_aiter")
+        self.assertEqual(site["function_path"], "rocm_aiter.topk_softmax")
+        self.assertFalse(site["star_args"] or site["star_kwargs"])
+
+    def test_lazy_from_import_with_alias_inside_a_method(self):
+        result = scan("""
+            class Ops:
+                @staticmethod
+                def gemm(a, b):
+                    from aiter.ops.triton.gemm_a16w16 import gemm_a16w16 as g
+                    return g(a, b, dtype=None)
+            def elsewhere(a):
+                return g(a)
+            """)
+        [site] = sites(result, "aiter.ops.triton.gemm_a16w16.gemm_a16w16")
+        self.assertEqual(site["caller"], "Ops.gemm")
+        self.assertEqual(site["import_statement"], "from aiter.ops.triton.gemm_a16w16 import gemm_a16w16 as g")
+        self.assertEqual(site["function_path"], "g")
+
+    def test_dotted_import_and_submodule_alias(self):
+        result = scan("""
+            import aiter.ops.mha
+            import aiter.fused_moe as fm
+            def f(q):
+                aiter.ops.mha.flash_attn_func(q)
+                fm.fused_moe(q, q)
+            """)
+        self.assertEqual(sites(result, "aiter.ops.mha.flash_attn_func")[0]["function_path"], "aiter.ops.mha.flash_attn_func")
+        self.assertEqual(sites(result, "aiter.fused_moe.fused_moe")[0]["positional"], 2)
+
+    def test_other_packages_and_relative_imports_are_ignored(self):
+        result = scan("""
+            import torch
+            from . import aiter
+            from aiterx import f
+            def g():
+                aiter.f(); f(); torch.zeros(1)
+            """)
+        self.assertEqual(result["functions"], [])
+
+    def test_type_checking_imports_are_not_calls(self):
+        result = scan("""
+            from typing import TYPE_CHECKING
+            if TYPE_CHECKING:
+                from aiter import fused_moe
+            def g(x: "fused_moe"):
+                return fused_moe(x)
+            """)
+        self.assertEqual(result["functions"], [])
+
+
+class Guards(unittest.TestCase):
+    def test_try_except_import_error_fallback_guards_the_import(self):
+        result = scan("""
+            try:
+                from aiter.ops.triton.moe.moe_routing import routing
+            except ImportError:
+                from aiter.ops.triton.moe_routing import routing
+            def f(x):
+                return routing.routing_from_hash(x, 1)
+            """)
+        calls = sites(result, "aiter.ops.triton.moe.moe_routing.routing.routing_from_hash")
+        self.assertEqual(calls[0]["guards"], ["import fallback"])
+
+    def test_hasattr_probe_guards_the_calls_in_its_branch(self):
+        result = scan("""
+            import aiter
+            def f(x):
+                if hasattr(aiter, "new_op"):
+                    return aiter.new_op(x)
+                return aiter.old_op(x)
+            """)
+        self.assertEqual(sites(result, "aiter.new_op")[0]["guards"], ["hasattr probe"])
+        self.assertEqual(sites(result, "aiter.old_op")[0]["guards"], [])
+
+    def test_signature_probe_guards_calls_in_the_same_function(self):
+        result = scan("""
+            import inspect
+            from aiter import mla_decode_fwd
+            def f(q):
+                if "causal" in inspect.signature(mla_decode_fwd).parameters:
+                    pass
+                mla_decode_fwd(q, causal=True)
+            """)
+        self.assertEqual(sites(result, "aiter.mla_decode_fwd")[0]["guards"], ["signature probe"])
+
+    def test_a_guard_around_a_def_does_not_guard_its_body(self):
+        result = scan("""
+            try:
+                import aiter
+                def f(x):
+                    return aiter.op(x)
+            except ImportError:
+                pass
+            """)
+        self.assertEqual(sites(result, "aiter.op")[0]["guards"], ["import fallback"])
+
+
+class Indirect(unittest.TestCase):
+    def test_stored_reference_on_self_is_indirect(self):
+        result = scan("""
+            import aiter
+            class Layer:
+                def __init__(self):
+                    self.fn = aiter.fused_moe
+                def forward(self, x):
+                    return self.fn(x, 1)
+            """)
+        [site] = sites(result, "aiter.fused_moe")
+        self.assertEqual(site["caller"], "Layer.forward")
+        self.assertEqual(site["indirect"], "reached through 'self.fn'")
+
+    def test_local_alias_is_indirect(self):
+        result = scan("""
+            from aiter.ops.triton.moe import moe_routing as mr
+            def f(x):
+                route = mr.routing
+                return route(x)
+            """)
+        self.assertIn("local alias 'route'", sites(result, "aiter.ops.triton.moe.moe_routing.routing")[0]["indirect"])
+
+    def test_star_arguments_are_recorded(self):
+        result = scan("""
+            from aiter.ops.mhc import mhc_pre
+            def f(*args, **kwargs):
+                return mhc_pre(*args, 1, k=2, **kwargs)
+            """)
+        [site] = sites(result, "aiter.ops.mhc.mhc_pre")
+        self.assertEqual((site["positional"], site["keywords"], site["star_args"], site["star_kwargs"]),
+                         (1, ["k"], True, True))
+
+    def test_dynamic_imports_and_torch_ops_are_listed_apart(self):
+        result = scan("""
+            import importlib, torch
+            def f():
+                m = importlib.import_module("aiter.ops.triton.mha")
+                torch.ops.aiter.rmsnorm(1, 2)
+            """)
+        whats = [d["what"] for d in result["dynamic"]]
+        self.assertIn("importlib.import_module('aiter.ops.triton.mha')", whats)
+        self.assertIn("call of torch.ops.aiter.rmsnorm", whats)
+
+
+class Apart(unittest.TestCase):
+    def test_modules_classes_and_constants_are_listed_apart_from_functions(self):
+        result = scan("""
+            from aiter import dtypes, ActivationType, QuantType
+            from aiter.jit.core import AITER_CONFIGS
+            import aiter
+            def f(x):
+                QuantType(3)
+                return aiter.fused_moe(x, activation=ActivationType.Silu, dtype=dtypes.fp8, c=AITER_CONFIGS)
+            """)
+        self.assertEqual([e["target"] for e in result["functions"]], ["aiter.fused_moe"])
+        self.assertIn("aiter.QuantType", [e.get("target") for e in result["classes"]])
+        self.assertIn("aiter.ActivationType", [e.get("name") for e in result["classes"]])
+        self.assertIn("aiter.dtypes", [e["name"] for e in result["modules"]])
+        self.assertIn("aiter.jit.core.AITER_CONFIGS", [e["name"] for e in result["constants"]])
+
+
+class Tree(unittest.TestCase):
+    def test_discover_walks_a_directory_and_reports_bad_files(self):
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, "a", "__pycache__"))
+            with open(os.path.join(root, "a", "x.py"), "w") as f:
+                f.write("def g():\n    from aiter import rms_norm\n    rms_norm(1, 2, 3)\n")
+            with open(os.path.join(root, "a", "bad.py"), "w") as f:
+                f.write("import aiter\ndef (:\n")
+            with open(os.path.join(root, "a", "__pycache__", "x.py"), "w") as f:
+                f.write("import aiter\naiter.cached()\n")
+            with open(os.path.join(root, "plain.py"), "w") as f:
+                f.write("x = 1\n")
+            result = aaw_consumer.discover({"path": root, "package": "aiter"})
+        self.assertEqual(result["files_scanned"], 3)
+        self.assertEqual(result["files_importing"], 1)
+        self.assertEqual([e["target"] for e in result["functions"]], ["aiter.rms_norm"])
+        self.assertEqual(result["functions"][0]["call_sites"][0]["file"], "a/x.py")
+        self.assertEqual(result["errors"][0]["file"], "a/bad.py")
+        self.assertIn("not valid Python", result["errors"][0]["error"])
+
+    def test_a_missing_directory_is_an_error_naming_it(self):
+        with self.assertRaisesRegex(ValueError, "'/no/such/dir' is not a directory"):
+            aaw_consumer.discover({"path": "/no/such/dir"})
+
+
+if __name__ == "__main__":
+    unittest.main()
