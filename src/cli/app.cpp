@@ -8,6 +8,8 @@
 #include "command_context.hpp"
 #include "compare_command.hpp"
 #include "completion_command.hpp"
+#include "consumer_check_command.hpp"
+#include "discover_command.hpp"
 #include "extract_command.hpp"
 #include "helper_commands.hpp"
 #include "history_command.hpp"
@@ -22,7 +24,8 @@ namespace {
 constexpr AddCommand k_commands[] = {
     add_compare_command,    add_watch_command,        add_replay_command,  add_history_command,
     add_show_command,       add_check_config_command, add_extract_command, add_status_command,
-    add_report_command,     add_completion_command,   add_git_helper_command, add_checkout_command,
+    add_report_command,     add_discover_command,     add_check_command,   add_completion_command,
+    add_git_helper_command, add_checkout_command,
 };
 
 constexpr const char* k_config_help = "JSON config file (relative paths in it are relative to its directory)";

@@ -23,7 +23,7 @@ def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
     """args = {"path": directory, "package": "aiter"} -> the scan (see README "Consumer impact"):
     {"package", "files_scanned", "files_importing", "imports", "functions": [{"import_statement",
     "function_path", "target", "call_sites": [SITE]}], "classes", "modules", "constants",
-    "dynamic", "errors"}."""
+    "imported_not_called", "dynamic", "errors"}."""
     root = args["path"]
     package = args.get("package") or "aiter"
     if not os.path.isdir(root):
@@ -69,6 +69,7 @@ class _Scan:
         self.imports = 0
         self.functions = {}   # target -> entry
         self.used = {}        # target -> {"files": set, "kind": str} for names not called
+        self.namespaces = set()  # targets used as `name.attribute`
         self.dynamic = []
         self.errors = []
 
@@ -123,17 +124,21 @@ class _Scan:
         for entry in functions + classes:
             del entry["kind"]
         called = set(self.functions)
-        apart = {"modules": [], "classes": [], "constants": []}
+        apart = {"modules": [], "classes": [], "constants": [], "imported_not_called": []}
+        lists = {"module": "modules", "class": "classes", "constant": "constants"}
         for target, use in sorted(self.used.items()):
-            if target in called or any(t.startswith(target + ".") for t in called if use["kind"] != "module"):
+            if target in called or (use["kind"] != "module" and any(t.startswith(target + ".") for t in called)):
                 continue
-            apart[use["kind"] + "s" if use["kind"] != "class" else "classes"].append(
-                {"name": target, "files": sorted(use["files"])})
+            kind = use["kind"]
+            if kind == "name":
+                kind = "module" if target in self.namespaces else None
+            apart[lists.get(kind, "imported_not_called")].append({"name": target, "files": sorted(use["files"])})
         return {"package": self.package, "files_scanned": self.files_scanned,
                 "files_importing": len(self.files_importing), "imports": self.imports,
                 "functions": sorted(functions, key=lambda e: e["target"]),
                 "classes": sorted(classes, key=lambda e: e["target"]) + apart["classes"],
                 "modules": apart["modules"], "constants": apart["constants"],
+                "imported_not_called": apart["imported_not_called"],
                 "dynamic": self.dynamic, "errors": self.errors}
 
 
@@ -282,7 +287,7 @@ class _FileVisitor:
             target = node.module + "." + alias.name
             self._bind(local, _Binding(target, written, local, self._guard()))
             kind = "constant" if alias.name.isupper() else \
-                "class" if alias.name[:1].isupper() else "module"
+                "class" if alias.name[:1].isupper() else "name"
             self.scan.note_use(target, self.relative, kind)
 
     # -- guards ---------------------------------------------------------------------------------
@@ -400,6 +405,7 @@ class _FileVisitor:
         resolved = self._resolve(node)
         if resolved is None or not resolved[1]:
             return
+        self.scan.namespaces.add(resolved[0].target)
         target = resolved[0].target + resolved[1]
         last = target.rsplit(".", 1)[-1]
         kind = "constant" if last.isupper() else "class" if last[:1].isupper() else None

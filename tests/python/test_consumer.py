@@ -190,6 +190,15 @@ class Apart(unittest.TestCase):
         self.assertIn("aiter.dtypes", [e["name"] for e in result["modules"]])
         self.assertIn("aiter.jit.core.AITER_CONFIGS", [e["name"] for e in result["constants"]])
 
+    def test_a_function_imported_but_never_called_is_listed_apart(self):
+        result = scan("""
+            from aiter.ops.flydsl.kernels.moe_gemm_2stage import compile_moe_gemm1, compile_moe_gemm2
+            compile_moe_gemm1(a=1)
+            """)
+        self.assertEqual([e["name"] for e in result["imported_not_called"]],
+                         ["aiter.ops.flydsl.kernels.moe_gemm_2stage.compile_moe_gemm2"])
+        self.assertEqual(result["modules"], [])
+
 
 class Tree(unittest.TestCase):
     def test_discover_walks_a_directory_and_reports_bad_files(self):

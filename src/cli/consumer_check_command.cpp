@@ -1,0 +1,97 @@
+#include "consumer_check_command.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iostream>
+
+#include "aaw/core/consumer_check.hpp"
+#include "aaw/extract/consumer_scanner.hpp"
+#include "command_context.hpp"
+
+namespace aaw::cli {
+namespace {
+
+Config consumer_config(const CheckOptions& options) {
+  Config config = read_config_or_throw(options.config_path);
+  if (config.consumer.path.empty())
+    throw CommandError{"consumer.path '': not set in '" + options.config_path.string() +
+                       "': check reads the consumer's checkout (consumer.repository_url alone is not "
+                       "supported yet)"};
+  // Signatures at any commit in milliseconds: the static extractor, whatever the config watches with.
+  config.extractor = "static";
+  return config;
+}
+
+// COMMIT, else the branch head, fetched first; a failed fetch falls back on what the mirror has.
+ObjectId commit_to_check(GitMirror& mirror, const Config& config, const std::string& revision, Logger& log) {
+  if (!revision.empty())
+    if (auto known = mirror.resolve(revision)) return *known;
+  if (auto fetched = mirror.fetch(); !fetched) log.warn("Cannot fetch: {}", fetched.error().message());
+  const std::string& wanted = revision.empty() ? config.branch : revision;
+  auto commit = mirror.resolve(wanted);
+  if (!commit)
+    throw CommandError{(revision.empty() ? "branch '" : "commit '") + wanted + "': " + commit.error().message()};
+  return *commit;
+}
+
+// The first-parent history of `tip`, oldest first, ending at `tip`.
+std::vector<ObjectId> first_parent_history(GitMirror& mirror, const ObjectId& tip) {
+  std::vector<ObjectId> history{tip};
+  for (;;) {
+    auto info = mirror.commit_info(history.back());
+    if (!info || info->parents.empty()) break;
+    history.push_back(info->parents.front());
+  }
+  std::reverse(history.begin(), history.end());
+  return history;
+}
+
+void print(const ConsumerCheck& check, const std::string& format) {
+  if (format == "json")
+    std::cout << consumer_check_to_json(check).dump(2) << "\n";
+  else if (format == "markdown")
+    std::cout << render_consumer_markdown(check);
+  else
+    std::cout << render_consumer_text(check);
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Bind every call site of the consumer (consumer.path) against the signatures at COMMIT");
+  cmd->add_option("COMMIT", shared->commit, "The provider's commit (default: the branch head)");
+  cmd->add_option("--format", shared->format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  cmd->add_flag("--no-blame", shared->no_blame, "Do not look for the commit each broken call broke at");
+  cmd->footer(
+      "Exit codes: 0 no call breaks (guarded and unknown ones are listed); 1 a call breaks; 2 an error.");
+  commands.on(cmd, shared, run_check);
+}
+
+int run_check(const CheckOptions& options, Runtime& runtime) {
+  Config config = consumer_config(options);
+  auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
+  ConsumerScan scan = value_or_throw(scan_consumer(runtime.python(), config.consumer.path, config.consumer.package));
+  auto mirror = open_mirror_or_throw(config, log.get());
+  ObjectId commit = commit_to_check(*mirror, config, options.commit, *log);
+  auto source = make_source_or_throw(config, *mirror, runtime, *log);
+  PythonCallBinder binder(runtime.python());
+  ConsumerCheck check = value_or_throw(check_consumer(scan, *source, binder, commit));
+  if (!options.no_blame && check.count(Verdict::breaks) + check.count(Verdict::guarded) > 0) {
+    auto history = first_parent_history(*mirror, commit);
+    auto extracted = blame_consumer(check, *source, binder, history);
+    if (!extracted)
+      log->warn("Cannot find when the calls broke: {}", extracted.error().message());
+    else
+      log->info("Blame: {} of {} first-parent commits extracted", *extracted, history.size());
+  }
+  print(check, options.format);
+  return consumer_exit_code(check);
+}
+
+}  // namespace aaw::cli
