@@ -142,8 +142,7 @@ std::string https_token_for(const Config& config) {
 }
 
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log,
-                                                std::function<bool()> stop_requested,
-                                                bool clone_on_first_fetch) {
+                                                 std::function<bool()> stop_requested, bool clone_on_first_fetch) {
   MirrorOptions options;
   options.https_token = https_token_for(config);
   // Every clone, fetch and ls-remote in a child process of this binary: abandoned when the remote

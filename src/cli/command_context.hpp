@@ -72,8 +72,8 @@ void report_fatal(const std::string& message);
 // With `clone_on_first_fetch` a missing mirror is cloned by its first fetch() instead of here (the
 // daemon, which retries an unreachable remote).
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log = nullptr,
-                                                std::function<bool()> stop_requested = {},
-                                                bool clone_on_first_fetch = false);
+                                                 std::function<bool()> stop_requested = {},
+                                                 bool clone_on_first_fetch = false);
 
 // The writer's lock on config.state_dir (created when missing), held for as long as the returned
 // lock lives: one writer (watch, replay) per state_dir. Throws CommandError naming the holder's

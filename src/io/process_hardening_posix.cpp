@@ -1,3 +1,5 @@
+#include "aaw/io/process_hardening.hpp"
+
 #include <sys/prctl.h>
 
 #include <cstdint>
@@ -6,8 +8,6 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
-
-#include "aaw/io/process_hardening.hpp"
 
 namespace aaw {
 namespace {
