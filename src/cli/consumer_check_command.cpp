@@ -32,7 +32,8 @@ ObjectId commit_to_check(GitMirror& mirror, const Config& config, const std::str
   const std::string& wanted = revision.empty() ? config.branch : revision;
   auto commit = mirror.resolve(wanted);
   if (!commit)
-    throw CommandError{(revision.empty() ? "branch '" : "commit '") + wanted + "': " + commit.error().message()};
+    throw CommandError{(revision.empty() ? "branch '" : "commit '") + wanted +
+                       "': " + commit.error().message()};
   return *commit;
 }
 
@@ -76,7 +77,8 @@ void add_check_command(CLI::App& app, Commands& commands) {
 int run_check(const CheckOptions& options, Runtime& runtime) {
   Config config = consumer_config(options);
   auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
-  ConsumerScan scan = value_or_throw(scan_consumer(runtime.python(), config.consumer.path, config.consumer.package));
+  ConsumerScan scan =
+      value_or_throw(scan_consumer(runtime.python(), config.consumer.path, config.consumer.package));
   auto mirror = open_mirror_or_throw(config, log.get());
   ObjectId commit = commit_to_check(*mirror, config, options.commit, *log);
   auto source = make_source_or_throw(config, *mirror, runtime, *log);

@@ -32,7 +32,8 @@ Target consumer_target(const DiscoverOptions& options) {
 Json functions_to_monitor(const ConsumerScan& scan) {
   Json out = Json::array();
   for (const ConsumerFunction& f : scan.functions)
-    out.push_back({{"import_statement", f.function.import_statement}, {"function_path", f.function.function_path}});
+    out.push_back(
+        {{"import_statement", f.function.import_statement}, {"function_path", f.function.function_path}});
   return out;
 }
 
@@ -58,11 +59,13 @@ void print_names(const Json& list, const char* title, const char* key) {
 void print_text(const ConsumerScan& scan, double seconds) {
   std::size_t sites = 0;
   for (const ConsumerFunction& f : scan.functions) {
-    std::cout << Json{{"import_statement", f.function.import_statement}, {"function_path", f.function.function_path}}
+    std::cout << Json{{"import_statement", f.function.import_statement},
+                      {"function_path", f.function.function_path}}
                      .dump()
               << "\n";
     for (const CallSite& site : f.call_sites)
-      std::cout << "    " << site.file << ":" << site.line << " (" << site.caller << "): " << shape(site) << "\n";
+      std::cout << "    " << site.file << ":" << site.line << " (" << site.caller << "): " << shape(site)
+                << "\n";
     sites += f.call_sites.size();
   }
   const Json& doc = scan.document;
@@ -75,9 +78,10 @@ void print_text(const ConsumerScan& scan, double seconds) {
   for (const Json& d : dynamic)
     std::cout << "  " << d.value("file", "") << ":" << d.value("line", 0) << " (" << d.value("caller", "")
               << "): " << d.value("what", "") << "\n";
-  std::cout << scan.functions.size() << " functions in " << sites << " call sites; " << doc.value("imports", 0)
-            << " imports of " << scan.package << " in " << doc.value("files_importing", 0) << " of "
-            << doc.value("files_scanned", 0) << " files (" << static_cast<int>(seconds * 1000) << " ms)\n";
+  std::cout << scan.functions.size() << " functions in " << sites << " call sites; "
+            << doc.value("imports", 0) << " imports of " << scan.package << " in "
+            << doc.value("files_importing", 0) << " of " << doc.value("files_scanned", 0) << " files ("
+            << static_cast<int>(seconds * 1000) << " ms)\n";
 }
 
 // Classes' entries name their target; the listed-apart ones their name.
@@ -103,9 +107,11 @@ void add_discover_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<DiscoverOptions>();
   CLI::App* cmd = app.add_subcommand(
       "discover", "Scan a consumer's Python files for what it calls in the package, with every call site");
-  cmd->add_option("--consumer", shared->consumer, "The consumer's directory (default: the config's consumer.path)");
+  cmd->add_option("--consumer", shared->consumer,
+                  "The consumer's directory (default: the config's consumer.path)");
   cmd->add_option("--package", shared->package, "The package whose imports to find (default: aiter)");
-  cmd->add_option("--write-config", shared->write_config, "Write a complete config with these functions to this file");
+  cmd->add_option("--write-config", shared->write_config,
+                  "Write a complete config with these functions to this file");
   cmd->add_option("--format", shared->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
@@ -120,8 +126,8 @@ int run_discover(const DiscoverOptions& options, Runtime& runtime) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   fix_class_names(scan.document);
   for (const Json& e : scan.document.value("errors", Json::array()))
-    std::cerr << "aiter-api-watcher: warning: consumer file '" << e.value("file", "") << "': " << e.value("error", "")
-              << "\n";
+    std::cerr << "aiter-api-watcher: warning: consumer file '" << e.value("file", "")
+              << "': " << e.value("error", "") << "\n";
   if (!options.write_config.empty()) write_config(options.write_config, scan, target);
   if (options.format == "json") {
     Json doc = scan.document;

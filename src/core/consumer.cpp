@@ -1,7 +1,5 @@
 #include "aaw/core/consumer.hpp"
 
-
-
 namespace aaw {
 namespace {
 
@@ -61,7 +59,8 @@ Result<ConsumerScan> consumer_scan_from_json(const Json& json) {
     function.function.function_path = f.value("function_path", "");
     function.target = f.value("target", "");
     for (std::size_t j = 0; j < f.at("call_sites").size(); ++j) {
-      auto site = call_site_from_json(f.at("call_sites")[j], where + ".call_sites[" + std::to_string(j) + "]");
+      auto site =
+          call_site_from_json(f.at("call_sites")[j], where + ".call_sites[" + std::to_string(j) + "]");
       if (!site) return site.error();
       function.call_sites.push_back(std::move(*site));
     }

@@ -44,8 +44,8 @@ std::string location(const SiteVerdict& s) {
 }  // namespace
 
 std::size_t ConsumerCheck::count(Verdict verdict) const {
-  return static_cast<std::size_t>(
-      std::count_if(sites.begin(), sites.end(), [&](const SiteVerdict& s) { return s.binding.verdict == verdict; }));
+  return static_cast<std::size_t>(std::count_if(
+      sites.begin(), sites.end(), [&](const SiteVerdict& s) { return s.binding.verdict == verdict; }));
 }
 
 Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& source, CallBinder& binder,
@@ -134,9 +134,9 @@ std::string render_consumer_text(const ConsumerCheck& check) {
     if (s.broken_since) out << " (broken since " << s.broken_since->short_hex() << ")";
     out << "\n";
   }
-  out << check.sites.size() << " call sites at " << check.commit.short_hex() << ": " << check.count(Verdict::breaks)
-      << " break, " << check.count(Verdict::guarded) << " guarded, " << check.count(Verdict::unknown)
-      << " unknown, " << check.count(Verdict::binds) << " bind\n";
+  out << check.sites.size() << " call sites at " << check.commit.short_hex() << ": "
+      << check.count(Verdict::breaks) << " break, " << check.count(Verdict::guarded) << " guarded, "
+      << check.count(Verdict::unknown) << " unknown, " << check.count(Verdict::binds) << " bind\n";
   return out.str();
 }
 
@@ -172,9 +172,9 @@ std::string render_consumer_markdown(const ConsumerCheck& check) {
     return escaped;
   };
   for (const SiteVerdict& s : check.sites)
-    out << "| " << to_string(s.binding.verdict) << " | `" << cell(location(s)) << "` | `" << s.function->target
-        << "` | " << cell(s.binding.reason) << " | " << (s.broken_since ? "`" + s.broken_since->short_hex() + "`" : "")
-        << " |\n";
+    out << "| " << to_string(s.binding.verdict) << " | `" << cell(location(s)) << "` | `"
+        << s.function->target << "` | " << cell(s.binding.reason) << " | "
+        << (s.broken_since ? "`" + s.broken_since->short_hex() + "`" : "") << " |\n";
   return out.str();
 }
 

@@ -110,6 +110,9 @@ class _Scan:
             entry = {"import_statement": binding.statement, "function_path": written, "target": target,
                      "kind": "class" if last[:1].isupper() else "function", "call_sites": []}
             self.functions[target] = entry
+        elif entry["call_sites"] and all(s["indirect"] for s in entry["call_sites"]) and not binding.indirect:
+            # The entry names the function as a direct call writes it, when there is one.
+            entry["import_statement"], entry["function_path"] = binding.statement, written
         site["import_statement"] = binding.statement
         site["function_path"] = written
         entry["call_sites"].append(site)

@@ -143,6 +143,21 @@ class Indirect(unittest.TestCase):
         self.assertEqual(site["caller"], "Layer.forward")
         self.assertEqual(site["indirect"], "reached through 'self.fn'")
 
+    def test_the_entry_names_the_function_as_a_direct_call_writes_it(self):
+        result = aaw_consumer.scan_source(textwrap.dedent("""
+            import aiter
+            import aiter as ra
+            class L:
+                def __init__(self):
+                    self.fn = aiter.topk
+                def f(self, a):
+                    self.fn(a)
+            def g(a):
+                return ra.topk(a)
+            """), "m.py", "aiter")
+        [entry] = result["functions"]
+        self.assertEqual((entry["import_statement"], entry["function_path"]), ("import aiter as ra", "ra.topk"))
+
     def test_local_alias_is_indirect(self):
         result = scan("""
             from aiter.ops.triton.moe import moe_routing as mr
