@@ -23,7 +23,9 @@ def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
     """args = {"path": directory, "package": "aiter"} -> the scan (see README "Consumer impact"):
     {"package", "files_scanned", "files_importing", "imports", "functions": [{"import_statement",
     "function_path", "target", "call_sites": [SITE]}], "classes", "modules", "constants",
-    "imported_not_called", "dynamic", "errors"}."""
+    "imported_not_called", "fallbacks", "dynamic", "errors"}: a call through a name a try/except
+    ImportError binds twice is counted against the first import (the one the consumer prefers);
+    the other is listed under "fallbacks"."""
     root = args["path"]
     package = args.get("package") or "aiter"
     if not os.path.isdir(root):
@@ -70,6 +72,7 @@ class _Scan:
         self.functions = {}   # target -> entry
         self.used = {}        # target -> {"files": set, "kind": str} for names not called
         self.namespaces = set()  # targets used as `name.attribute`
+        self.fallbacks = {}      # target -> files: imported in an except ImportError in place of another
         self.dynamic = []
         self.errors = []
 
@@ -130,7 +133,7 @@ class _Scan:
         apart = {"modules": [], "classes": [], "constants": [], "imported_not_called": []}
         lists = {"module": "modules", "class": "classes", "constant": "constants"}
         for target, use in sorted(self.used.items()):
-            if target in called or (use["kind"] != "module" and any(t.startswith(target + ".") for t in called)):
+            if target in called or target in self.fallbacks or (use["kind"] != "module" and any(t.startswith(target + ".") for t in called)):
                 continue
             kind = use["kind"]
             if kind == "name":
@@ -142,6 +145,7 @@ class _Scan:
                 "classes": sorted(classes, key=lambda e: e["target"]) + apart["classes"],
                 "modules": apart["modules"], "constants": apart["constants"],
                 "imported_not_called": apart["imported_not_called"],
+                "fallbacks": [{"name": t, "files": sorted(f)} for t, f in sorted(self.fallbacks.items())],
                 "dynamic": self.dynamic, "errors": self.errors}
 
 
@@ -317,8 +321,11 @@ class _FileVisitor:
             # `try: from new import x / except ImportError: from old import x`: the consumer calls
             # the new one when it is there; the fallback is the other path the guard opens.
             for name, binding in primary.items():
-                if binding.guard and self.scope.bindings.get(name) is not binding:
+                fallback = self.scope.bindings.get(name)
+                if binding.guard and fallback is not binding:
                     self.scope.bindings[name] = binding
+                    if fallback is not None:
+                        self.scan.fallbacks.setdefault(fallback.target, set()).add(self.relative)
         self.body(node.orelse)
         self.body(node.finalbody)
 

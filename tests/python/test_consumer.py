@@ -94,6 +94,8 @@ class Guards(unittest.TestCase):
             """)
         calls = sites(result, "aiter.ops.triton.moe.moe_routing.routing.routing_from_hash")
         self.assertEqual(calls[0]["guards"], ["import fallback"])
+        self.assertEqual([f["name"] for f in result["fallbacks"]], ["aiter.ops.triton.moe_routing.routing"])
+        self.assertEqual(result["imported_not_called"], [])
 
     def test_hasattr_probe_guards_the_calls_in_its_branch(self):
         result = scan("""

@@ -1,0 +1,159 @@
+// The built binary's `discover` and `check` on a consumer tree and a provider served by a git
+// daemon on loopback: the config --write-config makes, every output format, blame, bad inputs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "support/git_daemon.hpp"
+#include "support/process.hpp"
+#include "support/synthetic_consumer.hpp"
+#include "support/temp_dir.hpp"
+
+namespace aaw::test {
+namespace {
+
+using Json = nlohmann::json;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class ConsumerCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_dir = std::make_unique<TempDir>("aaw-consumer-cli");
+    GitFixture repo(s_dir->path() / "work");
+    s_commits = SyntheticConsumer::build_provider(repo);
+    repo.bare_clone(s_dir->path() / "served" / "aiter.git");
+    s_daemon = std::make_unique<GitDaemon>(s_dir->path() / "served");
+    SyntheticConsumer::write_consumer(s_dir->path() / "vllm");
+  }
+  static void TearDownTestSuite() {
+    s_daemon.reset();
+    s_dir.reset();
+  }
+
+  ProcessResult run(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {AAW_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunOptions options;
+    options.cwd = m_work.path();
+    options.unset_env = {"GITHUB_TOKEN"};
+    return run_process(argv, options);
+  }
+  static std::string consumer() { return (s_dir->path() / "vllm").string(); }
+
+  // discover --write-config, then pointed at the daemon with state under the test's directory.
+  std::filesystem::path written_config() {
+    auto path = m_work.path() / "config.json";
+    auto r = run({"discover", "--consumer", consumer(), "--write-config", path.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    Json config = Json::parse(std::ifstream(path));
+    config["repository_url"] = s_daemon->url("aiter.git");
+    config["state_dir"] = "state";
+    config["log"] = {{"file", "watcher.log"}};
+    std::ofstream(path) << config.dump(2);
+    return path;
+  }
+
+  TempDir m_work{"aaw-consumer-cli-run"};
+  static std::unique_ptr<TempDir> s_dir;
+  static std::unique_ptr<GitDaemon> s_daemon;
+  static SyntheticProviderCommits s_commits;
+};
+
+std::unique_ptr<TempDir> ConsumerCliTest::s_dir;
+std::unique_ptr<GitDaemon> ConsumerCliTest::s_daemon;
+SyntheticProviderCommits ConsumerCliTest::s_commits;
+
+TEST_F(ConsumerCliTest, DiscoverPrintsOneEntryPerFunctionWithItsCallSites) {
+  auto r = run({"discover", "--consumer", consumer()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(
+      r.out, R"({"function_path":"rocm_aiter.topk","import_statement":"import aiter as rocm_aiter"})"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "consumer/ops.py:16 (breaks_too_many_positional): 3 positional")) << r.out;
+  EXPECT_TRUE(contains(r.out, "(Layer.unknown_stored_reference): 3 positional; reached through 'self.fn'"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "7 functions in 13 call sites")) << r.out;
+  EXPECT_TRUE(contains(r.err, "warning: consumer file 'consumer/broken.py': not valid Python")) << r.err;
+}
+
+TEST_F(ConsumerCliTest, DiscoverJsonCarriesFunctionsToMonitor) {
+  auto r = run({"discover", "--consumer", consumer(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc.at("functions_to_monitor").size(), 7u);
+  EXPECT_EQ(doc.at("functions").size(), 7u);
+  EXPECT_EQ(doc.at("files_scanned"), 4);
+  EXPECT_EQ(doc.at("fallbacks").at(0).at("name"), "aiter.ops.rms_norm");
+}
+
+TEST_F(ConsumerCliTest, CheckAtTheHeadFlagsTheBreakingCallsAndBlamesTheCommit) {
+  auto config = written_config();
+  auto r = run({"check", "--config", config.string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err << r.out;
+  Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc.at("commit"), s_commits.head);
+  EXPECT_EQ(doc.at("call_sites").size(), 13u);
+  const Json& first = doc.at("call_sites").at(0);
+  EXPECT_EQ(first.at("function_path"), "gemm");
+  EXPECT_EQ(first.at("import_statement"), "from aiter.legacy.gemm import gemm");
+  EXPECT_EQ(first.at("verdict"), "breaks");
+  EXPECT_EQ(first.at("broken_since"), s_commits.breaking);
+  for (const Json& site : doc.at("call_sites")) {
+    for (const char* key :
+         {"function_path", "import_statement", "file", "line", "caller", "verdict", "reason", "broken_since"})
+      EXPECT_TRUE(site.contains(key)) << key;
+    if (site.at("caller") == "breaks_unexpected_keyword") {
+      EXPECT_EQ(site.at("reason"), "got an unexpected keyword argument 'causal'");
+      EXPECT_EQ(site.at("broken_since"), s_commits.breaking);
+    }
+  }
+  EXPECT_EQ(doc.at("summary").at("breaks"), 6);
+}
+
+TEST_F(ConsumerCliTest, CheckBeforeTheBreakingCommitInTextAndMarkdown) {
+  auto config = written_config();
+  auto r = run({"check", "--config", config.string(), s_commits.compatible});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // the calls that never bound still break
+  EXPECT_TRUE(contains(r.out, "binds consumer/ops.py:16 (breaks_too_many_positional) aiter.topk\n")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "breaks consumer/ops.py:25 (breaks_missing_argument) aiter.rms_norm: missing a "
+                       "required argument: 'w'"))
+      << r.out;
+  auto md = run({"check", "--config", config.string(), "--format", "markdown", "--no-blame"});
+  EXPECT_EQ(md.exit_code, 1) << md.err;
+  EXPECT_TRUE(contains(md.out,
+                       "| breaks | `consumer/ops.py:16 (breaks_too_many_positional)` | `aiter.topk` | too "
+                       "many positional arguments |  |"))
+      << md.out;
+}
+
+TEST_F(ConsumerCliTest, BadInputsExitTwoNamingTheInput) {
+  auto missing = run({"discover", "--consumer", (m_work.path() / "nowhere").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(contains(missing.err, "aiter-api-watcher: error: consumer path '")) << missing.err;
+  EXPECT_TRUE(contains(missing.err, "nowhere': no such directory")) << missing.err;
+
+  auto config = written_config();
+  auto again = run({"discover", "--consumer", consumer(), "--write-config", config.string()});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_TRUE(contains(again.err, "the file exists; not overwriting it")) << again.err;
+
+  auto bare = m_work.path() / "bare.json";
+  std::ofstream(bare)
+      << R"({"repository_url": "x", "functions_to_monitor": [{"import_statement": "import aiter", "function_path": "aiter.f"}]})";
+  auto unset = run({"check", "--config", bare.string()});
+  EXPECT_EQ(unset.exit_code, 2);
+  EXPECT_TRUE(contains(unset.err, "consumer.path '': not set in '")) << unset.err;
+
+  auto unknown = run({"check", "--config", config.string(), "0000000000000000000000000000000000000000"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_TRUE(contains(unknown.err, "commit '0000000000000000000000000000000000000000'")) << unknown.err;
+}
+
+}  // namespace
+}  // namespace aaw::test
