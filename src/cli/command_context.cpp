@@ -151,18 +151,28 @@ std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* lo
   options.stall_timeout = std::chrono::seconds(config.git.timeout_seconds);
   options.stop_requested = std::move(stop_requested);
   options.clone_on_first_fetch = clone_on_first_fetch;
-  StateDir state(config.state_dir);
-  bool cloning = log && !clone_on_first_fetch && !mirror_exists(config.repository_url, state.mirrors());
-  auto start = std::chrono::steady_clock::now();
-  if (cloning)
-    log->info("Cloning {} into {} (first use: the whole history is copied once, which can take minutes)",
-              redact_url(config.repository_url), state.mirrors().string());
-  auto mirror = open_mirror(config.repository_url, state.mirrors(), options);
+  // A clone deferred to the first fetch is announced by the caller, which sees it end.
+  CloneAnnouncement clone(config, clone_on_first_fetch ? nullptr : log);
+  auto mirror = open_mirror(config.repository_url, StateDir(config.state_dir).mirrors(), options);
   if (!mirror) throw CommandError{mirror.error().message()};
-  if (cloning)
-    log->info("Cloned {} in {:.1f} s", redact_url(config.repository_url),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  clone.done();
   return std::move(*mirror);
+}
+
+CloneAnnouncement::CloneAnnouncement(const Config& config, Logger* log)
+    : m_url(redact_url(config.repository_url)), m_start(std::chrono::steady_clock::now()) {
+  const StateDir state(config.state_dir);
+  if (!log || mirror_exists(config.repository_url, state.mirrors())) return;
+  m_log = log;
+  m_log->info("Cloning {} into {} (first use: the whole history is copied once, which can take minutes)", m_url,
+              state.mirrors().string());
+}
+
+void CloneAnnouncement::done() {
+  if (!m_log) return;
+  m_log->info("Cloned {} in {:.1f} s", m_url,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count());
+  m_log = nullptr;
 }
 
 }  // namespace aaw::cli

@@ -2,6 +2,8 @@
 // open the mirror of the watched repository. Failures here print one line and exit 2.
 #pragma once
 
+#include <chrono>
+
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -71,6 +73,20 @@ void report_fatal(const std::string& message);
 // git.timeout_seconds of silence, killed at once when `stop_requested` (empty: never) turns true.
 // With `clone_on_first_fetch` a missing mirror is cloned by its first fetch() instead of here (the
 // daemon, which retries an unreachable remote).
+// A first clone, said on a log: "Cloning URL into DIR (first use ...)" when made (only when the
+// mirror does not exist yet and `log` is given), "Cloned URL in N s" at done() (once). A first
+// clone of a large remote takes minutes with nothing else to show.
+class CloneAnnouncement {
+ public:
+  CloneAnnouncement(const Config& config, Logger* log);
+  void done();
+
+ private:
+  std::string m_url;
+  std::chrono::steady_clock::time_point m_start;
+  Logger* m_log = nullptr;
+};
+
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log = nullptr,
                                                  std::function<bool()> stop_requested = {},
                                                  bool clone_on_first_fetch = false);

@@ -83,7 +83,8 @@ void add_completion_command(CLI::App& app, Commands& commands) {
       "completion", "Print a shell completion script: source <(aiter-api-watcher completion bash)");
   cmd->add_option("SHELL", *shell, "The shell")->check(CLI::IsMember({"bash"}))->capture_default_str();
   cmd->footer("Exit codes: 0 printed; 2 an unknown shell.");
-  commands.on(cmd, [&app](AppContext&) {
+  // `shell` lives as long as the runner: CLI11 writes the parsed value into it.
+  commands.on(cmd, [&app, shell](AppContext&) {
     std::cout << bash_completion(app);
     return 0;
   });

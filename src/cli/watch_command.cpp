@@ -19,7 +19,7 @@ void add_common(CLI::App* cmd, WatchOptions& options) {
 int replay_then_watch(const Config& config, const std::vector<std::string>& commits, bool once,
                       Runtime& runtime) {
   WatchSession session(config, runtime);
-  session.check_functions(commits);
+  session.check_functions_when_ready(commits);
   if (!once) session.start_notifications();
   int unresolved = session.watcher().replay(commits);
   session.refresh_report();
@@ -59,7 +59,7 @@ int run_watch(const WatchOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   apply_extractor(config, options.extractor);
   WatchSession session(config, runtime);
-  session.check_functions();
+  session.check_functions_when_ready();
   if (!options.once) {
     session.start_notifications();
     return session.watcher().run(false);
@@ -88,7 +88,7 @@ int run_original_mode(const std::filesystem::path& config_path, Runtime& runtime
   apply_extractor(config, "");
   if (!config.commit_list.empty()) return replay_then_watch(config, config.commit_list, false, runtime);
   WatchSession session(config, runtime);
-  session.check_functions();
+  session.check_functions_when_ready();
   session.start_notifications();
   return session.watcher().run(false);
 }

@@ -44,6 +44,7 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   m_writer_lock = lock_state_dir_or_throw(config);
   // Not cloned here: a remote that is down at the first start is retried by the watcher like any
   // later outage (replay's first fetch clones it too).
+  m_clone.emplace(config, m_log.get());
   m_mirror = open_mirror_or_throw(
       config, m_log.get(), [this] { return m_control.stop_requested(); }, true);
   m_source =
@@ -62,7 +63,7 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   };
   m_watcher = std::make_unique<Watcher>(
       config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen,
-                          m_heads.get(), [this] { refresh_report(); }});
+                          m_heads.get(), [this] { refresh_report(); }, [this] { mirror_ready(); }});
   m_notifications = NotificationService::create(config, m_control, *m_log);
 }
 
@@ -82,7 +83,19 @@ void WatchSession::open_api_polling() {
   m_log->info("Polling {} through the GitHub API at {}", *repo, m_config.github.api_url);
 }
 
-void WatchSession::check_functions(const std::vector<std::string>& replayed) {
+void WatchSession::check_functions_when_ready(std::vector<std::string> replayed) {
+  m_check_pending = std::move(replayed);
+}
+
+void WatchSession::mirror_ready() {
+  m_clone->done();
+  check_functions();
+}
+
+void WatchSession::check_functions() {
+  if (!m_check_pending) return;
+  const std::vector<std::string> replayed = std::move(*m_check_pending);
+  m_check_pending.reset();
   std::vector<NamedCommit> commits;
   auto add = [&](const std::string& label, const std::string& revision) {
     if (auto commit = named_commit(*m_mirror, label, revision)) commits.push_back(*commit);

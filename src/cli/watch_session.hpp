@@ -30,6 +30,7 @@
 #include "aaw/io/signal_control.hpp"
 #include "aaw/io/system_clock.hpp"
 #include "aaw/util/file_lock.hpp"
+#include "command_context.hpp"
 #include "notification_service.hpp"
 
 namespace aaw::cli {
@@ -45,10 +46,11 @@ class WatchSession {
   Watcher& watcher() { return *m_watcher; }
   Logger& log() { return *m_log; }
 
-  // Start-up: logs an ERROR naming each monitored function found neither at the branch head, nor
-  // at the start commit of a first start, nor at either end of `replayed`, nor ever recorded,
+  // Start-up: once the mirror holds the remote's commits (the first poll or replay fetched, or
+  // cloned them), logs an ERROR naming each monitored function found neither at the branch head,
+  // nor at the start commit of a first start, nor at either end of `replayed`, nor ever recorded,
   // with the closest names. Nothing is built: the static view is asked.
-  void check_functions(const std::vector<std::string>& replayed = {});
+  void check_functions_when_ready(std::vector<std::string> replayed = {});
 
   // Continuous modes: deliver notifications in the background from now on.
   void start_notifications();
@@ -60,6 +62,9 @@ class WatchSession {
 
  private:
   void open_api_polling();
+  // The watcher's mirror_ready: the first clone's end said, the start-up function check.
+  void mirror_ready();
+  void check_functions();
 
   const Config& m_config;
   Runtime& m_runtime;
@@ -67,6 +72,7 @@ class WatchSession {
   SystemClock m_clock;
   std::shared_ptr<Logger> m_log;
   std::optional<FileLock> m_writer_lock;  // one writer per state_dir, for as long as the session lives
+  std::optional<CloneAnnouncement> m_clone;  // a first clone, made by the first poll or replay
   std::unique_ptr<GitMirror> m_mirror;
   std::unique_ptr<SignatureSource> m_source;
   std::unique_ptr<StateStore> m_store;
@@ -78,6 +84,7 @@ class WatchSession {
   std::unique_ptr<Progress> m_progress;
   std::unique_ptr<CommitProcessor> m_processor;
   std::unique_ptr<Watcher> m_watcher;
+  std::optional<std::vector<std::string>> m_check_pending;  // the replayed commits, when a check is due
   // Last: its thread stops before anything it shares (the log, the control) goes.
   std::unique_ptr<NotificationService> m_notifications;
 };

@@ -152,7 +152,7 @@ void write_to_file_only(Logger& log, LogLevel level, std::string_view message) {
   auto spd_level = level == LogLevel::critical ? spdlog::level::critical : spdlog::level::err;
   spdlog::details::log_msg msg(log.name(), spd_level, spdlog::string_view_t(message.data(), message.size()));
   for (const spdlog::sink_ptr& sink : log.sinks()) {
-    if (!std::dynamic_pointer_cast<spdlog::sinks::rotating_file_sink_mt>(sink)) continue;
+    if (!std::dynamic_pointer_cast<ReopenableFileSink>(sink)) continue;  // the log file
     sink->log(msg);
     sink->flush();
   }

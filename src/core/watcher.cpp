@@ -50,6 +50,12 @@ int Watcher::run(bool once) {
   return 0;
 }
 
+void Watcher::announce_mirror_ready() {
+  if (m_mirror_ready) return;
+  m_mirror_ready = true;
+  if (m_deps.mirror_ready) m_deps.mirror_ready();
+}
+
 Duration Watcher::backoff(int failures) const {
   // 5 s, 10 s, 20 s, ... capped at the poll interval: an outage never makes us poll more often
   // than the interval allows once the remote answers again, nor hammer it while it does not.
@@ -89,6 +95,7 @@ Result<void> Watcher::poll() {
   if (auto recorded = record_remote_head(m_deps.store, *head); !recorded)
     m_deps.log.warn("Cannot record the remote head in the state store: {}", recorded.error().message());
   if (auto fetched = ensure_fetched(*head); !fetched) return fetched.error();
+  announce_mirror_ready();
   auto line = m_deps.store.line_head();
   if (!line) return line.error();
   if (!*line) return start_line(*head);
@@ -218,6 +225,7 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
   m_deps.log.info("Replaying {} commits", revisions.size());
   if (auto fetched = m_deps.mirror.fetch(); !fetched)
     m_deps.log.warn("{}; replaying from the mirror as it is", fetched.error().message());
+  announce_mirror_ready();
   if (auto flushed = m_deps.processor.flush_events(); !flushed)
     m_deps.log.error("{}", flushed.error().message());
   std::optional<ObjectId> previous;

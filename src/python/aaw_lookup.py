@@ -74,7 +74,9 @@ def _where_missing(session, statement: str, path: str) -> Optional[Tuple[str, Li
         return head, sorted(bound)
     value = session._import_head(statement, head)
     if isinstance(value, aaw_resolver._NotFound):
-        if value.status != "missing":
+        # A package that is nowhere in the tree is unresolved for extraction (it may be installed
+        # from elsewhere) but, named in the config, most likely misspelt.
+        if value.status != "missing" and not _package_absent(session, node, head, bound):
             return None
         return _missing_module(session, node, head, bound)
     for attribute in parts[1:]:
@@ -112,6 +114,13 @@ def _bound_names(node) -> Dict[str, Tuple[str, Optional[str]]]:
         elif alias.name != "*":
             bound[alias.asname or alias.name] = (node.module or "", alias.name)
     return bound
+
+
+def _package_absent(session, node, head, bound) -> bool:
+    """Whether the top-level package the statement imports `head` from is not in the tree."""
+    module_name = bound.get(head, (getattr(node, "module", None) or "", None))[0]
+    top = module_name.split(".")[0]
+    return bool(top) and session._root_of(top) is None
 
 
 def _missing_module(session, node, head, bound):

@@ -617,6 +617,7 @@ TEST_F(StaticExtractorTest, ReadFailureFailsOnlyThatFunction) {
 TEST_F(StaticExtractorTest, LookupFailureFailsOnlyThatFunction) {
   write("pkg/__init__.py", "");
   write("pkg/good.py", "def g(b):\n    pass\n");
+  write("broken/f.py", "def f():\n    pass\n");  // the package is there; its __init__ cannot be read
   m_tree.fail_lookup("broken/__init__.py");
 
   const std::vector<Extraction> extractions =

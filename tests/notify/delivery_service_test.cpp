@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <nlohmann/json.hpp>
 
 #include "aaw/io/sqlite_state_store.hpp"
@@ -75,8 +77,11 @@ TEST_F(DeliveryServiceTest, BackoffEndingSoonerThanTheIdleCheckIsWhenItLooksAgai
 TEST_F(DeliveryServiceTest, ThreadDeliversWhatIsQueuedAndStops) {
   m_transport.otherwise([](const HttpRequest&) { return Result<HttpResponse>(HttpResponse{200, {}, "ok"}); });
   queue(3);
+  std::atomic<bool> waited{false};  // set by the service's thread when it waits between rounds
+  m_clock.on_sleep([&](std::size_t) { waited = true; });
   m_service->start();
-  for (int i = 0; i < 2000 && m_store->outbox_counts()->delivered < 3; ++i) std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < 5000 && (m_store->outbox_counts()->delivered < 3 || !waited); ++i)
+    std::this_thread::sleep_for(1ms);
   m_service->stop();
   EXPECT_EQ(m_store->outbox_counts()->delivered, 3);
   EXPECT_FALSE(m_clock.sleeps().empty()) << "it waited on the clock between rounds";

@@ -33,6 +33,9 @@ struct WatcherDeps {
   std::function<void()> reopen_logs;      // on SIGHUP
   HeadWatch* heads = nullptr;             // where polls learn the head; nullptr: git ls-remote
   std::function<void()> after_poll = {};  // after each poll, failed or not, once it is recorded (report.dir)
+  // Once per Watcher, when the mirror first holds the remote's commits (after the first fetch of a
+  // poll or a replay; a first start clones there): the start-up function check.
+  std::function<void()> mirror_ready = {};
 };
 
 class Watcher {
@@ -59,6 +62,8 @@ class Watcher {
   int replay(const std::vector<std::string>& revisions);
 
  private:
+  // Runs deps.mirror_ready the first time only.
+  void announce_mirror_ready();
   Result<void> start_line(const ObjectId& tip);
   Result<void> continue_line(const ObjectId& line_head, const ObjectId& tip);
   Result<void> continue_from_replay(const ObjectId& replayed, const ObjectId& tip);
@@ -76,6 +81,7 @@ class Watcher {
   const Config& m_config;
   WatcherDeps m_deps;
   std::optional<ObjectId> m_replayed;  // the last commit replay() processed
+  bool m_mirror_ready = false;
 };
 
 }  // namespace aaw
