@@ -36,12 +36,7 @@ class ConsumerCliTest : public ::testing::Test {
   }
 
   ProcessResult run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {AAW_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunOptions options;
-    options.cwd = m_work.path();
-    options.unset_env = {"GITHUB_TOKEN"};
-    return run_process(argv, options);
+    return run_watcher(AAW_BINARY, m_work.path(), args);
   }
   static std::string consumer() { return (s_dir->path() / "vllm").string(); }
 

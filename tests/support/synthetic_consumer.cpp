@@ -5,53 +5,11 @@
 namespace aaw::test {
 namespace {
 
-constexpr const char* k_ops_base = R"(def rms_norm(x, w, eps):
-    pass
-
-
-def topk(a, b, c, d=None):
-    pass
-
-
-def attn(q, *, causal=False):
-    pass
-
-
-def pos_only(a, /, b):
-    pass
-)";
-
-constexpr const char* k_ops_compatible = R"(def rms_norm(x, w, eps, residual=None):
-    pass
-
-
-def topk(a, b, c, d=None):
-    pass
-
-
-def attn(q, *, causal=False):
-    pass
-
-
-def pos_only(a, /, b):
-    pass
-)";
-
-constexpr const char* k_ops_breaking = R"(def rms_norm(x, w, eps, residual=None):
-    pass
-
-
-def topk(a, b, *, d=None):
-    pass
-
-
-def attn(q, *, is_causal=False):
-    pass
-
-
-def pos_only(a, /, b):
-    pass
-)";
+// aiter/ops.py with these definitions of rms_norm's, topk's and attn's parameters.
+std::string ops(const std::string& rms_norm, const std::string& topk, const std::string& attn) {
+  return "def rms_norm(" + rms_norm + "):\n    pass\n\n\ndef topk(" + topk + "):\n    pass\n\n\ndef attn(" +
+         attn + "):\n    pass\n\n\ndef pos_only(a, /, b):\n    pass\n";
+}
 
 // Each call's function name says what it must get at the head.
 constexpr const char* k_consumer_ops = R"(import inspect
@@ -136,17 +94,18 @@ void write(const std::filesystem::path& path, const char* text) {
 SyntheticProviderCommits SyntheticConsumer::build_provider(GitFixture& repo) {
   SyntheticProviderCommits commits;
   repo.write_file("aiter/__init__.py", "from .ops import *\n");
-  repo.write_file("aiter/ops.py", k_ops_base);
+  repo.write_file("aiter/ops.py", ops("x, w, eps", "a, b, c, d=None", "q, *, causal=False"));
   repo.write_file("aiter/legacy/__init__.py", "");
   repo.write_file("aiter/legacy/gemm.py", "def gemm(x):\n    pass\n");
   commits.base = repo.commit("base");
-  repo.write_file("aiter/ops.py", k_ops_compatible);
+  repo.write_file("aiter/ops.py", ops("x, w, eps, residual=None", "a, b, c, d=None", "q, *, causal=False"));
   commits.compatible = repo.commit("rms_norm: optional residual");
   for (int i = 0; i < 5; ++i) {
     repo.write_file("README.md", "filler " + std::to_string(i) + "\n");
     repo.commit("docs " + std::to_string(i));
   }
-  repo.write_file("aiter/ops.py", k_ops_breaking);
+  repo.write_file("aiter/ops.py",
+                  ops("x, w, eps, residual=None", "a, b, *, d=None", "q, *, is_causal=False"));
   repo.remove_file("aiter/legacy/gemm.py");
   commits.breaking = repo.commit("topk without c, attn is_causal, legacy gemm deleted");
   for (int i = 0; i < 3; ++i) {
