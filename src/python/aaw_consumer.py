@@ -200,7 +200,7 @@ class _FileVisitor:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 self.expression(decorator)
-            self._enter(node.name, node.body)
+            self._enter(node.name, node.body, parameters=_parameter_names(node.args))
         elif isinstance(node, ast.ClassDef):
             for expression in node.bases + node.decorator_list:
                 self.expression(expression)
@@ -236,11 +236,13 @@ class _FileVisitor:
             elif isinstance(value, ast.AST):
                 self.expression(value)
 
-    def _enter(self, name, statements, is_class=False):
+    def _enter(self, name, statements, is_class=False, parameters=()):
         outer = self.scope
         # A class body's names are not visible in its methods (Python's rule).
         parent = outer if not outer.is_class else outer.parent
         self.scope = _Scope(name, parent, is_class)
+        for parameter in parameters:  # a parameter hides an imported name of the same spelling
+            self.scope.bindings[parameter] = None
         self.scope.display = (outer.display + "." if hasattr(outer, "display") else "") + name
         saved = self.guards, self.import_guard
         self.guards, self.import_guard = [], []  # a def's body runs later, outside the guards around it
@@ -389,6 +391,10 @@ class _FileVisitor:
                                       "what": "torch.ops.%s dispatch bound to a name" % self.scan.package})
             return
         if resolved is None:
+            # `x = something else` hides an imported `x` from here on.
+            for target in targets:
+                if isinstance(target, ast.Name) and self.scope.lookup(target.id) is not None:
+                    self.scope.bindings[target.id] = None
             return
         binding, rest = resolved
         for target in targets:
@@ -476,6 +482,12 @@ def _caught(expression):
         return {"BaseException"}
     names = expression.elts if isinstance(expression, ast.Tuple) else [expression]
     return {n.id if isinstance(n, ast.Name) else n.attr for n in names if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def _parameter_names(arguments):
+    every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+    every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return [a.arg for a in every]
 
 
 def _is_self(node):

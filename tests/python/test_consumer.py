@@ -71,6 +71,20 @@ class ImportForms(unittest.TestCase):
             """)
         self.assertEqual(result["functions"], [])
 
+    def test_a_parameter_or_a_rebinding_hides_an_imported_name(self):
+        result = scan("""
+            from aiter import fused_moe, topk
+            def f(fused_moe):
+                return fused_moe(1)
+            def g():
+                topk = make()
+                return topk(1)
+            def h():
+                return fused_moe(2)
+            """)
+        self.assertEqual([s["caller"] for s in sites(result, "aiter.fused_moe")], ["h"])
+        self.assertEqual([e["target"] for e in result["functions"]], ["aiter.fused_moe"])
+
     def test_type_checking_imports_are_not_calls(self):
         result = scan("""
             from typing import TYPE_CHECKING
