@@ -2,10 +2,13 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <exception>
 #include <iostream>
 
+#include "aaw/core/consumer_report.hpp"
 #include "aaw/core/html_report.hpp"
 #include "aaw/core/state_dir.hpp"
+#include "aaw/extract/consumer_scanner.hpp"
 #include "aaw/io/sqlite_state_store.hpp"
 #include "command_context.hpp"
 
@@ -38,11 +41,24 @@ void add_report_command(CLI::App& app, Commands& commands) {
   commands.on(cmd, shared, run_report);
 }
 
-std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config&) { return {}; }
+std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config,
+                                                                       Runtime& runtime) {
+  std::vector<std::unique_ptr<ReportDetailSource>> sources;
+  if (config.consumer.path.empty()) return sources;
+  try {
+    PythonHost& python = runtime.python();
+    sources.push_back(std::make_unique<ConsumerDetailSource>(
+        scan_consumer(python, config.consumer.path, config.consumer.package),
+        std::make_unique<PythonCallBinder>(python)));
+  } catch (const std::exception& e) {  // the interpreter cannot start: say so under each change
+    sources.push_back(std::make_unique<ConsumerDetailSource>(Error(ErrorCode::python, e.what()), nullptr));
+  }
+  return sources;
+}
 
 Result<std::filesystem::path> publish_report(StateStore& store, const Config& config,
-                                             const std::filesystem::path& dir) {
-  auto sources = report_detail_sources(config);
+                                             const std::filesystem::path& dir, Runtime& runtime) {
+  auto sources = report_detail_sources(config, runtime);
   ReportInput input{config.repository_url, config.branch, config.functions_to_monitor, {}};
   for (const auto& source : sources) input.detail_sources.push_back(source.get());
   auto report = build_report(store, input, std::chrono::system_clock::now());
@@ -50,11 +66,11 @@ Result<std::filesystem::path> publish_report(StateStore& store, const Config& co
   return write_html_report(*report, dir);
 }
 
-int run_report(const ReportOptions& options) {
+int run_report(const ReportOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   std::filesystem::path dir = output_dir(options, config);
   auto store = open_existing_store(config);
-  std::filesystem::path page = value_or_throw(publish_report(*store, config, dir));
+  std::filesystem::path page = value_or_throw(publish_report(*store, config, dir, runtime));
   std::cout << page.string() << "\n";
   return 0;
 }

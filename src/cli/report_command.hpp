@@ -23,15 +23,17 @@ struct ReportOptions {
 void add_report_command(CLI::App& app, Commands& commands);
 
 // Returns 0 with the page's path on stdout; errors throw CommandError (exit 2).
-int run_report(const ReportOptions& options);
+int run_report(const ReportOptions& options, Runtime& runtime);
 
-// The detail tables added under each change (core/report.hpp). None yet: the consumer call-site
-// check adds its source here.
-std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config);
+// The detail tables added under each change (core/report.hpp): with consumer.path set, the
+// consumer's call sites each change breaks (core/consumer_report.hpp; the consumer is scanned
+// once per page, in the embedded interpreter).
+std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config,
+                                                                       Runtime& runtime);
 
 // Builds the report of `store` for `config` and writes it into `dir`: the page's path, or the
 // error (a daemon logs it and goes on).
 Result<std::filesystem::path> publish_report(StateStore& store, const Config& config,
-                                             const std::filesystem::path& dir);
+                                             const std::filesystem::path& dir, Runtime& runtime);
 
 }  // namespace aaw::cli

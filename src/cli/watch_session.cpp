@@ -117,7 +117,7 @@ void WatchSession::check_functions() {
 // A failure to write the page never stops the daemon.
 void WatchSession::refresh_report() {
   if (m_config.report.dir.empty()) return;
-  auto page = publish_report(*m_store, m_config, m_config.report.dir);
+  auto page = publish_report(*m_store, m_config, m_config.report.dir, m_runtime);
   if (!page)
     m_log->warn("Cannot write the report to {}: {}", m_config.report.dir.string(), page.error().message());
 }

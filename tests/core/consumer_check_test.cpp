@@ -7,32 +7,10 @@
 #include <functional>
 #include <map>
 
+#include "support/fake_call_binder.hpp"
+
 namespace aaw {
 namespace {
-
-// Binds when the state is ok and has at least as many parameters as the call passes.
-class FakeBinder : public CallBinder {
- public:
-  Result<std::vector<Binding>> bind(const std::vector<Request>& requests) override {
-    std::vector<Binding> out;
-    for (const Request& r : requests) {
-      if (!r.state->is_ok())
-        out.push_back({r.site->guards.empty() ? Verdict::breaks : Verdict::guarded, "no longer importable"});
-      else if (static_cast<std::size_t>(r.site->positional) > r.state->signature.parameters.size())
-        out.push_back({Verdict::breaks, "too many positional arguments"});
-      else
-        out.push_back({Verdict::binds, ""});
-    }
-    return out;
-  }
-};
-
-SignatureState params(int n) {
-  Signature s;
-  for (int i = 0; i < n; ++i)
-    s.parameters.push_back({"p" + std::to_string(i), ParameterKind::positional_or_keyword, {}, {}});
-  return SignatureState::ok(s);
-}
 
 // States from a function of (commit, function_path); counts the commits extracted.
 class TableSource : public SignatureSource {
@@ -50,36 +28,24 @@ class TableSource : public SignatureSource {
   }
 };
 
-CallSite site(const std::string& file, int line, int positional, std::vector<std::string> guards = {}) {
-  CallSite s;
-  s.file = file;
-  s.line = line;
-  s.caller = "f";
-  s.positional = positional;
-  s.guards = std::move(guards);
-  s.function_path = "aiter.x";
-  s.import_statement = "import aiter";
-  return s;
-}
-
 class ConsumerCheckCoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     m_scan.functions.push_back(
-        {{"import aiter", "aiter.a"}, "aiter.a", {site("z.py", 9, 1), site("a.py", 3, 3)}});
-    m_scan.functions.push_back({{"import aiter", "aiter.gone"}, "aiter.gone", {site("m.py", 5, 0)}});
+        {{"import aiter", "aiter.a"}, "aiter.a", {test::site("z.py", 9, 1), test::site("a.py", 3, 3)}});
+    m_scan.functions.push_back({{"import aiter", "aiter.gone"}, "aiter.gone", {test::site("m.py", 5, 0)}});
     for (int i = 0; i < 40; ++i) m_history.push_back(ObjectId{"c" + std::to_string(i)});
     // aiter.a takes 3 parameters until c29, then 2; aiter.gone exists until c9.
     m_source.state = [](const std::string& commit, const std::string& function) {
       int i = std::stoi(commit.substr(1));
-      if (function == "aiter.a") return params(i < 30 ? 3 : 2);
-      return i < 10 ? params(0) : SignatureState::failed(Status::missing, "module not found");
+      if (function == "aiter.a") return test::params(i < 30 ? 3 : 2);
+      return i < 10 ? test::params(0) : SignatureState::failed(Status::missing, "module not found");
     };
   }
   ConsumerScan m_scan;
   std::vector<ObjectId> m_history;
   TableSource m_source;
-  FakeBinder m_binder;
+  test::FakeCallBinder m_binder;
 };
 
 TEST_F(ConsumerCheckCoreTest, NotImportableFirstThenBreaksThenBindsByFileAndLine) {
@@ -115,7 +81,7 @@ TEST_F(ConsumerCheckCoreTest, BlameFindsTheFirstCommitOfEachBreakInFewExtraction
 }
 
 TEST_F(ConsumerCheckCoreTest, ACallThatNeverBoundHasNoCommitToBlame) {
-  m_scan.functions[0].call_sites.push_back(site("q.py", 1, 9));
+  m_scan.functions[0].call_sites.push_back(test::site("q.py", 1, 9));
   auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
   ASSERT_TRUE(check);
   ASSERT_TRUE(blame_consumer(*check, m_source, m_binder, m_history));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -125,6 +126,24 @@ TEST_F(ConsumerCliTest, CheckBeforeTheBreakingCommitInTextAndMarkdown) {
                        "| breaks | `consumer/ops.py:16 (breaks_too_many_positional)` | `aiter.topk` | too "
                        "many positional arguments |  |"))
       << md.out;
+}
+
+TEST_F(ConsumerCliTest, TheReportListsTheCallSitesEachChangeBreaks) {
+  auto config = written_config();
+  auto replay = run({"replay", "--config", config.string(), "--once", s_commits.base, s_commits.compatible,
+                     s_commits.breaking});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err << replay.out;
+  auto r = run({"report", "--config", config.string(), "--out", (m_work.path() / "page").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(m_work.path() / "page" / "index.html");
+  std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(contains(page, "Call sites this change breaks")) << page.substr(0, 2000);
+  EXPECT_TRUE(contains(page, "consumer/ops.py:16 (breaks_too_many_positional)"));
+  EXPECT_TRUE(contains(page, "too many positional arguments"));
+  EXPECT_TRUE(contains(page, "consumer/ops.py:21 (breaks_unexpected_keyword)"));
+  // rms_norm changed compatibly: its calls that bound still bind.
+  EXPECT_TRUE(contains(page, "breaks none of the consumer&#39;s 3 call sites of this function") ||
+              contains(page, "breaks none of the consumer's 3 call sites of this function"));
 }
 
 TEST_F(ConsumerCliTest, BadInputsExitTwoNamingTheInput) {

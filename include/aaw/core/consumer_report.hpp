@@ -1,0 +1,28 @@
+// Under each change of the report: the consumer's call sites the change breaks (they bound, or
+// could not be read, against the signature before and break against the one after), or a note
+// that it breaks none.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "aaw/core/consumer.hpp"
+#include "aaw/core/report.hpp"
+
+namespace aaw {
+
+class ConsumerDetailSource : public ReportDetailSource {
+ public:
+  // `scan` is the consumer's scan, or why there is none (shown under every change it concerns).
+  ConsumerDetailSource(Result<ConsumerScan> scan, std::unique_ptr<CallBinder> binder)
+      : m_scan(std::move(scan)), m_binder(std::move(binder)) {}
+  Result<std::vector<DetailTable>> details(const MonitoredFunction& function,
+                                           const TimelineEntry& entry) override;
+  std::string name() const override { return "Consumer call sites"; }
+
+ private:
+  Result<ConsumerScan> m_scan;
+  std::unique_ptr<CallBinder> m_binder;
+};
+
+}  // namespace aaw
