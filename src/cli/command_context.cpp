@@ -142,7 +142,8 @@ std::string https_token_for(const Config& config) {
 }
 
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log,
-                                                 std::function<bool()> stop_requested, bool clone_on_first_fetch) {
+                                                std::function<bool()> stop_requested,
+                                                bool clone_on_first_fetch) {
   MirrorOptions options;
   options.https_token = https_token_for(config);
   // Every clone, fetch and ls-remote in a child process of this binary: abandoned when the remote
@@ -164,8 +165,8 @@ CloneAnnouncement::CloneAnnouncement(const Config& config, Logger* log)
   const StateDir state(config.state_dir);
   if (!log || mirror_exists(config.repository_url, state.mirrors())) return;
   m_log = log;
-  m_log->info("Cloning {} into {} (first use: the whole history is copied once, which can take minutes)", m_url,
-              state.mirrors().string());
+  m_log->info("Cloning {} into {} (first use: the whole history is copied once, which can take minutes)",
+              m_url, state.mirrors().string());
 }
 
 void CloneAnnouncement::done() {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <chrono>
-
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -88,8 +87,8 @@ class CloneAnnouncement {
 };
 
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log = nullptr,
-                                                 std::function<bool()> stop_requested = {},
-                                                 bool clone_on_first_fetch = false);
+                                                std::function<bool()> stop_requested = {},
+                                                bool clone_on_first_fetch = false);
 
 // The writer's lock on config.state_dir (created when missing), held for as long as the returned
 // lock lives: one writer (watch, replay) per state_dir. Throws CommandError naming the holder's

@@ -73,7 +73,8 @@ void print_text(const ConsumerScan& scan, double seconds) {
   print_names(doc.value("modules", Json::array()), "modules", "name");
   print_names(doc.value("constants", Json::array()), "constants", "name");
   print_names(doc.value("imported_not_called", Json::array()), "imported, never called", "name");
-  print_names(doc.value("fallbacks", Json::array()), "fallback imports (the calls go to the first import)", "name");
+  print_names(doc.value("fallbacks", Json::array()), "fallback imports (the calls go to the first import)",
+              "name");
   const Json dynamic = doc.value("dynamic", Json::array());
   if (!dynamic.empty()) std::cout << "reached dynamically (not bound) (" << dynamic.size() << "):\n";
   for (const Json& d : dynamic)

@@ -1,15 +1,13 @@
 #include "helper_commands.hpp"
 
-#include "command_context.hpp"
-
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <memory>
 #include <utility>
 
 #include "aaw/io/git_helper.hpp"
 #include "aaw/io/libgit2_work_tree.hpp"
+#include "command_context.hpp"
 
 namespace aaw::cli {
 

@@ -71,7 +71,7 @@ class WatchSession {
   SignalControl m_control;  // first: Python must find our handlers already installed
   SystemClock m_clock;
   std::shared_ptr<Logger> m_log;
-  std::optional<FileLock> m_writer_lock;  // one writer per state_dir, for as long as the session lives
+  std::optional<FileLock> m_writer_lock;     // one writer per state_dir, for as long as the session lives
   std::optional<CloneAnnouncement> m_clone;  // a first clone, made by the first poll or replay
   std::unique_ptr<GitMirror> m_mirror;
   std::unique_ptr<SignatureSource> m_source;

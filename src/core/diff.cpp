@@ -79,8 +79,8 @@ void diff_common(const Parameter& a, const Parameter& b, const Signature& before
 // A private name written `__x` in a class body, which Python spells `_Class__x`: no caller passes it
 // by keyword (the name changes with the class), so it is positional in all but its kind.
 bool is_mangled(std::string_view name) {
-  return name.size() > 3 && name[0] == '_' && name[1] != '_' && name.find("__", 2) != std::string_view::npos &&
-         !name.ends_with("__");
+  return name.size() > 3 && name[0] == '_' && name[1] != '_' &&
+         name.find("__", 2) != std::string_view::npos && !name.ends_with("__");
 }
 
 bool never_named(const Parameter& p) { return p.kind == Kind::positional_only || is_mangled(p.name); }

@@ -204,7 +204,8 @@ Result<SignatureState> state_from_json(const Json& json) {
   auto signature = signature_from_json(*signature_field);
   if (!signature) return signature.error();
   SignatureState state = SignatureState::ok(std::move(*signature));
-  if (auto note = json.find("detail"); note != json.end() && note->is_string()) state.detail = note->get<std::string>();
+  if (auto note = json.find("detail"); note != json.end() && note->is_string())
+    state.detail = note->get<std::string>();
   return state;
 }
 

@@ -89,8 +89,9 @@ Result<std::vector<SignatureState>> BothSource::extract(const ObjectId& commit,
     const SignatureState& r = (*runtime_states)[i];
     if (s.is_ok() != r.is_ok() && !is_machinery_failure(r.status) && !is_machinery_failure(s.status)) {
       ++m_disagreements;
-      m_log.warn("Static and runtime extraction disagree on {} at {}: static {}, runtime {}; recording runtime",
-                 functions[i].function_path, commit.hex, s.summary(), r.summary());
+      m_log.warn(
+          "Static and runtime extraction disagree on {} at {}: static {}, runtime {}; recording runtime",
+          functions[i].function_path, commit.hex, s.summary(), r.summary());
       continue;
     }
     if (!s.is_ok() || !r.is_ok()) continue;

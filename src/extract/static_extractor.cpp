@@ -135,8 +135,8 @@ Json StaticExtractor::with_options(Json request) const {
 
 Result<std::vector<FunctionLookup>> StaticExtractor::lookup(SourceTree& tree,
                                                             const std::vector<MonitoredFunction>& functions) {
-  auto answer = m_python.call("aaw_lookup", "lookup_all", with_options({{"functions", functions_json(functions)}}),
-                              tree_callbacks(tree));
+  auto answer = m_python.call("aaw_lookup", "lookup_all",
+                              with_options({{"functions", functions_json(functions)}}), tree_callbacks(tree));
   if (!answer) return answer.error().context("looking up the monitored functions");
   if (!answer->is_array() || answer->size() != functions.size())
     return Error(ErrorCode::internal, "aaw_lookup.lookup_all returned no list with one entry per function");

@@ -225,8 +225,8 @@ SourceKind static_source_kind() {
   return {"static",
           "read each commit's files from git and resolve signatures with Python's ast (the default)",
           [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
-            return std::unique_ptr<SignatureSource>(
-                std::make_unique<IncrementalStaticSource>(deps.mirror, deps.python(), config.static_extraction));
+            return std::unique_ptr<SignatureSource>(std::make_unique<IncrementalStaticSource>(
+                deps.mirror, deps.python(), config.static_extraction));
           }};
 }
 

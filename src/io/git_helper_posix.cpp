@@ -2,7 +2,7 @@
 // process with threads), writes the request to its stdin and reads its lines with poll(), so that
 // it notices a silent remote (no line for the stall timeout) and a stop request (looked at every
 // 50 ms) while libgit2 in the helper is blocked in a read that nothing could interrupt.
-#include "aaw/io/git_helper.hpp"
+#include "git_helper_posix.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "aaw/core/sandbox.hpp"
+#include "aaw/io/git_helper.hpp"
 #include "aaw/util/unique_fd.hpp"
 #include "aaw/util/url.hpp"
-#include "git_helper_posix.hpp"
 #include "helper_report.hpp"
 
 extern char** environ;
@@ -41,9 +41,9 @@ constexpr auto k_progress_interval = std::chrono::milliseconds(200);
 constexpr std::string_view k_result_prefix = "result ";
 
 Json request_json(const RemoteRequest& request) {
-  return {{"op", op_name(request.op)},          {"url", request.url},
-          {"repository", request.repository.string()},   {"branch", request.branch},
-          {"token", request.token},             {"parent", static_cast<long long>(::getpid())}};
+  return {
+      {"op", op_name(request.op)}, {"url", request.url},     {"repository", request.repository.string()},
+      {"branch", request.branch},  {"token", request.token}, {"parent", static_cast<long long>(::getpid())}};
 }
 
 std::optional<RemoteRequest> request_from(const Json& json) {
@@ -125,7 +125,9 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
-Error system_failure(const std::string& what, int err) { return Error(ErrorCode::io, what + ": " + std::strerror(err)); }
+Error system_failure(const std::string& what, int err) {
+  return Error(ErrorCode::io, what + ": " + std::strerror(err));
+}
 
 // A started helper: its pid and the two ends we keep.
 struct Helper {
@@ -157,7 +159,8 @@ Result<Helper> spawn_helper(const std::filesystem::path& program) {
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   // Its own process group: a Ctrl-C at the terminal reaches us, and we decide.
   posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
   std::vector<std::string> argv_strings = {program.string(), "__git"};
   std::vector<std::string> env_strings = helper_environment();
@@ -196,7 +199,8 @@ class HelperSession {
   HelperSession& operator=(const HelperSession&) = delete;
 
   Result<std::optional<ObjectId>> run() {
-    if (!write_to_child(m_helper.input.get(), request_json(m_request).dump() + "\n")) return finish(std::nullopt);
+    if (!write_to_child(m_helper.input.get(), request_json(m_request).dump() + "\n"))
+      return finish(std::nullopt);
     m_helper.input.reset();
     m_last_sign_of_life = Clock::now();
     while (m_helper.output.valid() && !m_result) {
@@ -255,7 +259,8 @@ class HelperSession {
 
 }  // namespace
 
-Result<std::optional<ObjectId>> run_remote_in_helper(const RemoteRequest& request, const HelperOptions& options) {
+Result<std::optional<ObjectId>> run_remote_in_helper(const RemoteRequest& request,
+                                                     const HelperOptions& options) {
   auto helper = spawn_helper(options.program);
   if (!helper) return helper.error();
   return HelperSession(std::move(*helper), request, options).run();

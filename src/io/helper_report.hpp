@@ -17,11 +17,13 @@ inline nlohmann::json error_report(const Error& error) {
 
 // The error a report carries; nullopt when it says ok. io when the report is not one.
 inline std::optional<Error> error_in_report(const nlohmann::json& report, const std::string& who) {
-  if (!report.is_object() || !report.contains("ok")) return Error(ErrorCode::io, who + " wrote an unreadable result");
+  if (!report.is_object() || !report.contains("ok"))
+    return Error(ErrorCode::io, who + " wrote an unreadable result");
   if (report.value("ok", false)) return std::nullopt;
   const int code = report.value("code", static_cast<int>(ErrorCode::io));
   const bool known = code >= 0 && code <= static_cast<int>(ErrorCode::cancelled);
-  return Error(known ? static_cast<ErrorCode>(code) : ErrorCode::io, report.value("message", who + " failed"));
+  return Error(known ? static_cast<ErrorCode>(code) : ErrorCode::io,
+               report.value("message", who + " failed"));
 }
 
 }  // namespace aaw::detail

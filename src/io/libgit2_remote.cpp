@@ -149,9 +149,7 @@ int on_transfer(const git_indexer_progress* /*progress*/, void* payload) {
   return 0;
 }
 
-int on_sideband(const char* /*text*/, int /*length*/, void* payload) {
-  return on_transfer(nullptr, payload);
-}
+int on_sideband(const char* /*text*/, int /*length*/, void* payload) { return on_transfer(nullptr, payload); }
 
 git_remote_callbacks callbacks_for(CallbackState& state) {
   git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
@@ -232,7 +230,8 @@ Result<void> clone_local(const RemoteRequest& request) {
   const std::string& url = request.url;
   const std::string source_path = starts_with_ci(url, "file://") ? url.substr(7) : url;
   if (git_repository_open_ext(&source, source_path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0 &&
-      git_reference_lookup(&head, source, "HEAD") == 0 && git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+      git_reference_lookup(&head, source, "HEAD") == 0 &&
+      git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
     git_repository_set_head(clone.get(), git_reference_symbolic_target(head));
   }
   git_reference_free(head);

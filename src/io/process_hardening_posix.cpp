@@ -1,5 +1,3 @@
-#include "aaw/io/process_hardening.hpp"
-
 #include <sys/prctl.h>
 
 #include <cstdint>
@@ -8,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
+
+#include "aaw/io/process_hardening.hpp"
 
 namespace aaw {
 namespace {

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <stdexcept>
@@ -14,8 +15,11 @@
 namespace aaw {
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-volatile std::sig_atomic_t g_reopen = 0;
+// Lock-free atomics, safe in a handler: a signal may be handled on any thread (the delivery
+// thread too), and the main loop reads and clears the flags on its own.
+std::atomic<bool> g_stop{false};
+std::atomic<bool> g_reopen{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 int g_pipe[2] = {-1, -1};
 bool g_instance = false;
 struct sigaction g_previous[3];
@@ -23,9 +27,9 @@ constexpr int k_signals[3] = {SIGTERM, SIGINT, SIGHUP};
 
 void on_signal(int signal) {
   if (signal == SIGHUP) {
-    g_reopen = 1;
+    g_reopen = true;
   } else {
-    g_stop = 1;
+    g_stop = true;
   }
   int saved = errno;
   [[maybe_unused]] auto ignored = ::write(g_pipe[1], "x", 1);  // full pipe: already awake
@@ -59,7 +63,7 @@ SignalControl::SignalControl() {
   if (g_instance) throw std::logic_error("SignalControl: one instance per process");
   ensure_pipe();
   g_instance = true;
-  g_stop = 0;  // a SIGHUP held since hold_hangups() stays pending: the log is reopened at once
+  g_stop = false;  // a SIGHUP held since hold_hangups() stays pending: the log is reopened at once
   for (int i = 0; i < 3; ++i) install(k_signals[i], &g_previous[i]);
 }
 
@@ -70,12 +74,10 @@ SignalControl::~SignalControl() {
   g_instance = false;
 }
 
-bool SignalControl::stop_requested() const { return g_stop != 0; }
+bool SignalControl::stop_requested() const { return g_stop; }
 
 bool SignalControl::take_reopen_request() {
-  if (!g_reopen) return false;
-  g_reopen = 0;
-  return true;
+  return g_reopen.exchange(false);
 }
 
 int SignalControl::wake_fd() const { return g_pipe[0]; }

@@ -95,7 +95,8 @@ TEST(SignatureTest, ClassifiesMachineryFailures) {
 
 // An ok state may carry a note (a decorator that may replace the function): kept in the JSON.
 TEST(SignatureNoteTest, OkStateNoteRoundTrips) {
-  SignatureState state = SignatureState::ok(Signature{{Parameter{"a", ParameterKind::positional_or_keyword, {}, {}}}, {}});
+  SignatureState state =
+      SignatureState::ok(Signature{{Parameter{"a", ParameterKind::positional_or_keyword, {}, {}}}, {}});
   state.detail = "decorated with @loose";
   Json json = to_json(state);
   EXPECT_EQ(json["detail"], "decorated with @loose");

@@ -237,12 +237,14 @@ TEST_F(StaticExtractorTest, FollowsImportAsRename) {
 TEST_F(StaticExtractorTest, ReportsNameBoundToExpressionAsUnresolved) {
   write("pkg/__init__.py", "import functools\n\ndef f(a, b):\n    pass\n\ng = make(f, 1)\n");
 
-  EXPECT_EQ(resolve("import pkg", "pkg.g"), "unresolved: 'g' is bound to an expression at pkg/__init__.py:6: make(f, 1)");
+  EXPECT_EQ(resolve("import pkg", "pkg.g"),
+            "unresolved: 'g' is bound to an expression at pkg/__init__.py:6: make(f, 1)");
 }
 
 // As inspect.signature(functools.partial(f, 1)): the first positional parameter is bound.
 TEST_F(StaticExtractorTest, ResolvesAFunctoolsPartialOfARepositoryFunction) {
-  write("pkg/__init__.py", "import functools\n\ndef f(a, b, c=3):\n    pass\n\ng = functools.partial(f, 1, c=4)\n");
+  write("pkg/__init__.py",
+        "import functools\n\ndef f(a, b, c=3):\n    pass\n\ng = functools.partial(f, 1, c=4)\n");
 
   EXPECT_EQ(resolve("import pkg", "pkg.g"), "(b, *, c=4)");
 }

@@ -322,7 +322,8 @@ TEST_F(NotifyCliTest, TokenIsInNoLogArgvChildEnvironmentOrStateFile) {
   EXPECT_FALSE(cmdline.empty());
   EXPECT_EQ(cmdline.find(k_token), std::string::npos);
   // What a build running as the same user would read first: taken out at start.
-  EXPECT_EQ(read_text("/proc/" + std::to_string(daemon->pid()) + "/environ").find(k_token), std::string::npos);
+  EXPECT_EQ(read_text("/proc/" + std::to_string(daemon->pid()) + "/environ").find(k_token),
+            std::string::npos);
   // Its children, if any (static extraction starts none): none may have the token in its
   // environment or arguments.
   for (const auto& task :

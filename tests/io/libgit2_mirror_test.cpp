@@ -361,7 +361,8 @@ TEST_F(Libgit2MirrorTest, TokenIsNotSentWhereARedirectLeads) {
   elsewhere.require_token("s3cret-token");
   test::GitHttpServer configured(m_tmp / "served");
   configured.redirect_to("http://localhost:" + std::to_string(elsewhere.port()));
-  const auto mirror = open_mirror(configured.url("origin"), mirrors_dir(), with_helper(with_token("s3cret-token")));
+  const auto mirror =
+      open_mirror(configured.url("origin"), mirrors_dir(), with_helper(with_token("s3cret-token")));
   ASSERT_FALSE(mirror);
   EXPECT_EQ(mirror.error().code(), ErrorCode::network);
   EXPECT_NE(mirror.error().message().find("not sending the token to 'localhost'"), std::string::npos)

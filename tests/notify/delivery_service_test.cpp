@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-
 #include <nlohmann/json.hpp>
 
 #include "aaw/io/sqlite_state_store.hpp"
@@ -77,11 +76,13 @@ TEST_F(DeliveryServiceTest, BackoffEndingSoonerThanTheIdleCheckIsWhenItLooksAgai
 TEST_F(DeliveryServiceTest, ThreadDeliversWhatIsQueuedAndStops) {
   m_transport.otherwise([](const HttpRequest&) { return Result<HttpResponse>(HttpResponse{200, {}, "ok"}); });
   queue(3);
-  std::atomic<bool> waited{false};  // set by the service's thread when it waits between rounds
-  m_clock.on_sleep([&](std::size_t) { waited = true; });
+  // Read on the service's own thread, between its rounds: the store is not shared across threads.
+  std::atomic<bool> all_delivered_then_waited{false};
+  m_clock.on_sleep([&](std::size_t) {
+    if (m_store->outbox_counts()->delivered == 3) all_delivered_then_waited = true;
+  });
   m_service->start();
-  for (int i = 0; i < 5000 && (m_store->outbox_counts()->delivered < 3 || !waited); ++i)
-    std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < 5000 && !all_delivered_then_waited; ++i) std::this_thread::sleep_for(1ms);
   m_service->stop();
   EXPECT_EQ(m_store->outbox_counts()->delivered, 3);
   EXPECT_FALSE(m_clock.sleeps().empty()) << "it waited on the clock between rounds";

@@ -15,7 +15,8 @@ namespace aaw::test {
 struct SyntheticProviderCommits {
   std::string base;        // rms_norm(x, w, eps), topk(a, b, c, d=None), attn(q, *, causal=False), ...
   std::string compatible;  // rms_norm gains residual=None: every call that bound still binds
-  std::string breaking;    // topk loses c (d keyword-only), attn's causal becomes is_causal, aiter/legacy/gemm.py deleted
+  std::string breaking;    // topk loses c (d keyword-only), attn's causal becomes is_causal,
+                           // aiter/legacy/gemm.py deleted
   std::string head;        // the last of a few unrelated commits after `breaking`
 };
 

@@ -93,7 +93,7 @@ struct Config {
   std::vector<std::string> compare_pair;  // empty, or exactly [old, new]
   std::filesystem::path state_dir = "./aiter-api-watcher-state";
   std::string extractor = "static";  // a name in the source registry (extract/source_registry.hpp)
-  StaticConfig static_extraction;  // "static"
+  StaticConfig static_extraction;    // "static"
   LogConfig log;
   BuildConfig build;
   SandboxConfig sandbox;

@@ -13,7 +13,8 @@ template <class Entry>
 class NamedTable {
  public:
   void add(Entry entry) {
-    auto same = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& e) { return e.name == entry.name; });
+    auto same = std::find_if(m_entries.begin(), m_entries.end(),
+                             [&](const Entry& e) { return e.name == entry.name; });
     if (same != m_entries.end()) {
       *same = std::move(entry);
     } else {
