@@ -112,17 +112,13 @@ def literal(text):
 
 
 def defaults_agree(static_default, runtime_default):
-    if static_default == runtime_default:
+    if same_printed_value(static_default, runtime_default):
         return True
     if static_default is None or runtime_default is None:
         return False
-    static_ok, static_value = literal(static_default)
-    runtime_ok, runtime_value = literal(runtime_default)
-    if static_ok and runtime_ok:
-        return static_value == runtime_value and type(static_value) is type(runtime_value)
     # A name or an expression statically (BLOCK_SIZE, sys.maxsize, object()): its value is what
     # Python printed; nothing static can contradict it.
-    return not static_ok
+    return not literal(static_default)[0]
 
 
 def shape(state):
