@@ -116,17 +116,22 @@ def _bound_names(node) -> Dict[str, Tuple[str, Optional[str]]]:
     return bound
 
 
+def _source_of(node, head, bound) -> Tuple[str, Optional[str]]:
+    """(module, attribute or None): where the statement takes `head` from; for a name only a star
+    import can bind, the statement's module."""
+    return bound.get(head, (getattr(node, "module", None) or "", None))
+
+
 def _package_absent(session, node, head, bound) -> bool:
     """Whether the top-level package the statement imports `head` from is not in the tree."""
-    module_name = bound.get(head, (getattr(node, "module", None) or "", None))[0]
-    top = module_name.split(".")[0]
+    top = _source_of(node, head, bound)[0].split(".")[0]
     return bool(top) and session._root_of(top) is None
 
 
 def _missing_module(session, node, head, bound):
     """The statement's module (or the name imported from it) is not there: the deepest part of
     the module's name that exists, and what is bound in it."""
-    module_name, attribute = bound.get(head, (getattr(node, "module", None) or "", None))
+    module_name, attribute = _source_of(node, head, bound)
     parts = module_name.split(".") if module_name else []
     if isinstance(node, ast.Import) and head in bound and bound[head][1] is None:
         # `import a.b.c` binds `a` but needs all of a.b.c; `import a.b.c as x` binds x to a.b.c.
