@@ -12,6 +12,7 @@
 #include "aaw/core/render.hpp"
 #include "aaw/io/runtime.hpp"
 #include "command_context.hpp"
+#include "consumer_session.hpp"
 #include "function_check.hpp"
 
 namespace aaw::cli {
@@ -60,6 +61,20 @@ void print_result(const Comparison& comparison, const std::string& format, Logge
   log_comparison(log, comparison);
 }
 
+// With a consumer configured, the call sites each change breaks; false (after saying why) when the
+// consumer cannot be read: the comparison still prints, the exit code says something is missing.
+bool assess_impact(Comparison& comparison, const Config& config, Runtime& runtime, Logger& log) {
+  auto consumer = ConsumerSession::open(config, runtime, log);
+  if (consumer && *consumer) {
+    auto assessed = assess_consumer_impact(comparison, (*consumer)->assessor());
+    if (assessed) return true;
+    consumer = assessed.error();
+  }
+  if (consumer) return true;
+  log.error("Cannot tell what the changes break in the consumer: {}", consumer.error().message());
+  return false;
+}
+
 }  // namespace
 
 void add_compare_command(CLI::App& app, Commands& commands) {
@@ -103,10 +118,11 @@ int run_compare(const CompareOptions& options, Runtime& runtime) {
                                          {"'" + old_rev + "'", comparison->old_commit}};
   auto unfound = unfound_in(*comparison, unfound_at(config.functions_to_monitor, config.static_extraction,
                                                     *mirror, runtime, ends, *log));
+  bool assessed = assess_impact(*comparison, config, runtime, *log);
   print_result(*comparison, options.format, *log);
   for (const UnfoundFunction& u : unfound) log->error("{}", u.describe());
   log->info("Exiting after comparing two commits");
-  if (!unfound.empty()) return k_exit_error;
+  if (!unfound.empty() || !assessed) return k_exit_error;
   return compare_exit_code(*comparison, options.fail_on == "breaking" ? FailOn::breaking : FailOn::any);
 }
 

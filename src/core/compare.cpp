@@ -43,6 +43,16 @@ Result<Comparison> compare_commits(GitMirror& mirror, SignatureSource& source,
                       [&](const ObjectId& commit) { return source.extract(commit, functions); });
 }
 
+Result<void> assess_consumer_impact(Comparison& comparison, ImpactAssessor& assessor) {
+  for (FunctionComparison& f : comparison.functions) {
+    if (f.changes.empty()) continue;
+    auto impact = assessor.assess(f.function, &f.before, f.after);
+    if (!impact) return impact.error().context("binding the consumer's calls of " + f.function.function_path);
+    f.impact = std::move(*impact);
+  }
+  return {};
+}
+
 int compare_exit_code(const Comparison& comparison, FailOn fail_on) {
   bool counted = std::any_of(comparison.functions.begin(), comparison.functions.end(), [&](const auto& f) {
     if (fail_on == FailOn::any) return !f.changes.empty();

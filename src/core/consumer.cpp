@@ -15,6 +15,8 @@ Result<std::vector<std::string>> strings_at(const Json& json, const char* key, c
   return out;
 }
 
+}  // namespace
+
 Result<CallSite> call_site_from_json(const Json& json, const std::string& where) {
   try {
     CallSite site;
@@ -40,7 +42,24 @@ Result<CallSite> call_site_from_json(const Json& json, const std::string& where)
   }
 }
 
-}  // namespace
+Json to_json(const CallSite& site) {
+  Json json = {{"file", site.file},
+               {"line", site.line},
+               {"caller", site.caller},
+               {"positional", site.positional},
+               {"keywords", site.keywords},
+               {"star_args", site.star_args},
+               {"star_kwargs", site.star_kwargs},
+               {"guards", site.guards},
+               {"import_statement", site.import_statement},
+               {"function_path", site.function_path}};
+  json["indirect"] = site.indirect ? Json(*site.indirect) : Json(nullptr);
+  return json;
+}
+
+std::string location(const CallSite& site) {
+  return site.file + ":" + std::to_string(site.line) + " (" + site.caller + ")";
+}
 
 Result<ConsumerScan> consumer_scan_from_json(const Json& json) {
   if (!json.is_object() || !json.contains("functions") || !json.at("functions").is_array())
@@ -88,6 +107,12 @@ std::string_view to_string(Verdict verdict) {
       return "binds";
   }
   return "unknown";
+}
+
+Result<Verdict> verdict_named(const std::string& name) {
+  for (Verdict v : {Verdict::breaks, Verdict::guarded, Verdict::unknown, Verdict::binds})
+    if (to_string(v) == name) return v;
+  return Error(ErrorCode::invalid_input, "unknown verdict '" + name + "'");
 }
 
 }  // namespace aaw

@@ -7,10 +7,6 @@
 namespace aaw {
 namespace {
 
-bool does_not_bind(const Binding& binding) {
-  return binding.verdict == Verdict::breaks || binding.verdict == Verdict::guarded;
-}
-
 // The bindings of `sites` at one commit, from the states of `functions` there.
 Result<std::vector<Binding>> bind_at(const std::vector<const SiteVerdict*>& sites, SignatureSource& source,
                                      CallBinder& binder, const ObjectId& commit,
@@ -33,13 +29,11 @@ Result<std::vector<Binding>> bind_at(const std::vector<const SiteVerdict*>& site
 }
 
 int rank(const SiteVerdict& s) {
-  if (s.not_importable && does_not_bind(s.binding)) return 0;
+  if (s.not_importable && s.binding.fails()) return 0;
   return 1 + static_cast<int>(s.binding.verdict);
 }
 
-std::string location(const SiteVerdict& s) {
-  return s.site->file + ":" + std::to_string(s.site->line) + " (" + s.site->caller + ")";
-}
+std::string location(const SiteVerdict& s) { return location(*s.site); }
 
 }  // namespace
 
@@ -74,7 +68,7 @@ Result<std::size_t> blame_consumer(ConsumerCheck& check, SignatureSource& source
                                    const std::vector<ObjectId>& history) {
   std::vector<SiteVerdict*> broken;
   for (SiteVerdict& s : check.sites)
-    if (does_not_bind(s.binding)) broken.push_back(&s);
+    if (s.binding.fails()) broken.push_back(&s);
   if (broken.empty() || history.empty()) return std::size_t{0};
   std::vector<const SiteVerdict*> asked(broken.begin(), broken.end());
   // Per commit probed: whether each broken site does not bind there.

@@ -18,6 +18,7 @@ void log_function(Logger& log, const FunctionComparison& f, const Comparison& c)
     log.info("  old: {}", f.before.summary());
     log.info("  new: {}", f.after.summary());
     for (const Change& change : f.changes) log.info("  {}", change.describe());
+    if (f.impact) log_consumer_impact(log, *f.impact);
   } else if (!is_machinery_failure(f.before.status) && !is_machinery_failure(f.after.status)) {
     log.info("No API change for {} between {} and {}", name, c.old_commit.hex, c.new_commit.hex);
   }
@@ -63,9 +64,28 @@ void markdown_function(std::string& out, const FunctionComparison& f) {
   out += "| new | " + markdown_cell(f.after.summary()) + " |\n";
   if (!f.changes.empty()) out += "\n";
   for (const Change& change : f.changes) out += "- " + change.describe() + "\n";
+  if (f.impact) out += markdown_consumer_impact(*f.impact);
 }
 
 }  // namespace
+
+void log_consumer_impact(Logger& log, const ConsumerImpact& impact) {
+  if (impact.broken.empty()) {
+    log.info("  consumer: {}", impact.summary());
+    return;
+  }
+  for (const BrokenCallSite& b : impact.broken) log.info("  {}", b.describe());
+}
+
+std::string markdown_consumer_impact(const ConsumerImpact& impact) {
+  std::string out = "\nConsumer: " + impact.summary() + "\n";
+  if (impact.broken.empty()) return out;
+  out += "\n| verdict | call site | reason |\n|---|---|---|\n";
+  for (const BrokenCallSite& b : impact.broken)
+    out += "| " + std::string(to_string(b.binding.verdict)) + " | " + markdown_cell(location(b.site)) +
+           " | " + markdown_cell(b.binding.reason) + " |\n";
+  return out;
+}
 
 void log_comparison(Logger& log, const Comparison& comparison) {
   for (const FunctionComparison& f : comparison.functions) log_function(log, f, comparison);
@@ -98,6 +118,7 @@ Json comparison_to_json(const Comparison& c) {
                          {"old", to_json(f.before)},
                          {"new", to_json(f.after)},
                          {"changes", changes}});
+    if (f.impact) functions.back()["consumer_impact"] = to_json(*f.impact);
   }
   return {{"old", c.old_commit.hex}, {"new", c.new_commit.hex}, {"functions", functions}};
 }

@@ -12,12 +12,6 @@ Json shape_json(const CallSite& site) {
       {"guards", site.guards},         {"indirect", site.indirect ? Json(*site.indirect) : Json(nullptr)}};
 }
 
-Result<Verdict> verdict_named(const std::string& name) {
-  for (Verdict v : {Verdict::breaks, Verdict::guarded, Verdict::unknown, Verdict::binds})
-    if (to_string(v) == name) return v;
-  return Error(ErrorCode::internal, "the binder returned the unknown verdict '" + name + "'");
-}
-
 }  // namespace
 
 Result<ConsumerScan> scan_consumer(PythonHost& python, const std::filesystem::path& root,
@@ -43,7 +37,7 @@ Result<std::vector<Binding>> PythonCallBinder::bind(const std::vector<Request>& 
   std::vector<Binding> out;
   for (const Json& item : *answer) {
     auto verdict = verdict_named(item.value("verdict", ""));
-    if (!verdict) return verdict.error();
+    if (!verdict) return Error(ErrorCode::internal, "the binder returned an " + verdict.error().message());
     out.push_back({*verdict, item.value("reason", "")});
   }
   return out;

@@ -76,9 +76,7 @@ SignalControl::~SignalControl() {
 
 bool SignalControl::stop_requested() const { return g_stop; }
 
-bool SignalControl::take_reopen_request() {
-  return g_reopen.exchange(false);
-}
+bool SignalControl::take_reopen_request() { return g_reopen.exchange(false); }
 
 int SignalControl::wake_fd() const { return g_pipe[0]; }
 

@@ -1,9 +1,11 @@
 // Compare mode: the states of every monitored function at two commits, and what changed.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "aaw/core/consumer_impact.hpp"
 #include "aaw/core/diff.hpp"
 #include "aaw/core/git_mirror.hpp"
 #include "aaw/core/signature.hpp"
@@ -17,6 +19,9 @@ struct FunctionComparison {
   SignatureState before;
   SignatureState after;
   std::vector<Change> changes;
+  // With a consumer configured, for a changed function the consumer calls: the call sites the
+  // change breaks.
+  std::optional<ConsumerImpact> impact = std::nullopt;
 };
 
 struct Comparison {
@@ -29,6 +34,9 @@ struct Comparison {
 };
 
 enum class FailOn { any, breaking };
+
+// Sets `impact` on every changed function of `comparison` that the assessor's consumer calls.
+Result<void> assess_consumer_impact(Comparison& comparison, ImpactAssessor& assessor);
 
 // Resolves both revisions in `mirror` and extracts every function at each through `source`.
 // Errors name the revision that failed ("old commit 'abc1': unknown commit, branch or tag 'abc1'").

@@ -48,16 +48,26 @@ struct ConsumerScan {
 
 // Reads aaw_consumer.discover's result; invalid_input naming the field that does not fit.
 Result<ConsumerScan> consumer_scan_from_json(const Json& json);
+// One call site as aaw_consumer writes it; `where` names it in errors ("functions[2].call_sites[0]").
+Result<CallSite> call_site_from_json(const Json& json, const std::string& where);
+Json to_json(const CallSite& site);
+// "vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight)"
+std::string location(const CallSite& site);
 
 // The functions_to_monitor entries of a scan, in its order.
 std::vector<MonitoredFunction> monitored_functions(const ConsumerScan& scan);
 
 enum class Verdict { breaks, guarded, unknown, binds };
 std::string_view to_string(Verdict verdict);
+// invalid_input for a name that is not a verdict.
+Result<Verdict> verdict_named(const std::string& name);
 
 struct Binding {
   Verdict verdict = Verdict::unknown;
   std::string reason;  // Python's message for breaks and guarded; why for unknown; "" for binds
+
+  // breaks or guarded: the call fails as written (a guarded one takes another path).
+  bool fails() const { return verdict == Verdict::breaks || verdict == Verdict::guarded; }
 };
 
 // Binds call shapes against signature states, as Python would (inspect.Signature.bind).

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "aaw/core/consumer.hpp"
+#include "aaw/core/consumer_impact.hpp"
 #include "aaw/core/report.hpp"
 
 namespace aaw {
@@ -14,15 +15,15 @@ namespace aaw {
 class ConsumerDetailSource : public ReportDetailSource {
  public:
   // `scan` is the consumer's scan, or why there is none (shown under every change it concerns).
-  ConsumerDetailSource(Result<ConsumerScan> scan, std::unique_ptr<CallBinder> binder)
-      : m_scan(std::move(scan)), m_binder(std::move(binder)) {}
+  ConsumerDetailSource(Result<ConsumerScan> scan, std::unique_ptr<CallBinder> binder);
   Result<std::vector<DetailTable>> details(const MonitoredFunction& function,
                                            const TimelineEntry& entry) override;
   std::string name() const override { return "Consumer call sites"; }
 
  private:
-  Result<ConsumerScan> m_scan;
   std::unique_ptr<CallBinder> m_binder;
+  std::optional<ImpactAssessor> m_assessor;  // set when there is a scan and a binder
+  Error m_why_not;                           // why m_assessor is not set
 };
 
 }  // namespace aaw

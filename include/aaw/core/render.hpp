@@ -15,7 +15,14 @@ namespace aaw {
 // function that could not be extracted.
 void log_comparison(Logger& log, const Comparison& comparison);
 
-// The contract's compare JSON: {"old", "new", "functions": [{..., "old", "new", "changes"}]}.
+// Under a change: "  breaks vllm/x.py:12 (f): got an unexpected keyword argument 'layout'" per
+// call site the change breaks, or "  consumer: breaks none of the consumer's 5 call sites".
+void log_consumer_impact(Logger& log, const ConsumerImpact& impact);
+// The same as a Markdown paragraph and table.
+std::string markdown_consumer_impact(const ConsumerImpact& impact);
+
+// The contract's compare JSON: {"old", "new", "functions": [{..., "old", "new", "changes",
+// "consumer_impact" (with a consumer, for a changed function it calls)}]}.
 Json comparison_to_json(const Comparison& comparison);
 
 std::string render_markdown(const Comparison& comparison);
