@@ -9,16 +9,16 @@
 #include "aaw/core/consumer_check.hpp"
 #include "aaw/extract/consumer_scanner.hpp"
 #include "command_context.hpp"
+#include "consumer_session.hpp"
 
 namespace aaw::cli {
 namespace {
 
 Config consumer_config(const CheckOptions& options) {
   Config config = read_config_or_throw(options.config_path);
-  if (config.consumer.path.empty())
-    throw CommandError{"consumer.path '': not set in '" + options.config_path.string() +
-                       "': check reads the consumer's checkout (consumer.repository_url alone is not "
-                       "supported yet)"};
+  if (!config.consumer.configured())
+    throw CommandError{"consumer: not set in '" + options.config_path.string() +
+                       "': give consumer.path (a checkout) or consumer.repository_url"};
   // Signatures at any commit in milliseconds: the static extractor, whatever the config watches with.
   config.extractor = "static";
   return config;
@@ -63,7 +63,7 @@ void print(const ConsumerCheck& check, const std::string& format) {
 void add_check_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "Bind every call site of the consumer (consumer.path) against the signatures at COMMIT");
+      "check", "Bind every call site of the consumer (consumer.*) against the signatures at COMMIT");
   cmd->add_option("COMMIT", shared->commit, "The provider's commit (default: the branch head)");
   cmd->add_option("--format", shared->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
@@ -77,12 +77,12 @@ void add_check_command(CLI::App& app, Commands& commands) {
 int run_check(const CheckOptions& options, Runtime& runtime) {
   Config config = consumer_config(options);
   auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
-  ConsumerScan scan =
-      value_or_throw(scan_consumer(runtime.python(), config.consumer.path, config.consumer.package));
+  auto consumer = value_or_throw(ConsumerSession::open(config, runtime, *log));
+  const ConsumerScan& scan = consumer->scan();
+  CallBinder& binder = consumer->binder();
   auto mirror = open_mirror_or_throw(config, log.get());
   ObjectId commit = commit_to_check(*mirror, config, options.commit, *log);
   auto source = make_source_or_throw(config, *mirror, runtime, *log);
-  PythonCallBinder binder(runtime.python());
   ConsumerCheck check = value_or_throw(check_consumer(scan, *source, binder, commit));
   if (!options.no_blame && check.count(Verdict::breaks) + check.count(Verdict::guarded) > 0) {
     auto history = first_parent_history(*mirror, commit);

@@ -11,6 +11,7 @@
 #include "aaw/extract/consumer_scanner.hpp"
 #include "aaw/io/sqlite_state_store.hpp"
 #include "command_context.hpp"
+#include "consumer_session.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -41,24 +42,29 @@ void add_report_command(CLI::App& app, Commands& commands) {
   commands.on(cmd, shared, run_report);
 }
 
-std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config,
-                                                                       Runtime& runtime) {
+std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config, Runtime& runtime,
+                                                                       const ConsumerSession* consumer) {
   std::vector<std::unique_ptr<ReportDetailSource>> sources;
-  if (config.consumer.path.empty()) return sources;
-  try {
-    PythonHost& python = runtime.python();
-    sources.push_back(std::make_unique<ConsumerDetailSource>(
-        scan_consumer(python, config.consumer.path, config.consumer.package),
-        std::make_unique<PythonCallBinder>(python)));
-  } catch (const std::exception& e) {  // the interpreter cannot start: say so under each change
-    sources.push_back(std::make_unique<ConsumerDetailSource>(Error(ErrorCode::python, e.what()), nullptr));
+  if (!config.consumer.configured()) return sources;
+  std::unique_ptr<ConsumerSession> opened;
+  if (consumer == nullptr) {
+    auto made = ConsumerSession::open(config, runtime, *null_logger());
+    if (!made) {  // said under each change
+      sources.push_back(std::make_unique<ConsumerDetailSource>(made.error(), nullptr));
+      return sources;
+    }
+    opened = std::move(*made);
+    consumer = opened.get();
   }
+  sources.push_back(std::make_unique<ConsumerDetailSource>(
+      consumer->scan(), std::make_unique<PythonCallBinder>(runtime.python())));
   return sources;
 }
 
 Result<std::filesystem::path> publish_report(StateStore& store, const Config& config,
-                                             const std::filesystem::path& dir, Runtime& runtime) {
-  auto sources = report_detail_sources(config, runtime);
+                                             const std::filesystem::path& dir, Runtime& runtime,
+                                             const ConsumerSession* consumer) {
+  auto sources = report_detail_sources(config, runtime, consumer);
   ReportInput input{config.repository_url, config.branch, config.functions_to_monitor, {}};
   for (const auto& source : sources) input.detail_sources.push_back(source.get());
   auto report = build_report(store, input, std::chrono::system_clock::now());

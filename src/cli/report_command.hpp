@@ -12,6 +12,7 @@
 #include "aaw/core/report.hpp"
 #include "aaw/core/state_store.hpp"
 #include "command.hpp"
+#include "consumer_session.hpp"
 
 namespace aaw::cli {
 
@@ -25,15 +26,16 @@ void add_report_command(CLI::App& app, Commands& commands);
 // Returns 0 with the page's path on stdout; errors throw CommandError (exit 2).
 int run_report(const ReportOptions& options, Runtime& runtime);
 
-// The detail tables added under each change (core/report.hpp): with consumer.path set, the
-// consumer's call sites each change breaks (core/consumer_report.hpp; the consumer is scanned
-// once per page, in the embedded interpreter).
-std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config,
-                                                                       Runtime& runtime);
+// The detail tables added under each change (core/report.hpp): with a consumer configured, the
+// consumer's call sites each change breaks (core/consumer_report.hpp), from `consumer`'s scan when
+// given (the daemon's), else from a scan made for this page.
+std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(
+    const Config& config, Runtime& runtime, const ConsumerSession* consumer = nullptr);
 
 // Builds the report of `store` for `config` and writes it into `dir`: the page's path, or the
 // error (a daemon logs it and goes on).
 Result<std::filesystem::path> publish_report(StateStore& store, const Config& config,
-                                             const std::filesystem::path& dir, Runtime& runtime);
+                                             const std::filesystem::path& dir, Runtime& runtime,
+                                             const ConsumerSession* consumer = nullptr);
 
 }  // namespace aaw::cli

@@ -36,6 +36,19 @@ EventLog open_event_log(const std::filesystem::path& path, StateStore& store, Lo
   return value_or_throw(EventLog::open(path));
 }
 
+// The notification targets of the config; a target limited to changes that break the consumer
+// needs a consumer.
+std::vector<NotificationTarget> notification_targets(const Config& config) {
+  auto targets = builtin_channels().targets(config.notify);
+  for (const NotificationTarget& t : targets)
+    if (t.only_if_consumer_breaks && !config.consumer.configured())
+      throw CommandError{
+          "notify." + t.name +
+          ".only_if_consumer_breaks: set, but the config names no consumer (give consumer.path or "
+          "consumer.repository_url)"};
+  return targets;
+}
+
 }  // namespace
 
 WatchSession::WatchSession(const Config& config, Runtime& runtime)
@@ -55,16 +68,41 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
       std::make_unique<EventLog>(open_event_log(StateDir(config.state_dir).events(), *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
   m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, *m_source, *m_store,
-                                                  *m_events, *m_log, m_clock,
-                                                  builtin_channels().targets(config.notify));
+                                                  *m_events, *m_log, m_clock, notification_targets(config));
+  open_consumer();
   auto reopen = [this] {
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened)
       m_log->error("{}", reopened.error().message());
   };
-  m_watcher = std::make_unique<Watcher>(
-      config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock, m_control, *m_progress, reopen,
-                          m_heads.get(), [this] { refresh_report(); }, [this] { mirror_ready(); }});
+  m_watcher =
+      std::make_unique<Watcher>(config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock,
+                                                    m_control, *m_progress, reopen, m_heads.get(),
+                                                    [this] {
+                                                      refresh_consumer();
+                                                      refresh_report();
+                                                    },
+                                                    [this] { mirror_ready(); }});
   m_notifications = NotificationService::create(config, m_control, *m_log);
+}
+
+void WatchSession::open_consumer() {
+  if (!m_config.consumer.configured()) return;
+  auto consumer = ConsumerSession::open(m_config, m_runtime, *m_log);
+  if (!consumer) {
+    m_log->error(
+        "Cannot read the consumer: {}; changes are recorded without what they break there until it "
+        "can be read (tried again after each poll)",
+        consumer.error().message());
+    return;
+  }
+  m_consumer = std::move(*consumer);
+  m_processor->use_consumer(&m_consumer->assessor());
+}
+
+void WatchSession::refresh_consumer() {
+  if (!m_consumer) return open_consumer();
+  if (auto refreshed = m_consumer->refresh(); !refreshed)
+    m_log->warn("Cannot rescan the consumer: {}; its last scan stays in use", refreshed.error().message());
 }
 
 void WatchSession::open_api_polling() {
@@ -117,7 +155,7 @@ void WatchSession::check_functions() {
 // A failure to write the page never stops the daemon.
 void WatchSession::refresh_report() {
   if (m_config.report.dir.empty()) return;
-  auto page = publish_report(*m_store, m_config, m_config.report.dir, m_runtime);
+  auto page = publish_report(*m_store, m_config, m_config.report.dir, m_runtime, m_consumer.get());
   if (!page)
     m_log->warn("Cannot write the report to {}: {}", m_config.report.dir.string(), page.error().message());
 }

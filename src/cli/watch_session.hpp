@@ -31,6 +31,7 @@
 #include "aaw/io/system_clock.hpp"
 #include "aaw/util/file_lock.hpp"
 #include "command_context.hpp"
+#include "consumer_session.hpp"
 #include "notification_service.hpp"
 
 namespace aaw::cli {
@@ -62,6 +63,10 @@ class WatchSession {
 
  private:
   void open_api_polling();
+  // consumer.*: every change from now on carries what it breaks there; a consumer that cannot be
+  // read now is tried again after each poll.
+  void open_consumer();
+  void refresh_consumer();
   // The watcher's mirror_ready: the first clone's end said, the start-up function check.
   void mirror_ready();
   void check_functions();
@@ -82,6 +87,7 @@ class WatchSession {
   std::unique_ptr<HeadWatch> m_heads;
   std::unique_ptr<EventLog> m_events;
   std::unique_ptr<Progress> m_progress;
+  std::unique_ptr<ConsumerSession> m_consumer;  // before the processor, which points into it
   std::unique_ptr<CommitProcessor> m_processor;
   std::unique_ptr<Watcher> m_watcher;
   std::optional<std::vector<std::string>> m_check_pending;  // the replayed commits, when a check is due

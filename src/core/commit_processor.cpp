@@ -21,6 +21,7 @@ void log_change(Logger& log, const FunctionChange& c) {
   log.info("  old: {}", c.before.summary());
   log.info("  new: {}", c.after.summary());
   for (const Change& change : c.changes) log.info("  {}", change.describe());
+  if (c.impact) log_consumer_impact(log, *c.impact);
 }
 
 std::vector<ExtractionFailure> failures_of(const std::vector<FunctionState>& states) {
@@ -57,13 +58,30 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
     m_log.info("No API change for {}", name);
     return;
   }
+  assess(change, *base);
   log_change(m_log, change);
   Json json = to_json(change);
-  Severity severity = *highest(change.changes);
   for (const NotificationTarget& target : m_targets)
-    if (severity >= target.min_severity) record.notifications.push_back({target.name, json});
+    if (notifies(target, change)) record.notifications.push_back({target.name, json});
   record.changes.push_back(json);
   record.events.push_back(event("change", std::move(json)));
+}
+
+// A consumer that cannot be bound leaves the change without impact (said in the log), never
+// unrecorded.
+void CommitProcessor::assess(FunctionChange& change, const SignatureState& base) {
+  if (m_consumer == nullptr) return;
+  auto impact = m_consumer->assess(change.function, &base, change.after);
+  if (impact)
+    change.impact = std::move(*impact);
+  else
+    m_log.warn("Cannot tell what the change of {} breaks in the consumer: {}", change.function.function_path,
+               impact.error().message());
+}
+
+bool CommitProcessor::notifies(const NotificationTarget& target, const FunctionChange& change) const {
+  if (*highest(change.changes) < target.min_severity) return false;
+  return !target.only_if_consumer_breaks || (change.impact && change.impact->breaks_consumer());
 }
 
 Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advances_line, const Error& error) {

@@ -128,7 +128,10 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     k.string("repository_url", c.consumer.repository_url);
     k.string("branch", c.consumer.branch);
     k.string("package", c.consumer.package);
+    k.string("pinned_commit", c.consumer.pinned_commit);
   });
+  if (!c.consumer.path.empty() && !c.consumer.repository_url.empty())
+    JsonReader::fail("consumer", "give either path or repository_url, not both");
 }
 
 Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std::string>& warnings) {

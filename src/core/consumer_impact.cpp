@@ -9,7 +9,9 @@ const ConsumerFunction* called(const ConsumerScan& scan, const MonitoredFunction
   return nullptr;
 }
 
-std::string plural_sites(std::size_t n) { return std::to_string(n) + (n == 1 ? " call site" : " call sites"); }
+std::string plural_sites(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " call site" : " call sites");
+}
 
 }  // namespace
 
@@ -27,9 +29,9 @@ std::string ConsumerImpact::summary() const {
   std::size_t breaking = 0;
   for (const BrokenCallSite& b : broken) breaking += b.binding.verdict == Verdict::breaks ? 1 : 0;
   const std::size_t guarded = broken.size() - breaking;
-  std::string out = breaking == 0 ? "breaks none of the consumer's " + plural_sites(call_sites)
-                                  : "breaks " + std::to_string(breaking) + " of the consumer's " +
-                                        plural_sites(call_sites);
+  std::string out =
+      breaking == 0 ? "breaks none of the consumer's " + plural_sites(call_sites)
+                    : "breaks " + std::to_string(breaking) + " of the consumer's " + plural_sites(call_sites);
   if (guarded > 0) out += " (" + std::to_string(guarded) + " more fail behind a guard)";
   return out;
 }
@@ -42,7 +44,8 @@ Json to_json(const ConsumerImpact& impact) {
     site["reason"] = b.binding.reason;
     broken.push_back(std::move(site));
   }
-  return {{"call_sites", impact.call_sites}, {"breaks_consumer", impact.breaks_consumer()}, {"broken", broken}};
+  return {
+      {"call_sites", impact.call_sites}, {"breaks_consumer", impact.breaks_consumer()}, {"broken", broken}};
 }
 
 Result<ConsumerImpact> consumer_impact_from_json(const Json& json) {

@@ -28,8 +28,10 @@ std::vector<SectionSchema> ChannelRegistry::config_sections() const {
   for (const ChannelKind& kind : entries()) {
     out.push_back({kind.name, [kind](JsonReader& r) {
                      std::string enabling, severity;
+                     bool only_if_consumer_breaks = false;
                      r.string(kind.enabling_key, enabling);
                      r.choice("min_severity", severity, severity_names());
+                     r.boolean("only_if_consumer_breaks", only_if_consumer_breaks);
                      if (kind.read) kind.read(r);
                    }});
   }
@@ -51,7 +53,8 @@ std::vector<NotificationTarget> ChannelRegistry::targets(const NotifyConfig& not
     const Json& section = *section_of(notify, kind.name);
     if (auto text = section.find("min_severity"); text != section.end() && text->is_string())
       severity = parse_severity(text->get<std::string>()).value_or(severity);
-    out.push_back({kind.name, severity});
+    auto only = section.find("only_if_consumer_breaks");
+    out.push_back({kind.name, severity, only != section.end() && only->is_boolean() && only->get<bool>()});
   }
   return out;
 }

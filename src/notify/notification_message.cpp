@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "aaw/core/consumer_impact.hpp"
 #include "aaw/core/diff.hpp"
 #include "aaw/core/github_client.hpp"
 #include "aaw/util/hash.hpp"
@@ -37,6 +39,15 @@ std::vector<std::string> change_lines(const Json& change) {
     lines.push_back(parsed ? parsed->describe() : item.dump());
   }
   return lines;
+}
+
+// What the change breaks in the consumer, when the change carries it: the summary, then one
+// "breaks file:line (caller): reason" per call site.
+std::optional<ConsumerImpact> impact_of(const Json& change) {
+  auto found = change.find("consumer_impact");
+  if (found == change.end() || found->is_null()) return std::nullopt;
+  auto impact = consumer_impact_from_json(*found);
+  return impact ? std::optional<ConsumerImpact>(std::move(*impact)) : std::nullopt;
 }
 
 std::size_t longest_run(std::string_view text, char c) {
@@ -128,6 +139,13 @@ std::string issue_body(const Json& change, std::string_view repository_url) {
                ? "- " + line + "\n"
                : "- **" + line.substr(0, colon) + "**: " + line.substr(colon + 2) + "\n";
   }
+  if (auto impact = impact_of(change)) {
+    out += "\n### Consumer call sites\n\nThis change " + impact->summary() + ".\n";
+    if (!impact->broken.empty()) out += "\n";
+    for (const BrokenCallSite& b : impact->broken)
+      out += "- **" + std::string(to_string(b.binding.verdict)) + "** " + inline_code(location(b.site)) +
+             ": " + b.binding.reason + "\n";
+  }
   out += "\nReported by aiter-api-watcher.\n\n" + issue_marker(change) + "\n";
   return out;
 }
@@ -146,6 +164,10 @@ std::string webhook_text(const Json& change, std::string_view repository_url) {
   if (!pull_request.empty()) text += " Pull request: " + pull_request + ".";
   text += " Old: `" + state_summary(change, "old") + "`; new: `" + state_summary(change, "new") + "`.";
   for (const std::string& line : change_lines(change)) text += " " + sentence(line);
+  if (auto impact = impact_of(change)) {
+    text += " Consumer: " + impact->summary() + ".";
+    for (const BrokenCallSite& b : impact->broken) text += " " + sentence(b.describe());
+  }
   return slack_escaped(text);
 }
 

@@ -9,12 +9,14 @@
 #include <map>
 #include <set>
 
+#include "aaw/extract/consumer_scanner.hpp"
 #include "aaw/extract/static_extractor.hpp"
 #include "aaw/extract/static_memo.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
 #include "aaw/io/sqlite_state_store.hpp"
 #include "aaw/notify/github_issue_channel.hpp"
 #include "aaw/notify/webhook_channel.hpp"
+#include "support/fake_call_binder.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_signature_source.hpp"
 #include "support/shared_python.hpp"
@@ -45,9 +47,10 @@ class CommitProcessorTest : public ::testing::Test {
   }
 
   // Processes main from base to compatible, each commit against the one before.
-  void process_main(const std::vector<NotificationTarget>& targets) {
+  void process_main(const std::vector<NotificationTarget>& targets, ImpactAssessor* consumer = nullptr) {
     CommitProcessor processor(SyntheticAiter::functions(), *m_mirror, *m_source, *m_store, *m_events, *m_log,
                               m_clock, targets);
+    processor.use_consumer(consumer);
     const auto& c = m_commits;
     std::optional<ObjectId> previous;
     for (const std::string& sha :
@@ -109,6 +112,47 @@ TEST_F(CommitProcessorTest, NotificationCarriesTheRecordedChange) {
   ASSERT_TRUE(items);
   ASSERT_EQ(items->size(), changes->size()) << "annotation is the lowest severity: every change";
   for (std::size_t i = 0; i < items->size(); ++i) EXPECT_EQ((*items)[i].payload, (*changes)[i]);
+}
+
+// A consumer calling gemm_a8w8(xq, wq, scale) (x_scale turns keyword-only at 'deleted') and
+// aiter.rms_norm(x, w, eps) twice (its breaking change at 'compatible' keeps those calls binding).
+ConsumerScan consumer_of_gemm_and_rms_norm() {
+  ConsumerScan scan;
+  scan.functions.push_back(
+      {{"from aiter import gemm_a8w8", "gemm_a8w8"}, "aiter.gemm_a8w8", {test::site("vllm/gemm.py", 12, 3)}});
+  scan.functions.push_back({{"import aiter", "aiter.rms_norm"},
+                            "aiter.rms_norm",
+                            {test::site("vllm/norm.py", 40, 3), test::site("vllm/norm.py", 51, 3)}});
+  return scan;
+}
+
+TEST_F(CommitProcessorTest, EachChangeCarriesTheConsumerCallSitesItBreaks) {
+  PythonCallBinder binder(test::shared_python());
+  ImpactAssessor consumer(consumer_of_gemm_and_rms_norm(), binder);
+  process_main({}, &consumer);
+  auto changes = m_store->history(std::nullopt);
+  ASSERT_TRUE(changes);
+  std::map<std::string, Json> impact;  // by function, for the changes that carry one
+  for (const Json& c : *changes)
+    if (c.contains("consumer_impact")) impact[c["function_path"]] = c["consumer_impact"];
+  ASSERT_EQ(impact.size(), 2u) << "only the changes of functions the consumer calls";
+  EXPECT_EQ(impact["gemm_a8w8"]["breaks_consumer"], true);
+  EXPECT_EQ(impact["gemm_a8w8"]["broken"][0]["file"], "vllm/gemm.py");
+  EXPECT_EQ(impact["gemm_a8w8"]["broken"][0]["reason"], "too many positional arguments");
+  EXPECT_EQ(impact["aiter.rms_norm"]["broken"].size(), 0u);
+  EXPECT_EQ(impact["aiter.rms_norm"]["call_sites"], 2);
+}
+
+TEST_F(CommitProcessorTest, ATargetLimitedToConsumerBreaksIsToldOnlyOfThose) {
+  PythonCallBinder binder(test::shared_python());
+  ImpactAssessor consumer(consumer_of_gemm_and_rms_norm(), binder);
+  process_main({{std::string(k_target_webhook), Severity::annotation, true},
+                {std::string(k_target_github_issue), Severity::breaking, false}},
+               &consumer);
+  auto by_target = queued();
+  EXPECT_EQ(by_target[std::string(k_target_webhook)], (std::set<Key>{{m_commits.deleted, "gemm_a8w8"}}))
+      << "aiter.rms_norm's breaking change breaks no call of the consumer";
+  EXPECT_EQ(by_target[std::string(k_target_github_issue)].size(), 5u) << "unlimited: every breaking change";
 }
 
 TEST_F(CommitProcessorTest, WithoutTargetsNothingIsQueued) {

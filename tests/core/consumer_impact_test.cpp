@@ -16,10 +16,10 @@ class ConsumerImpactTest : public ::testing::Test {
   ConsumerImpactTest() : m_assessor(scan(), m_binder) {}
   static ConsumerScan scan() {
     ConsumerScan s;
-    s.functions.push_back({k_a,
-                           "aiter.a",
-                           {test::site("a.py", 3, 3), test::site("b.py", 4, 9),
-                            test::site("c.py", 5, 3, {"hasattr probe"})}});
+    s.functions.push_back(
+        {k_a,
+         "aiter.a",
+         {test::site("a.py", 3, 3), test::site("b.py", 4, 9), test::site("c.py", 5, 3, {"hasattr probe"})}});
     return s;
   }
   Result<std::optional<ConsumerImpact>> assess(int before, int after) {

@@ -162,7 +162,7 @@ TEST_F(ConsumerCliTest, BadInputsExitTwoNamingTheInput) {
       << R"({"repository_url": "x", "functions_to_monitor": [{"import_statement": "import aiter", "function_path": "aiter.f"}]})";
   auto unset = run({"check", "--config", bare.string()});
   EXPECT_EQ(unset.exit_code, 2);
-  EXPECT_TRUE(contains(unset.err, "consumer.path '': not set in '")) << unset.err;
+  EXPECT_TRUE(contains(unset.err, "consumer: not set in '")) << unset.err;
 
   auto unknown = run({"check", "--config", config.string(), "0000000000000000000000000000000000000000"});
   EXPECT_EQ(unknown.exit_code, 2);

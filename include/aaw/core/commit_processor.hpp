@@ -10,8 +10,10 @@
 #include "aaw/core/bisect.hpp"
 #include "aaw/core/clock.hpp"
 #include "aaw/core/config.hpp"
+#include "aaw/core/consumer_impact.hpp"
 #include "aaw/core/diff.hpp"
 #include "aaw/core/event_log.hpp"
+#include "aaw/core/function_change.hpp"
 #include "aaw/core/git_mirror.hpp"
 #include "aaw/core/log.hpp"
 #include "aaw/core/signature_source.hpp"
@@ -23,6 +25,8 @@ namespace aaw {
 struct NotificationTarget {
   std::string name;  // a notification channel (notify/channel_registry.hpp)
   Severity min_severity = Severity::breaking;
+  // Only changes that break a call site of the consumer (notify.<channel>.only_if_consumer_breaks).
+  bool only_if_consumer_breaks = false;
   bool operator==(const NotificationTarget&) const = default;
 };
 
@@ -41,6 +45,10 @@ class CommitProcessor {
         m_log(log),
         m_clock(clock),
         m_targets(std::move(targets)) {}
+
+  // From now on each change carries what it breaks in the consumer `assessor` reads (nullptr: no
+  // consumer). The assessor outlives the processor or is replaced before it goes.
+  void use_consumer(ImpactAssessor* assessor) { m_consumer = assessor; }
 
   // Processes `commit`, diffing against the last good states recorded up to `against` (nullopt:
   // the states are initial). A commit that cannot be read is recorded as failed with its error,
@@ -75,6 +83,8 @@ class CommitProcessor {
              const SignatureState* base, CommitRecord& record);
   Json event(const char* type, Json function_change) const;
   Result<void> record_failure(const ObjectId& commit, bool advances_line, const Error& error);
+  void assess(FunctionChange& change, const SignatureState& base);
+  bool notifies(const NotificationTarget& target, const FunctionChange& change) const;
 
   std::vector<MonitoredFunction> m_functions;
   GitMirror& m_mirror;
@@ -84,6 +94,7 @@ class CommitProcessor {
   Logger& m_log;
   Clock& m_clock;
   std::vector<NotificationTarget> m_targets;
+  ImpactAssessor* m_consumer = nullptr;
 };
 
 }  // namespace aaw

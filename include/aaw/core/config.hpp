@@ -69,11 +69,19 @@ struct NotifyConfig {
   std::map<std::string, Json, std::less<>> sections;
 };
 
+// The consumer of the watched package: a local checkout (`path`) or a repository mirrored and
+// checked out like the watched one (`repository_url`, `branch`), never both.
 struct ConsumerConfig {
   std::string path;
   std::string repository_url;
   std::string branch = "main";
   std::string package = "aiter";
+  // The watched repository's commit the consumer builds against today (check --since-pin).
+  std::string pinned_commit;
+
+  bool configured() const { return !path.empty() || !repository_url.empty(); }
+  // The path, or the repository URL and branch: how the log names the consumer.
+  std::string display() const { return path.empty() ? repository_url + " (" + branch + ")" : path; }
 };
 
 struct ReportConfig {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "aaw/core/consumer_impact.hpp"
 #include "aaw/core/diff.hpp"
 #include "aaw/core/git_mirror.hpp"
 #include "aaw/core/signature.hpp"
@@ -20,12 +21,15 @@ struct FunctionChange {
   SignatureState before;
   SignatureState after;
   std::vector<Change> changes;
+  // With a consumer configured, and the consumer calls the function: the call sites it breaks.
+  std::optional<ConsumerImpact> impact = std::nullopt;
 };
 
 // "Name <email>".
 std::string author_of(const CommitInfo& commit);
 
-// The contract's FUNCTION_CHANGE object; "severity" is the highest of `changes`.
+// The contract's FUNCTION_CHANGE object; "severity" is the highest of `changes`;
+// "consumer_impact" only when `impact` is set.
 Json to_json(const FunctionChange& change);
 
 }  // namespace aaw

@@ -31,6 +31,9 @@ class StateDir {
   std::filesystem::path last_build() const { return m_root / "last_build.json"; }
   std::filesystem::path runtime_lock() const { return m_root / "runtime.lock"; }
   std::filesystem::path writer_lock() const { return m_root / "writer.lock"; }
+  // The consumer given as a repository: its checkout, and the last scan of its call sites.
+  std::filesystem::path consumer_tree() const { return m_root / "consumer" / "tree"; }
+  std::filesystem::path consumer_scan() const { return m_root / "consumer" / "scan.json"; }
 
   // The same directory as an absolute, normal path: for paths handed to children whose working
   // directory is elsewhere.
