@@ -30,6 +30,11 @@ class ConsumerCliTest : public ::testing::Test {
     repo.bare_clone(s_dir->path() / "served" / "aiter.git");
     s_daemon = std::make_unique<GitDaemon>(s_dir->path() / "served");
     SyntheticConsumer::write_consumer(s_dir->path() / "vllm");
+    // The same consumer as a repository, served beside the provider.
+    GitFixture consumer_repo(s_dir->path() / "vllm-work");
+    SyntheticConsumer::write_consumer(consumer_repo.path());
+    consumer_repo.commit("consumer");
+    consumer_repo.bare_clone(s_dir->path() / "served" / "vllm.git");
   }
   static void TearDownTestSuite() {
     s_daemon.reset();
@@ -146,6 +151,68 @@ TEST_F(ConsumerCliTest, TheReportListsTheCallSitesEachChangeBreaks) {
               contains(page, "breaks none of the consumer's 3 call sites of this function"));
 }
 
+TEST_F(ConsumerCliTest, CompareSaysWhichCallSitesEachChangeBreaks) {
+  auto config = written_config();
+  auto r = run(
+      {"compare", "--config", config.string(), "--format", "json", s_commits.compatible, s_commits.breaking});
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the consumer's import of 'new_name' is found at neither commit
+  Json doc = Json::parse(r.out);
+  Json topk;
+  for (const Json& f : doc.at("functions"))
+    if (f.at("function_path") == "rocm_aiter.topk") topk = f;
+  ASSERT_TRUE(topk.contains("consumer_impact")) << doc.dump(1);
+  EXPECT_EQ(topk.at("consumer_impact").at("breaks_consumer"), true);
+  EXPECT_EQ(topk.at("consumer_impact").at("broken").at(0).at("file"), "consumer/ops.py");
+  EXPECT_EQ(topk.at("consumer_impact").at("broken").at(0).at("reason"), "too many positional arguments");
+
+  auto text = run({"compare", "--config", config.string(), s_commits.compatible, s_commits.breaking});
+  EXPECT_TRUE(contains(text.out,
+                       "  breaks consumer/ops.py:16 (breaks_too_many_positional): too many positional "
+                       "arguments\n"))
+      << text.out;
+}
+
+TEST_F(ConsumerCliTest, ReplayedChangesCarryTheirImpactInTheLogAndTheEvents) {
+  auto config = written_config();
+  auto replay = run({"replay", "--config", config.string(), "--once", s_commits.base, s_commits.compatible,
+                     s_commits.breaking});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err << replay.out;
+  EXPECT_TRUE(contains(replay.out,
+                       "  breaks consumer/ops.py:21 (breaks_unexpected_keyword): got an unexpected "
+                       "keyword argument 'causal'"))
+      << replay.out;
+  EXPECT_TRUE(contains(replay.out, "  consumer: breaks none of the consumer's 3 call sites")) << replay.out;
+  std::ifstream events(m_work.path() / "state" / "events.jsonl");
+  int with_impact = 0;
+  for (std::string line; std::getline(events, line);) {
+    Json event = Json::parse(line);
+    if (event.contains("consumer_impact")) ++with_impact;
+  }
+  EXPECT_GE(with_impact, 3);
+}
+
+TEST_F(ConsumerCliTest, AConsumerGivenAsARepositoryIsMirroredCheckedOutAndScanned) {
+  auto config = written_config();
+  Json c = Json::parse(std::ifstream(config));
+  c["consumer"] = {{"repository_url", s_daemon->url("vllm.git")}, {"branch", "main"}, {"package", "aiter"}};
+  std::ofstream(config) << c.dump(2);
+  auto r = run({"check", "--config", config.string(), "--format", "json", "--no-blame"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(Json::parse(r.out).at("call_sites").size(), 13u);
+  EXPECT_TRUE(contains(r.err, "call sites of")) << r.err;
+  Json stored = Json::parse(std::ifstream(m_work.path() / "state" / "consumer" / "scan.json"));
+  EXPECT_EQ(stored.at("commit").get<std::string>().size(), 40u);
+  std::size_t stored_sites = 0;
+  for (const Json& f : stored.at("scan").at("functions")) stored_sites += f.at("call_sites").size();
+  EXPECT_EQ(stored_sites, 13u);
+
+  c["consumer"]["repository_url"] = s_daemon->url("nothing-here.git");
+  std::ofstream(config) << c.dump(2);
+  auto down = run({"check", "--config", config.string()});
+  EXPECT_EQ(down.exit_code, 2);
+  EXPECT_TRUE(contains(down.err, "consumer '" + s_daemon->url("nothing-here.git"))) << down.err;
+}
+
 TEST_F(ConsumerCliTest, BadInputsExitTwoNamingTheInput) {
   auto missing = run({"discover", "--consumer", (m_work.path() / "nowhere").string()});
   EXPECT_EQ(missing.exit_code, 2);
@@ -163,6 +230,24 @@ TEST_F(ConsumerCliTest, BadInputsExitTwoNamingTheInput) {
   auto unset = run({"check", "--config", bare.string()});
   EXPECT_EQ(unset.exit_code, 2);
   EXPECT_TRUE(contains(unset.err, "consumer: not set in '")) << unset.err;
+
+  Json limited = Json::parse(std::ifstream(bare));
+  limited["notify"] = {{"webhook", {{"url", "http://127.0.0.1:9/hook"}, {"only_if_consumer_breaks", true}}}};
+  std::ofstream(bare) << limited.dump();
+  auto no_consumer = run({"watch", "--config", bare.string(), "--once"});
+  EXPECT_EQ(no_consumer.exit_code, 2);
+  EXPECT_TRUE(contains(no_consumer.err,
+                       "notify.webhook.only_if_consumer_breaks: set, but the config names no "
+                       "consumer"))
+      << no_consumer.err;
+
+  Json both = Json::parse(std::ifstream(config));
+  both["consumer"]["repository_url"] = "https://example.invalid/vllm.git";
+  auto both_path = m_work.path() / "both.json";
+  std::ofstream(both_path) << both.dump();
+  auto twice = run({"check", "--config", both_path.string()});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_TRUE(contains(twice.err, "give either path or repository_url, not both")) << twice.err;
 
   auto unknown = run({"check", "--config", config.string(), "0000000000000000000000000000000000000000"});
   EXPECT_EQ(unknown.exit_code, 2);

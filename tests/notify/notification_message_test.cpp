@@ -127,3 +127,42 @@ TEST(NotificationMessageTest, WebhookPayloadIsTheChangePlusText) {
 
 }  // namespace
 }  // namespace aaw
+
+namespace aaw {
+namespace {
+
+Json change_with_impact() {
+  Json change = sample_change();
+  ConsumerImpact impact;
+  impact.call_sites = 3;
+  CallSite site;
+  site.file = "vllm/_aiter_ops.py";
+  site.line = 3007;
+  site.caller = "rocm_aiter_ops.shuffle_weight";
+  impact.broken.push_back({site, {Verdict::breaks, "got an unexpected keyword argument 'expert_mask'"}});
+  change["consumer_impact"] = to_json(impact);
+  return change;
+}
+
+TEST(NotificationMessageTest, BodyListsTheConsumerCallSitesTheChangeBreaks) {
+  std::string body = issue_body(change_with_impact(), k_github);
+  EXPECT_TRUE(
+      contains(body, "### Consumer call sites\n\nThis change breaks 1 of the consumer's 3 call sites.\n"))
+      << body;
+  EXPECT_TRUE(contains(body,
+                       "- **breaks** `vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight)`: got an "
+                       "unexpected keyword argument 'expert_mask'\n"))
+      << body;
+  EXPECT_FALSE(contains(issue_body(sample_change(), k_github), "Consumer call sites"));
+}
+
+TEST(NotificationMessageTest, WebhookTextEndsWithTheConsumerCallSitesTheChangeBreaks) {
+  std::string text = webhook_payload(change_with_impact(), k_github)["text"];
+  EXPECT_TRUE(contains(text,
+                       "Consumer: breaks 1 of the consumer's 3 call sites. breaks vllm/_aiter_ops.py:3007 "
+                       "(rocm_aiter_ops.shuffle_weight): got an unexpected keyword argument 'expert_mask'."))
+      << text;
+}
+
+}  // namespace
+}  // namespace aaw
