@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "aaw/core/consumer_check.hpp"
+#include "aaw/core/consumer_upgrade.hpp"
 #include "aaw/extract/consumer_scanner.hpp"
 #include "command_context.hpp"
 #include "consumer_session.hpp"
@@ -58,6 +59,44 @@ void print(const ConsumerCheck& check, const std::string& format) {
     std::cout << render_consumer_text(check);
 }
 
+// The first-parent commits from `pin` to `head`, oldest first, both included; invalid_input when
+// the pin is not on that line.
+std::vector<ObjectId> history_since(GitMirror& mirror, const ObjectId& pin, const ObjectId& head,
+                                    const std::string& pinned) {
+  auto history = first_parent_history(mirror, head);
+  auto at = std::find(history.begin(), history.end(), pin);
+  if (at == history.end())
+    throw CommandError{"consumer.pinned_commit '" + pinned + "': not on the first-parent history of " +
+                       head.short_hex() + " (a commit of a side branch, or newer than it)"};
+  return std::vector<ObjectId>(at, history.end());
+}
+
+void print_upgrade(const ConsumerUpgrade& upgrade, const std::string& format) {
+  if (format == "json")
+    std::cout << upgrade_to_json(upgrade).dump(2) << "\n";
+  else if (format == "markdown")
+    std::cout << render_upgrade_markdown(upgrade);
+  else
+    std::cout << render_upgrade_text(upgrade);
+}
+
+int run_since_pin(const Config& config, const ConsumerScan& scan, GitMirror& mirror, SignatureSource& source,
+                  CallBinder& binder, const ObjectId& head, const std::string& format, Logger& log) {
+  const std::string& pinned = config.consumer.pinned_commit;
+  if (pinned.empty()) throw CommandError{"consumer.pinned_commit '': --since-pin needs it set in the config"};
+  auto pin = mirror.resolve(pinned);
+  if (!pin) throw CommandError{"consumer.pinned_commit '" + pinned + "': " + pin.error().message()};
+  auto history = history_since(mirror, *pin, head, pinned);
+  ConsumerCheck at_pin = value_or_throw(check_consumer(scan, source, binder, *pin));
+  ConsumerCheck at_head = value_or_throw(check_consumer(scan, source, binder, head));
+  auto extracted = value_or_throw(blame_consumer(at_head, source, binder, history));
+  log.info("Blame: {} of {} first-parent commits since the pin extracted", extracted, history.size());
+  ConsumerUpgrade upgrade =
+      value_or_throw(plan_upgrade(at_head, at_pin, history, mirror, config.repository_url));
+  print_upgrade(upgrade, format);
+  return upgrade_exit_code(upgrade);
+}
+
 }  // namespace
 
 void add_check_command(CLI::App& app, Commands& commands) {
@@ -69,6 +108,11 @@ void add_check_command(CLI::App& app, Commands& commands) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   cmd->add_flag("--no-blame", shared->no_blame, "Do not look for the commit each broken call broke at");
+  cmd->add_flag(
+         "--since-pin", shared->since_pin,
+         "What breaks if the consumer moves from consumer.pinned_commit to COMMIT: each breaking commit "
+         "in between, the calls it breaks, its pull request")
+      ->excludes("--no-blame");
   cmd->footer(
       "Exit codes: 0 no call breaks (guarded and unknown ones are listed); 1 a call breaks; 2 an error.");
   commands.on(cmd, shared, run_check);
@@ -83,6 +127,8 @@ int run_check(const CheckOptions& options, Runtime& runtime) {
   auto mirror = open_mirror_or_throw(config, log.get());
   ObjectId commit = commit_to_check(*mirror, config, options.commit, *log);
   auto source = make_source_or_throw(config, *mirror, runtime, *log);
+  if (options.since_pin)
+    return run_since_pin(config, scan, *mirror, *source, binder, commit, options.format, *log);
   ConsumerCheck check = value_or_throw(check_consumer(scan, *source, binder, commit));
   if (!options.no_blame && check.count(Verdict::breaks) + check.count(Verdict::guarded) > 0) {
     auto history = first_parent_history(*mirror, commit);

@@ -15,6 +15,7 @@ struct CheckOptions {
   std::string commit;  // empty: the branch head
   std::string format = "text";
   bool no_blame = false;
+  bool since_pin = false;  // what breaks between consumer.pinned_commit and COMMIT
 };
 
 void add_check_command(CLI::App& app, Commands& commands);

@@ -120,34 +120,38 @@ Result<std::size_t> blame_consumer(ConsumerCheck& check, SignatureSource& source
 
 int consumer_exit_code(const ConsumerCheck& check) { return check.count(Verdict::breaks) > 0 ? 1 : 0; }
 
+std::string describe(const SiteVerdict& s) {
+  std::string out = std::string(to_string(s.binding.verdict)) + " " + location(s) + " " + s.function->target;
+  if (!s.binding.reason.empty()) out += ": " + s.binding.reason;
+  if (s.broken_since) out += " (broken since " + s.broken_since->short_hex() + ")";
+  return out;
+}
+
 std::string render_consumer_text(const ConsumerCheck& check) {
   std::ostringstream out;
-  for (const SiteVerdict& s : check.sites) {
-    out << to_string(s.binding.verdict) << " " << location(s) << " " << s.function->target;
-    if (!s.binding.reason.empty()) out << ": " << s.binding.reason;
-    if (s.broken_since) out << " (broken since " << s.broken_since->short_hex() << ")";
-    out << "\n";
-  }
+  for (const SiteVerdict& s : check.sites) out << describe(s) << "\n";
   out << check.sites.size() << " call sites at " << check.commit.short_hex() << ": "
       << check.count(Verdict::breaks) << " break, " << check.count(Verdict::guarded) << " guarded, "
       << check.count(Verdict::unknown) << " unknown, " << check.count(Verdict::binds) << " bind\n";
   return out.str();
 }
 
+Json to_json(const SiteVerdict& s) {
+  return {{"function_path", s.site->function_path},
+          {"import_statement", s.site->import_statement},
+          {"target", s.function->target},
+          {"file", s.site->file},
+          {"line", s.site->line},
+          {"caller", s.site->caller},
+          {"verdict", to_string(s.binding.verdict)},
+          {"reason", s.binding.reason},
+          {"not_importable", s.not_importable},
+          {"broken_since", s.broken_since ? Json(s.broken_since->hex) : Json(nullptr)}};
+}
+
 Json consumer_check_to_json(const ConsumerCheck& check) {
   Json sites = Json::array();
-  for (const SiteVerdict& s : check.sites) {
-    sites.push_back({{"function_path", s.site->function_path},
-                     {"import_statement", s.site->import_statement},
-                     {"target", s.function->target},
-                     {"file", s.site->file},
-                     {"line", s.site->line},
-                     {"caller", s.site->caller},
-                     {"verdict", to_string(s.binding.verdict)},
-                     {"reason", s.binding.reason},
-                     {"not_importable", s.not_importable},
-                     {"broken_since", s.broken_since ? Json(s.broken_since->hex) : Json(nullptr)}});
-  }
+  for (const SiteVerdict& s : check.sites) sites.push_back(to_json(s));
   Json summary = Json::object();
   for (Verdict v : {Verdict::breaks, Verdict::guarded, Verdict::unknown, Verdict::binds})
     summary[std::string(to_string(v))] = check.count(v);

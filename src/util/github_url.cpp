@@ -85,4 +85,34 @@ std::optional<std::string> commit_url(std::string_view repository_url, std::stri
   return "https://github.com/" + *repo + "/commit/" + std::string(sha);
 }
 
+namespace {
+
+// The digits at `text[at]` onwards, or "" when there are none.
+std::string digits_at(std::string_view text, std::size_t at) {
+  std::size_t end = at;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  return std::string(text.substr(at, end - at));
+}
+
+std::string pull_request_number(std::string_view subject) {
+  constexpr std::string_view merge = "Merge pull request #";
+  if (subject.substr(0, merge.size()) == merge) return digits_at(subject, merge.size());
+  while (!subject.empty() && subject.back() == ' ') subject.remove_suffix(1);
+  if (subject.empty() || subject.back() != ')') return "";
+  auto open = subject.rfind("(#");
+  if (open == std::string_view::npos) return "";
+  std::string number = digits_at(subject, open + 2);
+  return open + 2 + number.size() + 1 == subject.size() ? number : "";
+}
+
+}  // namespace
+
+std::optional<std::string> pull_request_of_subject(std::string_view repository_url,
+                                                   std::string_view subject) {
+  std::string number = pull_request_number(subject);
+  if (number.empty()) return std::nullopt;
+  if (auto repo = github_repo_of(repository_url)) return "https://github.com/" + *repo + "/pull/" + number;
+  return "#" + number;
+}
+
 }  // namespace aaw

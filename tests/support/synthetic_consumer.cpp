@@ -107,7 +107,7 @@ SyntheticProviderCommits SyntheticConsumer::build_provider(GitFixture& repo) {
   repo.write_file("aiter/ops.py",
                   ops("x, w, eps, residual=None", "a, b, *, d=None", "q, *, is_causal=False"));
   repo.remove_file("aiter/legacy/gemm.py");
-  commits.breaking = repo.commit("topk without c, attn is_causal, legacy gemm deleted");
+  commits.breaking = repo.commit("topk without c, attn is_causal, legacy gemm deleted (#42)");
   for (int i = 0; i < 3; ++i) {
     repo.write_file("NOTES.md", "after " + std::to_string(i) + "\n");
     commits.head = repo.commit("notes " + std::to_string(i));

@@ -54,5 +54,18 @@ TEST(GithubRepoUrlTest, CommitUrlOnlyForGithubRepositories) {
   EXPECT_EQ(commit_url("/srv/git/aiter.git", "abc"), std::nullopt);
 }
 
+TEST(PullRequestOfSubjectTest, ReadsSquashAndMergeSubjects) {
+  const char* url = "https://github.com/ROCm/aiter.git";
+  EXPECT_EQ(pull_request_of_subject(url, "Fix moe sorting (#1234)"),
+            "https://github.com/ROCm/aiter/pull/1234");
+  EXPECT_EQ(pull_request_of_subject(url, "Merge pull request #77 from a/b"),
+            "https://github.com/ROCm/aiter/pull/77");
+  EXPECT_EQ(pull_request_of_subject("/srv/aiter.git", "Fix (#5)"), "#5");
+  EXPECT_EQ(pull_request_of_subject(url, "Fix (#12) in moe"), std::nullopt);
+  EXPECT_EQ(pull_request_of_subject(url, "Fix (#) x"), std::nullopt);
+  EXPECT_EQ(pull_request_of_subject(url, "Fix (#1a)"), std::nullopt);
+  EXPECT_EQ(pull_request_of_subject(url, ""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace aaw

@@ -47,6 +47,12 @@ Result<std::size_t> blame_consumer(ConsumerCheck& check, SignatureSource& source
 // Exit code of `check`: 1 when any call breaks, else 0.
 int consumer_exit_code(const ConsumerCheck& check);
 
+// One site as check's JSON lists it.
+Json to_json(const SiteVerdict& site);
+// "breaks vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight) aiter.shuffle_weight: got an
+// unexpected keyword argument 'layout' (broken since 1a2b3c4d5e6f)"
+std::string describe(const SiteVerdict& site);
+
 // "breaks vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight) aiter.shuffle_weight: got an
 // unexpected keyword argument 'layout' (broken since 1a2b3c4d5e6f)" per site, then a summary.
 std::string render_consumer_text(const ConsumerCheck& check);

@@ -32,4 +32,9 @@ std::optional<std::string> watched_github_repo(std::string_view repository_url, 
 // "https://github.com/<owner>/<name>/commit/<sha>" when the repository is on github.com.
 std::optional<std::string> commit_url(std::string_view repository_url, std::string_view sha);
 
+// The pull request a commit's subject names, as GitHub writes it when it merges one: "... (#123)"
+// (squash) or "Merge pull request #123 from ..." (merge commit). Its URL when the repository is on
+// github.com, else "#123"; nullopt when the subject names none.
+std::optional<std::string> pull_request_of_subject(std::string_view repository_url, std::string_view subject);
+
 }  // namespace aaw
