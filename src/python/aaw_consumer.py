@@ -324,7 +324,7 @@ class _FileVisitor:
             # the new one when it is there; the fallback is the other path the guard opens.
             for name, binding in primary.items():
                 fallback = self.scope.bindings.get(name)
-                if binding.guard and fallback is not binding:
+                if binding is not None and binding.guard and fallback is not binding:
                     self.scope.bindings[name] = binding
                     if fallback is not None:
                         self.scan.fallbacks.setdefault(fallback.target, set()).add(self.relative)

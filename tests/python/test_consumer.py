@@ -133,6 +133,20 @@ class Guards(unittest.TestCase):
             """)
         self.assertEqual(sites(result, "aiter.mla_decode_fwd")[0]["guards"], ["signature probe"])
 
+    def test_an_import_fallback_inside_a_function_with_parameters(self):
+        # A parameter is a binding that hides nothing imported (None): the fallback logic must
+        # skip it (this crashed the scan of a vLLM-shaped tree).
+        result = scan("""
+            def f(x, layer):
+                try:
+                    import aiter
+                except ImportError:
+                    return None
+                return aiter.op(x)
+            """)
+        [site] = sites(result, "aiter.op")
+        self.assertEqual(site["caller"], "f")
+
     def test_a_guard_around_a_def_does_not_guard_its_body(self):
         result = scan("""
             try:
