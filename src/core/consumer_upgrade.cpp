@@ -63,9 +63,9 @@ int upgrade_exit_code(const ConsumerUpgrade& upgrade) {
 
 std::string render_upgrade_text(const ConsumerUpgrade& upgrade) {
   std::ostringstream out;
-  out << "Moving the consumer from " << upgrade.pinned.short_hex() << " (pinned) to " << upgrade.head.short_hex()
-      << ": " << upgrade.steps.size() << (upgrade.steps.size() == 1 ? " commit breaks" : " commits break")
-      << " its calls\n";
+  out << "Moving the consumer from " << upgrade.pinned.short_hex() << " (pinned) to "
+      << upgrade.head.short_hex() << ": " << upgrade.steps.size()
+      << (upgrade.steps.size() == 1 ? " commit breaks" : " commits break") << " its calls\n";
   for (const UpgradeStep& step : upgrade.steps) {
     out << "\n" << step_title(step) << "\n";
     for (const SiteVerdict* s : step.sites) out << "  " << describe(*s) << "\n";

@@ -59,6 +59,12 @@ class ConsumerCliTest : public ::testing::Test {
     return path;
   }
 
+  // replay --once of the provider's base, compatible and breaking commits.
+  ProcessResult replay_to_breaking(const std::filesystem::path& config) {
+    return run({"replay", "--config", config.string(), "--once", s_commits.base, s_commits.compatible,
+                s_commits.breaking});
+  }
+
   TempDir m_work{"aaw-consumer-cli-run"};
   static std::unique_ptr<TempDir> s_dir;
   static std::unique_ptr<GitDaemon> s_daemon;
@@ -135,8 +141,7 @@ TEST_F(ConsumerCliTest, CheckBeforeTheBreakingCommitInTextAndMarkdown) {
 
 TEST_F(ConsumerCliTest, TheReportListsTheCallSitesEachChangeBreaks) {
   auto config = written_config();
-  auto replay = run({"replay", "--config", config.string(), "--once", s_commits.base, s_commits.compatible,
-                     s_commits.breaking});
+  auto replay = replay_to_breaking(config);
   ASSERT_EQ(replay.exit_code, 0) << replay.err << replay.out;
   auto r = run({"report", "--config", config.string(), "--out", (m_work.path() / "page").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -174,8 +179,7 @@ TEST_F(ConsumerCliTest, CompareSaysWhichCallSitesEachChangeBreaks) {
 
 TEST_F(ConsumerCliTest, ReplayedChangesCarryTheirImpactInTheLogAndTheEvents) {
   auto config = written_config();
-  auto replay = run({"replay", "--config", config.string(), "--once", s_commits.base, s_commits.compatible,
-                     s_commits.breaking});
+  auto replay = replay_to_breaking(config);
   ASSERT_EQ(replay.exit_code, 0) << replay.err << replay.out;
   EXPECT_TRUE(contains(replay.out,
                        "  breaks consumer/ops.py:21 (breaks_unexpected_keyword): got an unexpected "
