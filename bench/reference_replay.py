@@ -97,6 +97,7 @@ def replay(repo, config, limit):
     baseline, changes = [None] * len(functions), 0
     for commit in commits:
         aaw_summary.clear_cache()  # no reuse: every commit parses what it needs again
+        aaw_resolver._declared_cache.clear()
         session = aaw_resolver.Session(CommitHost(git, commit, counter), static.get("source_roots"),
                                        static.get("module_aliases"))
         states = [session.resolve_function(function)["state"] for function in functions]

@@ -286,13 +286,16 @@ class Session:
 
     def _declared_roots(self):
         roots = []
-        for path, reader in (("pyproject.toml", _roots_in_pyproject), ("setup.cfg", _roots_in_setup_cfg),
-                             ("setup.py", _roots_in_setup_py)):
+        for path, reader in _PACKAGING_FILES:
             blob = self._blob(path)
             if blob is None:
                 continue
-            text = self._host("read_blob", blob, "read '%s' (blob %s)" % (path, blob))
-            roots += [_directory(root) for root in reader(text if isinstance(text, str) else "")]
+            declared = _declared_cache.get((path, blob))
+            if declared is None:
+                text = self._host("read_blob", blob, "read '%s' (blob %s)" % (path, blob))
+                declared = [_directory(root) for root in reader(text if isinstance(text, str) else "")]
+                _remember_declared(path, blob, declared)
+            roots += declared
         return roots
 
     def _hook_target(self, name):
@@ -977,6 +980,18 @@ def _absolute_name(module, level, name):
     return ".".join(base + ([name] if name else []))
 
 
+# The roots each packaging file declares, by (path, blob): a package's setup.py is asked about by
+# every function that meets a module from outside the repository (torch, ...), at every commit.
+_DECLARED_LIMIT = 64
+_declared_cache = {}
+
+
+def _remember_declared(path, blob, roots):
+    if len(_declared_cache) >= _DECLARED_LIMIT:
+        _declared_cache.pop(next(iter(_declared_cache)))  # the oldest
+    _declared_cache[(path, blob)] = roots
+
+
 def _roots_in_pyproject(text):
     try:
         import tomllib
@@ -1081,3 +1096,7 @@ def _init_fields(cls, style):
     if auto is None:
         auto = style == "define" and (not attributes or all(f.annotation is not None for f in attributes))
     return annotated if auto else attributes
+
+
+_PACKAGING_FILES = (("pyproject.toml", _roots_in_pyproject), ("setup.cfg", _roots_in_setup_cfg),
+                    ("setup.py", _roots_in_setup_py))

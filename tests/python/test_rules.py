@@ -52,6 +52,20 @@ class SourceRootsTest(unittest.TestCase):
             with self.subTest(name=name, text=text):
                 self.assertEqual(names(resolve(dict(body, **{name: text}), "import pkg", "pkg.f")), ["x"])
 
+    def test_a_packaging_file_is_read_once_for_every_function_and_commit(self):
+        # Every function that meets an outside module (torch) asks the packaging files where
+        # packages live: setup.py is read once per blob, not once per function and commit.
+        files = {"pkg/__init__.py": "import torch\nfrom .m import *\n", "pkg/m.py": "def f(a): pass\ndef g(b): pass\n",
+                 "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"}
+        host = DictHost(files)
+        setup_blob = host.find_blob("setup.py")
+        functions = [{"import_statement": "import pkg", "function_path": "pkg.f"},
+                     {"import_statement": "import pkg", "function_path": "pkg.g"},
+                     {"import_statement": "import torch", "function_path": "torch.zeros"}]
+        for _ in range(3):
+            aaw_static.resolve_all({"functions": functions}, host)
+        self.assertEqual(host.reads.count(setup_blob), 1)
+
     def test_configured_roots_replace_the_search(self):
         files = {"pkg/__init__.py": "def f(a): pass\n", "vendor/pkg/__init__.py": "def f(v): pass\n"}
         self.assertEqual(names(resolve(files, "import pkg", "pkg.f", source_roots=["vendor"])), ["v"])
