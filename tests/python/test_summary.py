@@ -92,7 +92,7 @@ class CacheTest(unittest.TestCase):
         self.assertEqual((stats["parses"], stats["distinct_blobs"]), (2, 2))
 
     def test_the_cache_keeps_the_most_recent_summaries_within_its_byte_bound(self):
-        text = "def f(a, b=1): pass\n" * 50  # 1,000 characters: about 4 kB once summarised
+        text = "def f(a, b=1): pass\n" * 20  # 400 characters: about 4 kB once summarised
         aaw_summary.set_cache_limit(10_000)
         try:
             for blob in ("b1", "b2", "b3", "b4"):
@@ -102,6 +102,23 @@ class CacheTest(unittest.TestCase):
             self.assertEqual(stats["cached"], 2)
             self.assertIsNone(aaw_summary.cached("b1"))
             self.assertIsNotNone(aaw_summary.cached("b4"))
+        finally:
+            aaw_summary.set_cache_limit(None)
+
+    def test_garbage_made_between_parses_is_never_frozen(self):
+        # ast.dump() (digests) leaves a reference cycle at each call: frozen, it would never be freed.
+        import gc
+        aaw_summary.set_cache_limit(0)
+        try:
+            def parse_and_dump(i):
+                scope = aaw_summary.summary_of("b%d" % i, lambda _: "def f(a, b=%d): pass\n" % i)
+                aaw_summary.digest(scope, ["f"])
+            for i in range(20):
+                parse_and_dump(i)
+            frozen = gc.get_freeze_count()
+            for i in range(20, 220):
+                parse_and_dump(i)
+            self.assertLess(gc.get_freeze_count() - frozen, 100)
         finally:
             aaw_summary.set_cache_limit(None)
 
