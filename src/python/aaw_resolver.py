@@ -874,6 +874,10 @@ class Session:
         it asked about (or the module's whole API surface when it asked about none)."""
         summary = self.summaries.get(blob) if blob is not None else None
         names = sorted(self.asked.get(path, ()))
+        declared = _declared_cache.get((path, blob)) if summary is None and blob is not None else None
+        if declared is not None:
+            # A packaging file: resolution read only the roots it declares (release edits keep them).
+            return {"path": path, "blob": blob, "digest": _roots_digest(declared), "names": [ROOTS + path]}
         if summary is None or not names:
             return {"path": path, "blob": blob, "digest": None, "names": []}
         return {"path": path, "blob": blob, "digest": aaw_summary.safe_digest(summary, names), "names": names}
@@ -984,6 +988,28 @@ def _absolute_name(module, level, name):
 # every function that meets a module from outside the repository (torch, ...), at every commit.
 _DECLARED_LIMIT = 64
 _declared_cache = {}
+
+
+# The pseudo-name under which a packaging file's probe carries the digest of its declared roots:
+# "<roots>setup.py" (module_digests reads it back with declared_roots_digest).
+ROOTS = "<roots>"
+
+
+def declared_roots_digest(path, blob, read):
+    """The digest of the roots the packaging file `path` at `blob` declares (read(blob): its text)."""
+    declared = _declared_cache.get((path, blob))
+    if declared is None:
+        reader = dict(_PACKAGING_FILES).get(path)
+        if reader is None:
+            return None
+        text = read(blob)
+        declared = [_directory(root) for root in reader(text if isinstance(text, str) else "")]
+        _remember_declared(path, blob, declared)
+    return _roots_digest(declared)
+
+
+def _roots_digest(declared):
+    return "roots:" + repr(declared)
 
 
 def _remember_declared(path, blob, roots):

@@ -41,9 +41,14 @@ def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     what the caller compares to decide whether a changed file can change a resolution at all.
     Each distinct blob is parsed once while it stays in the cache (args["cache_bytes"] bounds it)."""
     _bound_cache(args)
-    return [aaw_summary.safe_digest(aaw_summary.summary_of(query["blob"], host.read_blob),
-                                    sorted(query.get("names") or ()))
-            for query in args.get("queries", [])]
+    return [_digest_of(query, host) for query in args.get("queries", [])]
+
+
+def _digest_of(query: Dict[str, Any], host: Any) -> Any:
+    names = sorted(query.get("names") or ())
+    if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots
+        return aaw_resolver.declared_roots_digest(names[0][len(aaw_resolver.ROOTS):], query["blob"], host.read_blob)
+    return aaw_summary.safe_digest(aaw_summary.summary_of(query["blob"], host.read_blob), names)
 
 
 def _bound_cache(args: Dict[str, Any]) -> None:

@@ -66,6 +66,22 @@ class SourceRootsTest(unittest.TestCase):
             aaw_static.resolve_all({"functions": functions}, host)
         self.assertEqual(host.reads.count(setup_blob), 1)
 
+    def test_a_packaging_file_edit_that_keeps_its_roots_keeps_its_digest(self):
+        # The star import after f is looked at first: torch is looked for in every root.
+        files = {"pkg/__init__.py": "def f(a): pass\nfrom torch import *\n",
+                 "setup.py": "from setuptools import setup\nsetup(name='pkg', version='1.0')\n"}
+        host = DictHost(files)
+        result = aaw_static.resolve_all({"functions": [{"import_statement": "import pkg", "function_path": "pkg.f"}]},
+                                        host)[0]
+        probe = next(entry for entry in result["consulted"] if entry["path"] == "setup.py")
+        self.assertIsNotNone(probe["digest"])
+        digest_of = lambda text: aaw_static.module_digests(
+            {"queries": [{"blob": DictHost.blob_id(text), "names": probe["names"]}]}, host)[0]
+        host.write("setup.py", "from setuptools import setup\nsetup(name='pkg', version='1.1')\n")
+        self.assertEqual(digest_of(host.files["setup.py"]), probe["digest"])
+        host.write("setup.py", "from setuptools import setup\nsetup(name='pkg', package_dir={'': 'lib'})\n")
+        self.assertNotEqual(digest_of(host.files["setup.py"]), probe["digest"])
+
     def test_configured_roots_replace_the_search(self):
         files = {"pkg/__init__.py": "def f(a): pass\n", "vendor/pkg/__init__.py": "def f(v): pass\n"}
         self.assertEqual(names(resolve(files, "import pkg", "pkg.f", source_roots=["vendor"])), ["v"])
