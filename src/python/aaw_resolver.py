@@ -139,12 +139,12 @@ class Session:
         except Exception as error:  # a bug here must cost one function, not the whole call
             state = aaw_signature.failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
-        consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         if state.get("status") != "ok":
-            # Details name lines ("bound to a call at m.py:12"), which digests leave out: a state
-            # that is not ok is resolved again whenever one of its files changes at all.
-            for entry in consulted:
-                entry["digest"], entry["names"] = None, []
+            # Details name lines ("bound to a call at m.py:12"), which digests leave out unless
+            # asked: a state that is not ok is resolved again when a line it may quote moves.
+            for names in self.asked.values():
+                names.add(aaw_summary.POSITIONS)
+        consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         # Directory probes say whether the directory was there, so a caller re-checking them
         # notices one appearing or disappearing (namespace packages).
         consulted += [{"path": path, "blob": None, "directory": found}

@@ -286,6 +286,9 @@ def summarize(text: str) -> "Union[Scope, ParseFailure]":
 # Pseudo-names for digest(): not identifiers, so no binding can be called so.
 IMPORTS = "<imports>"
 HOOKS = "<hooks>"
+# Asks for the positions too (the line of each binding and star import, what may define names
+# dynamically, as the details of a state that is not ok quote them).
+POSITIONS = "<positions>"
 _BODY = "<body>"
 
 
@@ -329,6 +332,10 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     if HOOKS in wanted:
         parts.append((HOOKS, sorted(summary.hooks), sorted((k, sorted(v.items())) for k, v in summary.maps.items()),
                       sorted(summary.getattr_cases.items())))
+    if POSITIONS in wanted:
+        parts.append((POSITIONS, [(index, star.line) for index, star in summary.stars],
+                      [(name, [(index, _line_of(binding)) for index, binding in summary.bindings.get(name, ())])
+                       for name in sorted(wanted)], summary.dynamic))
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
@@ -339,6 +346,15 @@ def safe_digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Opti
         return digest(summary, names)
     except RecursionError:
         return None
+
+
+def _line_of(binding):
+    line = getattr(binding, "line", None)
+    return (line, _scope_lines(binding.scope)) if isinstance(binding, Class) else line
+
+
+def _scope_lines(scope):
+    return sorted((index, name, _line_of(binding)) for name, bound in scope.bindings.items() for index, binding in bound)
 
 
 def _star_repr(star):
