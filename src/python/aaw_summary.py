@@ -234,7 +234,8 @@ class Scope:
         self.getattr_cases = {}
         # The body imports a module by a computed name (importlib.import_module, __import__).
         self.dynamic_imports = False
-        # digest() of each set of names asked so far (a summary never changes once made).
+        # digest() of each set of names asked so far (a summary never changes once made), and the
+        # rendered bindings of each name (by the name itself: keys of the two kinds never meet).
         self.digests = {}
 
     def bind(self, name, index, binding):
@@ -318,9 +319,9 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
 
 
 def _digest(summary: "Scope", wanted: "frozenset") -> str:
-    events = [(index, "*", _star_repr(star)) for index, star in summary.stars]
+    events = list(_events_of(summary, "*"))
     for name in sorted(wanted):  # sorted: names bound by one statement come in one order
-        events += [(index, name, _binding_repr(binding)) for index, binding in summary.bindings.get(name, ())]
+        events += _events_of(summary, name)
     events.sort(key=lambda event: event[0])
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", repr(summary.all_names), summary.all_dynamic, bool(summary.dynamic)))
@@ -346,6 +347,19 @@ def safe_digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Opti
         return digest(summary, names)
     except RecursionError:
         return None
+
+
+def _events_of(summary: "Scope", name: str) -> list:
+    """[(index, name, text)] of the bindings of `name` ("*": the star imports), rendered once per
+    summary: many digests of one module ask for the same names."""
+    known = summary.digests.get(name)
+    if known is None:
+        if name == "*":
+            known = [(index, "*", _star_repr(star)) for index, star in summary.stars]
+        else:
+            known = [(index, name, _binding_repr(binding)) for index, binding in summary.bindings.get(name, ())]
+        summary.digests[name] = known
+    return known
 
 
 def _line_of(binding):

@@ -60,7 +60,7 @@ class DigestTest(unittest.TestCase):
         scope = summary("from .m import a, b\ndef f(x): pass\n")
         first = aaw_summary.digest(scope, ["a", "b"])
         self.assertEqual(aaw_summary.digest(scope, ["b", "a", "a"]), first)
-        self.assertEqual(list(scope.digests), [frozenset({"a", "b"})])
+        self.assertEqual([k for k in scope.digests if isinstance(k, frozenset)], [frozenset({"a", "b"})])
         self.assertEqual(first, aaw_summary.digest(summary("from .m import a, b\ndef f(x): pass\n"), ["b", "a"]))
 
     def test_no_names_means_no_digest(self):
