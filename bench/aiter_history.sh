@@ -15,7 +15,7 @@
 # AAW_BENCH_REFERENCE (default "6 35 86": the lists the reference also runs for, once each; "" none).
 # Prints one Markdown row per list: median wall time over the runs, its CPU time (user + sys) and
 # peak RSS, the parses per distinct blob of the watcher's Python half, the changes recorded, and
-# the reference's wall time, changes and the speed-up.
+# the reference's wall and CPU time (its git child included), changes and the speed-up on each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/aiter_history.sh AITER_GIT [LIST...]" >&2; exit 2; }
@@ -78,8 +78,8 @@ run_once() {  # DIR: "wall cpu rss_kb"; every run starts from an empty state dir
 median() { sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
 
 echo "aiter history: $commits first-parent commits from ${first:0:12}; $(uptime | sed 's/.*load/load/')"
-echo "| functions | commits | wall (s) | CPU (s) | peak RSS (MB) | parses / distinct blobs | changes | reference wall (s) | reference changes | speed-up |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| functions | commits | wall (s) | CPU (s) | peak RSS (MB) | parses / distinct blobs | changes | reference wall (s) | reference CPU (s) | reference changes | speed-up |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for list in $lists; do
   dir=$work/$list
   mkdir -p "$dir"
@@ -93,15 +93,17 @@ for list in $lists; do
     awk '{ printf "%d / %d", $1, $5 }')
   changes=$("$binary" history --config "$dir/config.json" --format json |
     /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["changes"]))')
-  ref_wall=- ref_changes=- speedup=-
+  ref_wall=- ref_cpu=- ref_changes=- speedup=-
   if [[ " $reference_lists " == *" $list "* ]]; then
-    start=$(date +%s.%N)
-    ref=$(/usr/bin/python3 bench/reference_replay.py "$history" "$dir/config.json")
-    ref_wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
+    ref=$(/usr/bin/time -f "%e %U %S" -o "$dir/ref_time" /usr/bin/python3 bench/reference_replay.py "$history" \
+      "$dir/config.json")
+    read -r ref_wall ref_user ref_sys <"$dir/ref_time"
+    ref_cpu=$(awk -v u="$ref_user" -v s="$ref_sys" 'BEGIN { printf "%.2f", u + s }')
     ref_changes=$(awk '{ print $6 }' <<<"$ref")
-    speedup=$(awk -v r="$ref_wall" -v w="$wall" 'BEGIN { printf "%.1f×", (w > 0 ? r / w : 0) }')
+    speedup=$(awk -v r="$ref_wall" -v w="$wall" -v rc="$ref_cpu" -v c="$cpu" \
+      'BEGIN { printf "%.1f× (CPU %.1f×)", (w > 0 ? r / w : 0), (c > 0 ? rc / c : 0) }')
   fi
   awk -v n="$n" -v c="$commits" -v w="$wall" -v u="$cpu" -v k="$rss" -v p="${parses:--}" -v ch="$changes" \
-    -v rw="$ref_wall" -v rc="$ref_changes" -v s="$speedup" \
-    'BEGIN { printf "| %d | %d | %.2f | %.2f | %d | %s | %d | %s | %s | %s |\n", n, c, w, u, k / 1024, p, ch, rw, rc, s }'
+    -v rw="$ref_wall" -v ru="$ref_cpu" -v rc="$ref_changes" -v s="$speedup" \
+    'BEGIN { printf "| %d | %d | %.2f | %.2f | %d | %s | %d | %s | %s | %s | %s |\n", n, c, w, u, k / 1024, p, ch, rw, ru, rc, s }'
 done

@@ -46,25 +46,50 @@ class Git:
         oid, kind, _ = self._ask("info " + name)
         return oid, kind
 
-    def contents(self, oid):
-        _, _, size = self._ask("contents " + oid)
+    def raw(self, name):
+        """The bytes of the object `name`, None when there is none."""
+        _, _, size = self._ask("contents " + name)
+        if size is None:
+            return None
         data = self.child.stdout.read(size)
         self.child.stdout.read(1)  # the newline after the contents
-        return data.decode("utf-8", "surrogateescape")
+        return data
+
+    def contents(self, oid):
+        return self.raw(oid).decode("utf-8", "surrogateescape")
+
+    def entries(self, tree):
+        """{name: (oid, is_tree)} of a tree object (`commit:dir`), {} when there is none."""
+        data = self.raw(tree)
+        out, at = {}, 0
+        while data and at < len(data):
+            space, zero = data.index(b" ", at), data.index(b"\0", at)
+            mode, name = data[at:space], data[space + 1:zero].decode("utf-8", "surrogateescape")
+            out[name] = (data[zero + 1:zero + 21].hex(), mode == b"40000")
+            at = zero + 21
+        return out
 
 
 class CommitHost:
-    """aaw_resolver's host over one commit's tree."""
+    """aaw_resolver's host over one commit's tree, one directory listing at a time."""
 
     def __init__(self, git, commit, counter):
         self.git, self.commit, self.counter = git, commit, counter
+        self.directories = {}
+
+    def _entry(self, path):
+        directory, _, name = path.rstrip("/").rpartition("/")
+        if directory not in self.directories:
+            self.directories[directory] = self.git.entries("%s:%s" % (self.commit, directory))
+        return self.directories[directory].get(name)
 
     def find_blob(self, path):
-        oid, kind = self.git.info("%s:%s" % (self.commit, path))
-        return oid if kind == "blob" else None
+        entry = self._entry(path)
+        return entry[0] if entry and not entry[1] else None
 
     def is_directory(self, path):
-        return self.git.info("%s:%s" % (self.commit, path))[1] == "tree"
+        entry = self._entry(path)
+        return bool(entry and entry[1])
 
     def read_blob(self, blob):
         self.counter["parses"] += 1
@@ -107,6 +132,8 @@ def replay(repo, config, limit):
             if baseline[i] is not None and _api(baseline[i]) != _api(state):
                 changes += 1
             baseline[i] = state
+    git.child.stdin.close()
+    git.child.wait()
     return len(commits), len(functions), changes, counter["parses"], len(counter["blobs"])
 
 
