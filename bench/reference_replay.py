@@ -3,12 +3,13 @@
 
     reference_replay.py REPO.git CONFIG.json [--commits N]
 
-For every first-parent commit from the config's start_commit (else the root) to the head: parse
-each module a function's resolution needs with `ast`, resolve every monitored function (the
-watcher's own resolution rules, src/python/aaw_resolver.py, so that both find the same changes),
-and diff its STATE with the one at the previous commit. Nothing is reused from one commit to the
-next: every commit starts with an empty module cache (a blob is parsed at most once per commit).
-Git is read through one `git cat-file --batch-command` child.
+For every first-parent commit from the config's start_commit (else the root) to the head: resolve
+every monitored function from scratch (the watcher's own resolution rules,
+src/python/aaw_resolver.py, so that both find the same changes), parsing with `ast` each module it
+needs, and diff its STATE with the last good one. The only thing kept from one commit to the next
+is the summary of each parsed blob (an unchanged file is not parsed again, without bound): no
+resolution, digest or verdict is reused. Git is read through one `git cat-file --batch-command`
+child, one tree listing per directory and commit.
 
 Prints "reference: C commits, F functions, N changes, P parses, B distinct blobs" on stdout.
 Standard library only.
@@ -117,12 +118,11 @@ def replay(repo, config, limit):
     commits = first_parent_commits(repo, config.get("start_commit") or "")
     if limit:
         commits = commits[:limit]
+    aaw_summary.set_cache_limit(1 << 40)  # each distinct blob parsed once, as a person would cache it
     git = Git(repo)
     counter = {"parses": 0, "blobs": set()}
     baseline, changes = [None] * len(functions), 0
     for commit in commits:
-        aaw_summary.clear_cache()  # no reuse: every commit parses what it needs again
-        aaw_resolver._declared_cache.clear()
         session = aaw_resolver.Session(CommitHost(git, commit, counter), static.get("source_roots"),
                                        static.get("module_aliases"))
         states = [session.resolve_function(function)["state"] for function in functions]
