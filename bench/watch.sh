@@ -16,32 +16,14 @@ commits=${1:-3000}
 runs=${AAW_BENCH_RUNS:-3}
 limit=${AAW_BENCH_TIMEOUT:-3600}
 binary=${AAW_BINARY:-build/aiter-api-watcher}
-modules=200 functions=50 touch_rate=0.05 seed=1
 [[ $commits =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/watch.sh [COMMITS]" >&2; exit 2; }
 [ -x "$binary" ] || scripts/build.sh
 
 # The generated history, reused while the parameters and the generator are unchanged.
-generator_hash=$(sha1sum bench/generate_history.py | cut -c1-10)
-cache="$PWD/build/bench-cache/c$commits-m$modules-f$functions-t$touch_rate-s$seed-$generator_hash"
-if [ ! -f "$cache/manifest.json" ]; then  # manifest.json is written last: its absence means incomplete
-  rm -rf "$cache"
-  mkdir -p "$(dirname "$cache")"
-  /usr/bin/python3 bench/generate_history.py "$cache" --commits "$commits" --modules "$modules" \
-    --functions "$functions" --touch-rate "$touch_rate" --seed "$seed"
-else
-  echo "using cached history $cache" >&2
-fi
+. bench/synthetic_history.sh
+cache=$(synthetic_history "$commits")
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# The generated config with the state and the log kept in the scratch directory.
-/usr/bin/python3 - "$cache/config.json" "$work" <<'PY'
-import json, sys
-config = json.load(open(sys.argv[1]))
-config["state_dir"] = sys.argv[2] + "/state"
-config["log"]["file"] = sys.argv[2] + "/watcher.log"
-json.dump(config, open(sys.argv[2] + "/config.json", "w"), indent=2)
-PY
+make_scratch "$cache"  # $work/config.json: the state and the log kept in the scratch directory
 n_functions=$(/usr/bin/python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["functions_to_monitor"]))' \
   "$work/config.json")
 

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
 
 #include "aaw/core/function_change.hpp"
 #include "aaw/core/render.hpp"
@@ -15,6 +17,23 @@ const SignatureState* find_state(const std::vector<FunctionState>& states, const
     if (s.function == f) return &s.state;
   return nullptr;
 }
+
+// Each function's state in `states`, found in constant time (a commit judges every function).
+class StateIndex {
+ public:
+  explicit StateIndex(const std::vector<FunctionState>& states) {
+    m_states.reserve(states.size());
+    for (const FunctionState& s : states) m_states.emplace(key(s.function), &s.state);
+  }
+  const SignatureState* find(const MonitoredFunction& f) const {
+    auto it = m_states.find(key(f));
+    return it == m_states.end() ? nullptr : it->second;
+  }
+
+ private:
+  static std::string key(const MonitoredFunction& f) { return f.import_statement + '\n' + f.function_path; }
+  std::unordered_map<std::string, const SignatureState*> m_states;
+};
 
 void log_change(Logger& log, const FunctionChange& c) {
   log.info("API change detected for {} ({})", c.function.function_path, to_string(*highest(c.changes)));
@@ -122,9 +141,10 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
   CommitRecord record;
   record.commit = *info;
   record.advances_line = advances_line;
+  const StateIndex base(baseline);
   for (std::size_t i = 0; i < m_functions.size(); ++i) {
     record.states.push_back({m_functions[i], (*states)[i]});
-    judge(*info, m_functions[i], (*states)[i], find_state(baseline, m_functions[i]), record);
+    judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i]), record);
   }
   log_extraction_failures(m_log, commit, failures_of(record.states));
   auto recorded = m_store.record(record);

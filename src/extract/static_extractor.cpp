@@ -3,6 +3,7 @@
 // rules live in the Python helper, next to the `ast` they depend on.
 #include "aaw/extract/static_extractor.hpp"
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -130,6 +131,7 @@ Result<FunctionLookup> lookup_from_json(const Json& json) {
 Json StaticExtractor::with_options(Json request) const {
   if (!m_options.source_roots.empty()) request["source_roots"] = m_options.source_roots;
   if (!m_options.module_aliases.empty()) request["module_aliases"] = m_options.module_aliases;
+  request["cache_bytes"] = static_cast<std::int64_t>(m_options.cache_mb) << 20;
   return request;
 }
 
@@ -183,7 +185,7 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
 
 Result<std::vector<std::string>> StaticExtractor::digests(SourceTree& tree,
                                                           const std::vector<DigestQuery>& queries) {
-  Json request = {{"queries", Json::array()}};
+  Json request = with_options({{"queries", Json::array()}});
   for (const DigestQuery& q : queries)
     request["queries"].push_back({{"blob", q.blob.hex}, {"names", *q.names}});
   auto answer = m_python.call("aaw_static", "module_digests", request, tree_callbacks(tree));
@@ -193,6 +195,15 @@ Result<std::vector<std::string>> StaticExtractor::digests(SourceTree& tree,
   std::vector<std::string> out;
   for (const Json& digest : *answer) out.push_back(digest.is_string() ? digest.get<std::string>() : "");
   return out;
+}
+
+Result<ParseStats> StaticExtractor::parse_stats() {
+  auto answer = m_python.call("aaw_static", "stats", Json::object(), {});
+  if (!answer) return answer.error().context("reading the parser's counters");
+  if (!answer->is_object())
+    return malformed("no object of counters").context("reading the parser's counters");
+  return ParseStats{answer->value("parses", std::int64_t{0}),
+                    answer->value("distinct_blobs", std::int64_t{0})};
 }
 
 }  // namespace aaw

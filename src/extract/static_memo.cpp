@@ -217,8 +217,12 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
 }
 
 std::string IncrementalStaticSource::work_summary() const {
-  return fmt::format("Static extraction: {} function states resolved in Python, {} reused unchanged",
-                     m_resolved, m_reused);
+  std::string summary = fmt::format(
+      "Static extraction: {} function states resolved in Python, {} reused unchanged", m_resolved, m_reused);
+  auto stats = m_extractor.parse_stats();
+  if (stats)
+    summary += fmt::format("; {} module parses of {} distinct blobs", stats->parses, stats->distinct_blobs);
+  return summary;
 }
 
 SourceKind static_source_kind() {

@@ -46,6 +46,7 @@ using detail::scrub;
 
 constexpr const char* k_remote = "origin";
 constexpr std::size_t k_readable_name_max = 64;
+constexpr std::size_t k_object_cache_bytes = std::size_t{16} << 20;
 
 // ---- libgit2 handles -------------------------------------------------------------------------
 
@@ -57,7 +58,12 @@ using RevwalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk_free>>;
 // mirror and every tree it hands out share one Session, whose repository is freed before the
 // count is dropped. Trees may outlive their mirror.
 struct Session {
-  Session() { git_libgit2_init(); }
+  Session() {
+    git_libgit2_init();
+    // libgit2 keeps recently read objects (trees, blobs) in a process-wide cache of 256 MiB by
+    // default; a long replay reads thousands of trees, so bound it: RSS must not grow with commits.
+    git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(k_object_cache_bytes));
+  }
   ~Session() {
     repository.reset();
     git_libgit2_shutdown();

@@ -26,7 +26,9 @@
 #include <cstdint>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <unordered_map>
@@ -272,8 +274,10 @@ class SqliteStateStore final : public StateStore {
     if (!done) {
       m_known.clear();  // it may hold ids the rollback took back
       m_parsed.clear();
+      m_baseline.reset();
       return done.error().context("cannot record commit '" + record.commit.id.hex + "'");
     }
+    carry_baseline(m_recorded_sequence, record);
     return {};
   }
 
@@ -303,6 +307,13 @@ class SqliteStateStore final : public StateStore {
   Result<std::vector<FunctionState>> baseline(const std::optional<ObjectId>& up_to) override {
     auto bound = sequence_bound(up_to);
     if (!bound) return bound.error();
+    if (m_baseline && up_to && m_baseline->sequence == *bound) return cached_baseline();
+    auto states = query_baseline(*bound);
+    if (states && up_to) remember_baseline(*bound, *states);
+    return states;
+  }
+
+  Result<std::vector<FunctionState>> query_baseline(std::int64_t bound) {
     // Per function, commit_states is walked backwards from the bound to the first usable state,
     // which is nearly always in the last commit. There is deliberately no index by function: it
     // would make every record() write one index page per function (3-5x the cost for 50 functions);
@@ -315,8 +326,55 @@ class SqliteStateStore final : public StateStore {
         "   ORDER BY cs.commit_sequence DESC LIMIT 1) AS state_id "
         "FROM functions f ORDER BY f.id");
     if (!query) return query.error();
-    query->bind(1, *bound);
+    query->bind(1, bound);
     return read_function_states(*query);
+  }
+
+  // The watcher asks for the baseline of the commit it recorded last before each commit, and the
+  // query above reads every function's rows: the baseline of one sequence is kept in memory and
+  // carried forward by each record() of the sequence right after it (carry_baseline).
+  struct CachedBaseline {
+    std::int64_t sequence = 0;
+    std::map<std::int64_t, FunctionState> states;  // by function id, the order baseline() gives
+  };
+
+  std::vector<FunctionState> cached_baseline() const {
+    std::vector<FunctionState> out;
+    out.reserve(m_baseline->states.size());
+    for (const auto& [id, state] : m_baseline->states) out.push_back(state);
+    return out;
+  }
+
+  void remember_baseline(std::int64_t sequence, const std::vector<FunctionState>& states) {
+    CachedBaseline cached{sequence, {}};
+    for (const FunctionState& state : states) {
+      auto known = known_function(state.function);
+      if (!known) return;  // not kept: the next call asks the database again
+      cached.states.emplace((*known)->id, state);
+    }
+    m_baseline = std::move(cached);
+  }
+
+  // After `record` was committed at `sequence`: the baseline there is the one before it with the
+  // record's usable states on top. A rewrite at or before the cached sequence invalidates it; a
+  // commit further on leaves it as it is.
+  void carry_baseline(std::int64_t sequence, const CommitRecord& record) {
+    if (!m_baseline) return;
+    if (sequence <= m_baseline->sequence) {
+      m_baseline.reset();
+      return;
+    }
+    if (sequence != m_baseline->sequence + 1) return;
+    for (const FunctionState& state : record.states) {
+      if (is_machinery_failure(state.state.status)) continue;
+      auto known = known_function(state.function);
+      if (!known) {
+        m_baseline.reset();
+        return;
+      }
+      m_baseline->states.insert_or_assign((*known)->id, state);
+    }
+    m_baseline->sequence = sequence;
   }
 
   // Kept as a named value written with the commit that moved it, not derived from sequence
@@ -445,6 +503,7 @@ class SqliteStateStore final : public StateStore {
   Result<void> write_record(const CommitRecord& record) {
     auto sequence = write_commit(record);
     if (!sequence) return sequence.error();
+    m_recorded_sequence = *sequence;
     if (record.advances_line) {
       if (auto moved = set_value(k_line_head, record.commit.id.hex); !moved) return moved;
     }
@@ -644,6 +703,8 @@ class SqliteStateStore final : public StateStore {
   std::unordered_map<std::string, KnownFunction> m_known;
   // STATE rows read back, by id (see state_by_id).
   std::unordered_map<std::int64_t, SignatureState> m_parsed;
+  std::optional<CachedBaseline> m_baseline;  // see carry_baseline
+  std::int64_t m_recorded_sequence = 0;      // of the commit write_record() wrote last
 };
 
 }  // namespace

@@ -139,12 +139,12 @@ class Session:
         except Exception as error:  # a bug here must cost one function, not the whole call
             state = aaw_signature.failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
-        consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         if state.get("status") != "ok":
-            # Details name lines ("bound to a call at m.py:12"), which digests leave out: a state
-            # that is not ok is resolved again whenever one of its files changes at all.
-            for entry in consulted:
-                entry["digest"], entry["names"] = None, []
+            # Details name lines ("bound to a call at m.py:12"), which digests leave out unless
+            # asked: a state that is not ok is resolved again when a line it may quote moves.
+            for names in self.asked.values():
+                names.add(aaw_summary.POSITIONS)
+        consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         # Directory probes say whether the directory was there, so a caller re-checking them
         # notices one appearing or disappearing (namespace packages).
         consulted += [{"path": path, "blob": None, "directory": found}
@@ -286,13 +286,16 @@ class Session:
 
     def _declared_roots(self):
         roots = []
-        for path, reader in (("pyproject.toml", _roots_in_pyproject), ("setup.cfg", _roots_in_setup_cfg),
-                             ("setup.py", _roots_in_setup_py)):
+        for path, reader in _PACKAGING_FILES:
             blob = self._blob(path)
             if blob is None:
                 continue
-            text = self._host("read_blob", blob, "read '%s' (blob %s)" % (path, blob))
-            roots += [_directory(root) for root in reader(text if isinstance(text, str) else "")]
+            declared = _declared_cache.get((path, blob))
+            if declared is None:
+                text = self._host("read_blob", blob, "read '%s' (blob %s)" % (path, blob))
+                declared = [_directory(root) for root in reader(text if isinstance(text, str) else "")]
+                _remember_declared(path, blob, declared)
+            roots += declared
         return roots
 
     def _hook_target(self, name):
@@ -871,6 +874,10 @@ class Session:
         it asked about (or the module's whole API surface when it asked about none)."""
         summary = self.summaries.get(blob) if blob is not None else None
         names = sorted(self.asked.get(path, ()))
+        declared = _declared_cache.get((path, blob)) if summary is None and blob is not None else None
+        if declared is not None:
+            # A packaging file: resolution read only the roots it declares (release edits keep them).
+            return {"path": path, "blob": blob, "digest": _roots_digest(declared), "names": [ROOTS + path]}
         if summary is None or not names:
             return {"path": path, "blob": blob, "digest": None, "names": []}
         return {"path": path, "blob": blob, "digest": aaw_summary.safe_digest(summary, names), "names": names}
@@ -977,6 +984,40 @@ def _absolute_name(module, level, name):
     return ".".join(base + ([name] if name else []))
 
 
+# The roots each packaging file declares, by (path, blob): a package's setup.py is asked about by
+# every function that meets a module from outside the repository (torch, ...), at every commit.
+_DECLARED_LIMIT = 64
+_declared_cache = {}
+
+
+# The pseudo-name under which a packaging file's probe carries the digest of its declared roots:
+# "<roots>setup.py" (module_digests reads it back with declared_roots_digest).
+ROOTS = "<roots>"
+
+
+def declared_roots_digest(path, blob, read):
+    """The digest of the roots the packaging file `path` at `blob` declares (read(blob): its text)."""
+    declared = _declared_cache.get((path, blob))
+    if declared is None:
+        reader = dict(_PACKAGING_FILES).get(path)
+        if reader is None:
+            return None
+        text = read(blob)
+        declared = [_directory(root) for root in reader(text if isinstance(text, str) else "")]
+        _remember_declared(path, blob, declared)
+    return _roots_digest(declared)
+
+
+def _roots_digest(declared):
+    return "roots:" + repr(declared)
+
+
+def _remember_declared(path, blob, roots):
+    if len(_declared_cache) >= _DECLARED_LIMIT:
+        _declared_cache.pop(next(iter(_declared_cache)))  # the oldest
+    _declared_cache[(path, blob)] = roots
+
+
 def _roots_in_pyproject(text):
     try:
         import tomllib
@@ -1081,3 +1122,7 @@ def _init_fields(cls, style):
     if auto is None:
         auto = style == "define" and (not attributes or all(f.annotation is not None for f in attributes))
     return annotated if auto else attributes
+
+
+_PACKAGING_FILES = (("pyproject.toml", _roots_in_pyproject), ("setup.cfg", _roots_in_setup_cfg),
+                    ("setup.py", _roots_in_setup_py))

@@ -20,10 +20,12 @@ def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     None}, "known_directories": {path: bool}, "source_roots": [dir, ...], "module_aliases": {old:
     new}}: known_* are answers the caller already has for this tree, used instead of asking the
     host again; source_roots (default: the root, src/, then what packaging files declare) and
-    module_aliases are the config's static.* keys."""
+    module_aliases are the config's static.* keys; cache_bytes bounds the cache of parsed modules
+    (static.cache_mb)."""
     functions = args.get("functions") if isinstance(args, dict) else None
     if not isinstance(functions, list):
         raise TypeError("resolve_all expects {'functions': [...]}")
+    _bound_cache(args)
     session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
     known_blobs = args.get("known_blobs")
     if isinstance(known_blobs, dict):
@@ -37,10 +39,21 @@ def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
 def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     """The digest of each {"blob", "names"} in args["queries"] (aaw_summary.digest), in order:
     what the caller compares to decide whether a changed file can change a resolution at all.
-    Each distinct blob is parsed once, ever."""
-    return [aaw_summary.safe_digest(aaw_summary.summary_of(query["blob"], host.read_blob),
-                                    sorted(query.get("names") or ()))
-            for query in args.get("queries", [])]
+    Each distinct blob is parsed once while it stays in the cache (args["cache_bytes"] bounds it)."""
+    _bound_cache(args)
+    return [_digest_of(query, host) for query in args.get("queries", [])]
+
+
+def _digest_of(query: Dict[str, Any], host: Any) -> Any:
+    names = sorted(query.get("names") or ())
+    if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots
+        return aaw_resolver.declared_roots_digest(names[0][len(aaw_resolver.ROOTS):], query["blob"], host.read_blob)
+    return aaw_summary.safe_digest(aaw_summary.summary_of(query["blob"], host.read_blob), names)
+
+
+def _bound_cache(args: Dict[str, Any]) -> None:
+    if "cache_bytes" in args:
+        aaw_summary.set_cache_limit(args["cache_bytes"])
 
 
 def clear_cache(args: Any = None, host: Any = None) -> None:
@@ -50,3 +63,9 @@ def clear_cache(args: Any = None, host: Any = None) -> None:
 
 def cache_size(args: Any = None, host: Any = None) -> int:
     return aaw_summary.cache_size()
+
+
+def stats(args: Any = None, host: Any = None) -> Dict[str, int]:
+    """What parsing cost so far (aaw_summary.stats): parses, distinct_blobs, cached, cached_bytes,
+    limit_bytes."""
+    return aaw_summary.stats()

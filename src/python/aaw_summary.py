@@ -15,34 +15,77 @@ import sys
 from collections import OrderedDict
 from typing import Iterable, List, Optional, Union
 
-_CACHE_LIMIT = 4096
-# blob id -> Scope (a parsed module) or ParseFailure; least recently used first.
+# The cache is bounded by an estimate of the bytes its summaries hold: about this many times the
+# source text they were made from (measured on aiter's history: the process grows by 8.6-9.2 bytes
+# per character of source summarised, allocator overhead included).
+_BYTES_PER_CHARACTER = 10
+_DEFAULT_LIMIT_BYTES = 64 << 20
+_limit_bytes = _DEFAULT_LIMIT_BYTES
+# blob id -> (Scope (a parsed module) or ParseFailure, its estimated bytes); least recently used first.
 _summaries = OrderedDict()
+_cached_bytes = 0
+# What parsing cost so far: texts summarised, and how many distinct blobs they were (counted up to
+# _DISTINCT_LIMIT blobs, past which the set stops growing: a daemon runs for months).
+_DISTINCT_LIMIT = 1 << 16
+_parses = 0
+_distinct = set()
 
 
 def cached(blob: str) -> "Optional[Union[Scope, ParseFailure]]":
     """The summary of `blob` when it is cached (and then the most recently used), else None."""
-    summary = _summaries.get(blob)
-    if summary is not None:
-        _summaries.move_to_end(blob)
-    return summary
+    entry = _summaries.get(blob)
+    if entry is None:
+        return None
+    _summaries.move_to_end(blob)
+    return entry[0]
 
 
 def summary_of(blob: str, read) -> "Union[Scope, ParseFailure]":
     """The cached summary of `blob`, else read(blob)'s text summarised and cached."""
     summary = cached(blob)
     if summary is None:
-        summary = summarize(read(blob))
-        remember(blob, summary)
+        text = read(blob)
+        summary = summarize(text)
+        _count_parse(blob)
+        remember(blob, summary, len(text) if isinstance(text, str) else 0)
     return summary
 
 
 def clear_cache() -> None:
+    global _cached_bytes
     _summaries.clear()
+    _cached_bytes = 0
 
 
 def cache_size() -> int:
     return len(_summaries)
+
+
+def set_cache_limit(limit_bytes: Optional[int]) -> None:
+    """Bounds the cache to about `limit_bytes` (None: the default, 64 MiB); evicts at once."""
+    global _limit_bytes
+    _limit_bytes = _DEFAULT_LIMIT_BYTES if limit_bytes is None else max(0, int(limit_bytes))
+    _evict()
+
+
+def stats() -> dict:
+    """{"parses", "distinct_blobs", "cached", "cached_bytes", "limit_bytes"}: parses / distinct_blobs
+    is 1.0 when no text was parsed twice (distinct_blobs stops at 65,536)."""
+    return {"parses": _parses, "distinct_blobs": len(_distinct), "cached": len(_summaries),
+            "cached_bytes": _cached_bytes, "limit_bytes": _limit_bytes}
+
+
+def reset_stats() -> None:
+    global _parses
+    _parses = 0
+    _distinct.clear()
+
+
+def _count_parse(blob: str) -> None:
+    global _parses
+    _parses += 1
+    if len(_distinct) < _DISTINCT_LIMIT:
+        _distinct.add(blob)
 
 
 class Def:
@@ -170,7 +213,7 @@ class Star:
 
 class Scope:
     __slots__ = ("bindings", "stars", "all_names", "all_dynamic", "dynamic", "imports", "maps", "hooks",
-                 "getattr_cases", "dynamic_imports")
+                 "getattr_cases", "dynamic_imports", "digests")
 
     def __init__(self):
         self.bindings = {}      # name -> [(statement index, binding)], textual order
@@ -191,6 +234,9 @@ class Scope:
         self.getattr_cases = {}
         # The body imports a module by a computed name (importlib.import_module, __import__).
         self.dynamic_imports = False
+        # digest() of each set of names asked so far (a summary never changes once made), and the
+        # rendered bindings of each name (by the name itself: keys of the two kinds never meet).
+        self.digests = {}
 
     def bind(self, name, index, binding):
         self.bindings.setdefault(name, []).append((index, binding))
@@ -241,6 +287,9 @@ def summarize(text: str) -> "Union[Scope, ParseFailure]":
 # Pseudo-names for digest(): not identifiers, so no binding can be called so.
 IMPORTS = "<imports>"
 HOOKS = "<hooks>"
+# Asks for the positions too (the line of each binding and star import, what may define names
+# dynamically, as the details of a state that is not ok quote them).
+POSITIONS = "<positions>"
 _BODY = "<body>"
 
 
@@ -262,10 +311,17 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
         return summary.digest
     if not names:
         return None
-    wanted = set(names)
-    events = [(index, "*", _star_repr(star)) for index, star in summary.stars]
-    for name in wanted:
-        events += [(index, name, _binding_repr(binding)) for index, binding in summary.bindings.get(name, ())]
+    wanted = frozenset(names)
+    known = summary.digests.get(wanted)
+    if known is None:
+        known = summary.digests[wanted] = _digest(summary, wanted)
+    return known
+
+
+def _digest(summary: "Scope", wanted: "frozenset") -> str:
+    events = list(_events_of(summary, "*"))
+    for name in sorted(wanted):  # sorted: names bound by one statement come in one order
+        events += _events_of(summary, name)
     events.sort(key=lambda event: event[0])
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", repr(summary.all_names), summary.all_dynamic, bool(summary.dynamic)))
@@ -277,6 +333,10 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
     if HOOKS in wanted:
         parts.append((HOOKS, sorted(summary.hooks), sorted((k, sorted(v.items())) for k, v in summary.maps.items()),
                       sorted(summary.getattr_cases.items())))
+    if POSITIONS in wanted:
+        parts.append((POSITIONS, [(index, star.line) for index, star in summary.stars],
+                      [(name, [(index, _line_of(binding)) for index, binding in summary.bindings.get(name, ())])
+                       for name in sorted(wanted)], summary.dynamic))
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
@@ -287,6 +347,28 @@ def safe_digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Opti
         return digest(summary, names)
     except RecursionError:
         return None
+
+
+def _events_of(summary: "Scope", name: str) -> list:
+    """[(index, name, text)] of the bindings of `name` ("*": the star imports), rendered once per
+    summary: many digests of one module ask for the same names."""
+    known = summary.digests.get(name)
+    if known is None:
+        if name == "*":
+            known = [(index, "*", _star_repr(star)) for index, star in summary.stars]
+        else:
+            known = [(index, name, _binding_repr(binding)) for index, binding in summary.bindings.get(name, ())]
+        summary.digests[name] = known
+    return known
+
+
+def _line_of(binding):
+    line = getattr(binding, "line", None)
+    return (line, _scope_lines(binding.scope)) if isinstance(binding, Class) else line
+
+
+def _scope_lines(scope):
+    return sorted((index, name, _line_of(binding)) for name, bound in scope.bindings.items() for index, binding in bound)
 
 
 def _star_repr(star):
@@ -329,13 +411,31 @@ def _scope_repr(scope):
     return repr([(name, text) for _, name, text in events])
 
 
-def remember(blob: str, summary: "Union[Scope, ParseFailure]") -> None:
-    _summaries[blob] = summary
-    while len(_summaries) > _CACHE_LIMIT:
-        _summaries.popitem(last=False)
+def remember(blob: str, summary: "Union[Scope, ParseFailure]", characters: int = 0) -> None:
+    """Caches `summary` made from `characters` of source text, evicting the least recently used
+    summaries past the limit (the newest is kept even alone past it: the caller is using it)."""
+    global _cached_bytes
+    previous = _summaries.pop(blob, None)
+    if previous is not None:
+        _cached_bytes -= previous[1]
+    cost = 256 + _BYTES_PER_CHARACTER * characters
+    _summaries[blob] = (summary, cost)
+    _cached_bytes += cost
+    _evict()
     # Cached summaries live long and hold no cycles: keep the cyclic collector from walking them
-    # over and over (reference counting still frees the ones the cache lets go).
+    # over and over (reference counting still frees the ones the cache lets go). Collect first:
+    # frozen cyclic garbage is never freed, and some is made all the time (each ast.dump() call
+    # leaves a cycle), which would make memory grow with every commit. The collection walks only
+    # what is not frozen yet.
+    gc.collect()
     gc.freeze()
+
+
+def _evict() -> None:
+    global _cached_bytes
+    while _cached_bytes > _limit_bytes and len(_summaries) > 1:
+        _, (_, cost) = _summaries.popitem(last=False)
+        _cached_bytes -= cost
 
 
 class Collector:

@@ -301,5 +301,21 @@ TEST_F(ConfigTest, ReadsTheStaticSection) {
             "config.json: static.module_aliases.a: expected a string");
 }
 
+TEST_F(ConfigTest, StaticCacheMbBoundsTheParsedModulesAndMustBePositive) {
+  auto defaults = parse_config(with_functions(k_one_function, ""), "config.json");
+  ASSERT_TRUE(defaults) << defaults.error().message();
+  EXPECT_EQ(defaults->config.static_extraction.cache_mb, 64);
+  auto loaded =
+      parse_config(with_functions(k_one_function, R"(, "static": {"cache_mb": 16})"), "config.json");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->config.static_extraction.cache_mb, 16);
+  EXPECT_NE(
+      error_of(with_functions(k_one_function, R"(, "static": {"cache_mb": 0})")).find("static.cache_mb"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(with_functions(k_one_function, R"(, "static": {"cache_mb": "big"})")).find("static.cache_mb"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace aaw

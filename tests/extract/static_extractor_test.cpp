@@ -45,6 +45,26 @@ class StaticExtractorTest : public ::testing::Test {
   StaticExtractor m_extractor{test::shared_python()};
 };
 
+// --- the parse cache -----------------------------------------------------------------------------
+
+TEST_F(StaticExtractorTest, StaticCacheMbBoundsTheInterpretersCacheAndParsesAreCounted) {
+  write("pkg/__init__.py", "def f(a): pass\ndef g(b): pass\n");
+  StaticConfig small;
+  small.cache_mb = 3;
+  StaticExtractor extractor{test::shared_python(), small};
+  auto before = extractor.parse_stats();
+  ASSERT_TRUE(before) << before.error().message();
+  ASSERT_TRUE(extractor.extract(m_tree, {{"import pkg", "pkg.f"}, {"import pkg", "pkg.g"}}));
+  auto stats = test::shared_python().call("aaw_static", "stats", nullptr, {});
+  ASSERT_TRUE(stats) << stats.error().message();
+  EXPECT_EQ((*stats)["limit_bytes"], 3 << 20);
+  auto after = extractor.parse_stats();
+  ASSERT_TRUE(after) << after.error().message();
+  EXPECT_EQ(after->parses - before->parses, 1);  // one module, parsed once for both functions
+  EXPECT_EQ(after->distinct_blobs - before->distinct_blobs, 1);
+  ASSERT_TRUE(m_extractor.extract(m_tree, {{"import pkg", "pkg.f"}}));  // the default bound again
+}
+
 // --- the import statement -----------------------------------------------------------------------
 
 TEST_F(StaticExtractorTest, ResolvesImportPackageThenAttribute) {

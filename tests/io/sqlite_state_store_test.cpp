@@ -286,6 +286,33 @@ TEST_F(SqliteStateStoreTest, BaselineRespectsUpTo) {
   EXPECT_EQ(*store->baseline(std::nullopt), processed(3, 2, 3).states);
 }
 
+// The baseline of the last commit is kept in memory and carried forward by each record: it must
+// say what the database says, through failures, rewrites of earlier commits and a second reader.
+TEST_F(SqliteStateStoreTest, BaselineCarriedForwardAgreesWithTheDatabase) {
+  auto store = open_store();
+  record(*store, processed(1, 3, 1));
+  ASSERT_TRUE(store->baseline(sha(1)));  // from the database, then kept
+  CommitRecord broken = processed(2, 3, 2);
+  broken.states[0].state = SignatureState::failed(Status::build_failed, "build failed");
+  record(*store, broken);
+  std::vector<FunctionState> expected = {{function(0), ok_state(1)}, broken.states[1], broken.states[2]};
+  EXPECT_EQ(*store->baseline(sha(2)), expected);
+  record(*store, processed(3, 3, 3));
+  EXPECT_EQ(*store->baseline(sha(3)), processed(3, 3, 3).states);
+  EXPECT_EQ(*open_store()->baseline(sha(3)), processed(3, 3, 3).states);
+
+  record(*store, processed(2, 3, 7));  // an earlier commit recorded again: the carried baseline goes
+  EXPECT_EQ(*store->baseline(sha(2)), processed(2, 3, 7).states);
+  EXPECT_EQ(*store->baseline(sha(3)), processed(3, 3, 3).states);
+  CommitRecord failed;
+  failed.commit = commit_info(4);
+  failed.outcome = CommitOutcome::failed;
+  failed.error = "missing object";
+  record(*store, failed);  // a commit without states: the baseline there is the one before
+  EXPECT_EQ(*store->baseline(sha(4)), processed(3, 3, 3).states);
+  EXPECT_EQ(*open_store()->baseline(sha(4)), processed(3, 3, 3).states);
+}
+
 TEST_F(SqliteStateStoreTest, BaselineUpToAnUnrecordedCommitIsNotFound) {
   auto store = open_store();
   record(*store, processed(1));

@@ -52,6 +52,36 @@ class SourceRootsTest(unittest.TestCase):
             with self.subTest(name=name, text=text):
                 self.assertEqual(names(resolve(dict(body, **{name: text}), "import pkg", "pkg.f")), ["x"])
 
+    def test_a_packaging_file_is_read_once_for_every_function_and_commit(self):
+        # Every function that meets an outside module (torch) asks the packaging files where
+        # packages live: setup.py is read once per blob, not once per function and commit.
+        files = {"pkg/__init__.py": "import torch\nfrom .m import *\n", "pkg/m.py": "def f(a): pass\ndef g(b): pass\n",
+                 "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"}
+        host = DictHost(files)
+        setup_blob = host.find_blob("setup.py")
+        functions = [{"import_statement": "import pkg", "function_path": "pkg.f"},
+                     {"import_statement": "import pkg", "function_path": "pkg.g"},
+                     {"import_statement": "import torch", "function_path": "torch.zeros"}]
+        for _ in range(3):
+            aaw_static.resolve_all({"functions": functions}, host)
+        self.assertEqual(host.reads.count(setup_blob), 1)
+
+    def test_a_packaging_file_edit_that_keeps_its_roots_keeps_its_digest(self):
+        # The star import after f is looked at first: torch is looked for in every root.
+        files = {"pkg/__init__.py": "def f(a): pass\nfrom torch import *\n",
+                 "setup.py": "from setuptools import setup\nsetup(name='pkg', version='1.0')\n"}
+        host = DictHost(files)
+        result = aaw_static.resolve_all({"functions": [{"import_statement": "import pkg", "function_path": "pkg.f"}]},
+                                        host)[0]
+        probe = next(entry for entry in result["consulted"] if entry["path"] == "setup.py")
+        self.assertIsNotNone(probe["digest"])
+        digest_of = lambda text: aaw_static.module_digests(
+            {"queries": [{"blob": DictHost.blob_id(text), "names": probe["names"]}]}, host)[0]
+        host.write("setup.py", "from setuptools import setup\nsetup(name='pkg', version='1.1')\n")
+        self.assertEqual(digest_of(host.files["setup.py"]), probe["digest"])
+        host.write("setup.py", "from setuptools import setup\nsetup(name='pkg', package_dir={'': 'lib'})\n")
+        self.assertNotEqual(digest_of(host.files["setup.py"]), probe["digest"])
+
     def test_configured_roots_replace_the_search(self):
         files = {"pkg/__init__.py": "def f(a): pass\n", "vendor/pkg/__init__.py": "def f(v): pass\n"}
         self.assertEqual(names(resolve(files, "import pkg", "pkg.f", source_roots=["vendor"])), ["v"])

@@ -131,6 +131,23 @@ class ConsultedTest(unittest.TestCase):
         resolve(None, "import pkg", "pkg.g", host)
         self.assertEqual(len(host.reads), 1)
 
+    def test_a_state_that_is_not_ok_keeps_its_probes_digests_with_the_lines_its_detail_quotes(self):
+        # A function missing for a thousand commits must not be resolved again at every edit of
+        # the modules it was looked for in, only when what its detail says may have changed.
+        host = DictHost({"pkg/__init__.py": "from .m import *\ng = compute()\n", "pkg/m.py": "def f(a): pass\n"})
+        entry = resolve(None, "import pkg", "pkg.g", host)
+        self.assertEqual(entry["state"]["status"], "unresolved")
+        self.assertIn("pkg/__init__.py:2", entry["state"]["detail"])
+        probe = next(c for c in entry["consulted"] if c["path"] == "pkg/__init__.py")
+        self.assertIsNotNone(probe["digest"])
+
+        def digest_of(text):
+            host.write("pkg/__init__.py", text)
+            query = {"blob": host.find_blob("pkg/__init__.py"), "names": probe["names"]}
+            return aaw_static.module_digests({"queries": [query]}, host)[0]
+        self.assertEqual(digest_of("from .m import *\ng = compute()\n# a comment\n"), probe["digest"])
+        self.assertNotEqual(digest_of("from .m import *\n\ng = compute()\n"), probe["digest"])
+
     def test_module_digests_answer_per_query(self):
         host = DictHost({"m.py": "def f(a): pass\n"})
         blob = host.find_blob("m.py")

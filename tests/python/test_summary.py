@@ -56,6 +56,13 @@ class DigestTest(unittest.TestCase):
         self.assertNotEqual(base, aaw_summary.digest(summary("def f(a, b): pass\n"), ["f"]))
         self.assertNotEqual(base, aaw_summary.digest(summary("from .m import *\ndef f(a): pass\n"), ["f"]))
 
+    def test_a_digest_is_computed_once_per_set_of_names(self):
+        scope = summary("from .m import a, b\ndef f(x): pass\n")
+        first = aaw_summary.digest(scope, ["a", "b"])
+        self.assertEqual(aaw_summary.digest(scope, ["b", "a", "a"]), first)
+        self.assertEqual([k for k in scope.digests if isinstance(k, frozenset)], [frozenset({"a", "b"})])
+        self.assertEqual(first, aaw_summary.digest(summary("from .m import a, b\ndef f(x): pass\n"), ["b", "a"]))
+
     def test_no_names_means_no_digest(self):
         self.assertIsNone(aaw_summary.digest(summary("x = 1\n"), []))
 
@@ -75,6 +82,55 @@ class CacheTest(unittest.TestCase):
         self.assertIs(aaw_summary.summary_of("b1", read), first)
         self.assertEqual(reads, ["b1"])
         self.assertEqual(aaw_summary.cache_size(), 1)
+
+    def test_parses_and_distinct_blobs_are_counted(self):
+        aaw_summary.reset_stats()
+        aaw_summary.summary_of("b1", lambda _: "def f(): pass\n")
+        aaw_summary.summary_of("b1", lambda _: "def f(): pass\n")
+        aaw_summary.summary_of("b2", lambda _: "def g(): pass\n")
+        stats = aaw_summary.stats()
+        self.assertEqual((stats["parses"], stats["distinct_blobs"]), (2, 2))
+
+    def test_the_cache_keeps_the_most_recent_summaries_within_its_byte_bound(self):
+        text = "def f(a, b=1): pass\n" * 20  # 400 characters: about 4 kB once summarised
+        aaw_summary.set_cache_limit(10_000)
+        try:
+            for blob in ("b1", "b2", "b3", "b4"):
+                aaw_summary.summary_of(blob, lambda _: text)
+            stats = aaw_summary.stats()
+            self.assertLessEqual(stats["cached_bytes"], 10_000)
+            self.assertEqual(stats["cached"], 2)
+            self.assertIsNone(aaw_summary.cached("b1"))
+            self.assertIsNotNone(aaw_summary.cached("b4"))
+        finally:
+            aaw_summary.set_cache_limit(None)
+
+    def test_garbage_made_between_parses_is_never_frozen(self):
+        # ast.dump() (digests) leaves a reference cycle at each call: frozen, it would never be freed.
+        import gc
+        aaw_summary.set_cache_limit(0)
+        try:
+            def parse_and_dump(i):
+                scope = aaw_summary.summary_of("b%d" % i, lambda _: "def f(a, b=%d): pass\n" % i)
+                aaw_summary.digest(scope, ["f"])
+            for i in range(20):
+                parse_and_dump(i)
+            frozen = gc.get_freeze_count()
+            for i in range(20, 220):
+                parse_and_dump(i)
+            self.assertLess(gc.get_freeze_count() - frozen, 100)
+        finally:
+            aaw_summary.set_cache_limit(None)
+
+    def test_a_summary_larger_than_the_bound_is_still_kept_while_it_is_the_newest(self):
+        aaw_summary.set_cache_limit(0)
+        try:
+            first = aaw_summary.summary_of("b1", lambda _: "def f(): pass\n")
+            self.assertIs(aaw_summary.cached("b1"), first)
+            aaw_summary.summary_of("b2", lambda _: "def g(): pass\n")
+            self.assertIsNone(aaw_summary.cached("b1"))
+        finally:
+            aaw_summary.set_cache_limit(None)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ struct StaticConfig {
   std::vector<std::string> source_roots;
   // Old module name -> new one, for redirects the resolver cannot read (an import hook of code).
   std::map<std::string, std::string> module_aliases;
+  // About how many MiB the cache of parsed modules (the embedded interpreter's) may hold.
+  int cache_mb = 64;
 };
 
 struct LogConfig {

@@ -5,6 +5,7 @@
 // aliases, class methods, last binding wins, decorators ignored, cycles cut.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +43,13 @@ struct Extraction {
   std::vector<PathProbe> consulted;
 };
 
+// What the embedded interpreter's parsing cost since it started: module texts parsed, and how many
+// distinct blobs they were (parses / distinct_blobs is 1 when nothing was parsed twice).
+struct ParseStats {
+  std::int64_t parses = 0;
+  std::int64_t distinct_blobs = 0;
+};
+
 class StaticExtractor {
  public:
   explicit StaticExtractor(PythonHost& python, StaticConfig options = {})
@@ -68,6 +76,9 @@ class StaticExtractor {
   // (src/python/aaw_lookup.py). An Error means the Python helper itself failed.
   Result<std::vector<FunctionLookup>> lookup(SourceTree& tree,
                                              const std::vector<MonitoredFunction>& functions);
+
+  // The interpreter's parse counters (aaw_static.stats); an Error when it cannot tell.
+  Result<ParseStats> parse_stats();
 
  private:
   // `request` with the static section's source_roots and module_aliases, when set.

@@ -34,7 +34,8 @@ class IncrementalStaticSource final : public SignatureSource {
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override;
 
-  // "Static extraction: N function states resolved in Python, M reused unchanged".
+  // "Static extraction: N function states resolved in Python, M reused unchanged; P module parses of
+  // B distinct blobs".
   std::string work_summary() const override;
 
   // How many functions were resolved by Python, and how many were reused, since construction.
