@@ -21,10 +21,15 @@ void log_consumer_impact(Logger& log, const ConsumerImpact& impact);
 // The same as a Markdown paragraph and table.
 std::string markdown_consumer_impact(const ConsumerImpact& impact);
 
-// The contract's compare JSON: {"old", "new", "functions": [{..., "old", "new", "changes",
-// "consumer_impact" (with a consumer, for a changed function it calls)}]}.
+// The comparison part of the compare document (gate.hpp builds the rest on it): {"old", "new",
+// "functions": [{..., "old", "new", "changes" (each with its "description"), "consumer_impact"
+// (with a consumer, for a changed function it calls), "old_location"/"new_location" (located)}]}.
 Json comparison_to_json(const Comparison& comparison);
 
+// The compare document (gate.hpp) as Markdown: a section per function with its old and new
+// signature and its changes (an accepted one with its waiver's reason).
+std::string render_markdown(const Json& document);
+// render_markdown of the comparison's document without levels or waivers.
 std::string render_markdown(const Comparison& comparison);
 
 // A function whose state could not be established at a commit, by the name the log uses.
