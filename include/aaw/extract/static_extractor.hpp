@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "aaw/core/config.hpp"
+#include "aaw/core/definition_locator.hpp"
 #include "aaw/core/function_lookup.hpp"
 #include "aaw/core/python_host.hpp"
 #include "aaw/core/signature.hpp"
@@ -68,6 +69,11 @@ class StaticExtractor {
   // (src/python/aaw_lookup.py). An Error means the Python helper itself failed.
   Result<std::vector<FunctionLookup>> lookup(SourceTree& tree,
                                              const std::vector<MonitoredFunction>& functions);
+
+  // Where each function is defined in `tree` (src/python/aaw_static.py locate_all): nullopt for
+  // one that resolves to no def. An Error means the Python helper itself failed.
+  Result<std::vector<std::optional<SourceLocation>>> locate(SourceTree& tree,
+                                                            const std::vector<MonitoredFunction>& functions);
 
  private:
   // `request` with the static section's source_roots and module_aliases, when set.
