@@ -11,6 +11,11 @@ std::string text(const Json& value) { return value.is_string() ? value.get<std::
 
 std::string count(const Json& value) { return std::to_string(value.get<int>()); }
 
+// "1 change", "2 changes".
+std::string plural(const Json& n, const std::string& word) {
+  return count(n) + " " + word + (n == 1 ? "" : "s");
+}
+
 std::string status_cell(const Json& change) {
   if (change["accepted"].get<bool>()) return "✅ accepted";
   if (change["level"] == "deny") return "❌ denied";
@@ -38,9 +43,9 @@ std::string verdict(const Json& doc) {
   std::string line = doc["exit_code"] == 1   ? "**❌ Failing**"
                      : doc["exit_code"] == 2 ? "**⚠️ Incomplete**"
                                              : "**✅ Passing**";
-  line += ": " + count(s["changes"]) + " changes in " + count(s["changed"]) + " of " + count(s["functions"]) +
-          " functions — " + count(s["failing"]) + " denied and not waived, " + count(s["warn"]) +
-          " warnings, " + count(s["accepted"]) + " accepted by waivers";
+  line += ": " + plural(s["changes"], "change") + " in " + count(s["changed"]) + " of " +
+          count(s["functions"]) + " functions — " + count(s["failing"]) + " denied and not waived, " +
+          count(s["warn"]) + " warnings, " + count(s["accepted"]) + " accepted by waivers";
   if (s["failures"].get<int>() > 0) line += ", " + count(s["failures"]) + " functions could not be extracted";
   return line + ".\n";
 }

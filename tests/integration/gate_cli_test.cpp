@@ -44,37 +44,43 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   return out;
 }
 
+// The suite's repositories, made once: a provider checkout on branch "pr" (the breaking commit and
+// what follows it), whose base branch "main" moved on from the commit before the break, so that
+// merge-base(main, pr) is `compatible`; and the consumer beside it.
+struct PullRequestRepos {
+  TempDir dir{"aaw-gate-cli"};
+  GitFixture repo{dir.path() / "aiter"};
+  SyntheticProviderCommits commits = SyntheticConsumer::build_provider(repo);
+
+  PullRequestRepos() {
+    repo.branch("pr");
+    repo.git({"reset", "--hard", commits.compatible});
+    repo.write_file("NOTES.md", "main moved on\n");
+    repo.commit("main: notes");
+    repo.checkout("pr");
+    SyntheticConsumer::write_consumer(dir.path() / "vllm");
+  }
+};
+
 class GateCliTest : public ::testing::Test {
  protected:
-  // A provider checkout on branch "pr" (the breaking commit and what follows it), whose base
-  // branch "main" moved on from the commit before the break: merge-base(main, pr) = compatible.
-  static void SetUpTestSuite() {
-    s_dir = std::make_unique<TempDir>("aaw-gate-cli");
-    s_repo = std::make_unique<GitFixture>(s_dir->path() / "aiter");
-    s_commits = SyntheticConsumer::build_provider(*s_repo);
-    s_repo->branch("pr");
-    s_repo->git({"reset", "--hard", s_commits.compatible});
-    s_repo->write_file("NOTES.md", "main moved on\n");
-    s_repo->commit("main: notes");
-    s_repo->checkout("pr");
-    SyntheticConsumer::write_consumer(s_dir->path() / "vllm");
-  }
-  static void TearDownTestSuite() {
-    s_repo.reset();
-    s_dir.reset();
-  }
+  static void SetUpTestSuite() { s_repos = std::make_unique<PullRequestRepos>(); }
+  static void TearDownTestSuite() { s_repos.reset(); }
+
+  static GitFixture& repo() { return s_repos->repo; }
+  static const SyntheticProviderCommits& commits() { return s_repos->commits; }
+  static fs::path consumer() { return s_repos->dir.path() / "vllm"; }
 
   // The consumer's functions to monitor (discover), its path for the impact, no usable remote:
   // --repo must not need one.
   fs::path config(const Json& extra = Json::object()) {
     auto path = m_work.path() / "config.json";
-    auto r =
-        run({"discover", "--consumer", (s_dir->path() / "vllm").string(), "--write-config", path.string()});
+    auto r = run({"discover", "--consumer", consumer().string(), "--write-config", path.string()});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     Json config = Json::parse(std::ifstream(path));
     config["repository_url"] = (m_work.path() / "no-such-remote.git").string();
     config["state_dir"] = "state";
-    config["consumer"] = {{"path", (s_dir->path() / "vllm").string()}};
+    config["consumer"] = {{"path", consumer().string()}};
     config.update(extra);
     std::ofstream(path) << config.dump(2);
     return path;
@@ -89,7 +95,7 @@ class GateCliTest : public ::testing::Test {
   }
   ProcessResult gate(const fs::path& config, std::vector<std::string> extra) {
     std::vector<std::string> args = {
-        "compare", "--config", config.string(), "--repo",  s_repo->path().string(), "--merge-base",
+        "compare", "--config", config.string(), "--repo",  repo().path().string(), "--merge-base",
         "main",    "pr",       "--fail-on",     "breaking"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run(args);
@@ -118,22 +124,18 @@ class GateCliTest : public ::testing::Test {
 
   TempDir m_work{"aaw-gate-cli-run"};
   int m_documents = 0;
-  static std::unique_ptr<TempDir> s_dir;
-  static std::unique_ptr<GitFixture> s_repo;
-  static SyntheticProviderCommits s_commits;
+  static std::unique_ptr<PullRequestRepos> s_repos;
 };
 
-std::unique_ptr<TempDir> GateCliTest::s_dir;
-std::unique_ptr<GitFixture> GateCliTest::s_repo;
-SyntheticProviderCommits GateCliTest::s_commits;
+std::unique_ptr<PullRequestRepos> GateCliTest::s_repos;
 
 TEST_F(GateCliTest, JsonIsTheVersionedDocumentAndValidatesAgainstItsSchema) {
   auto r = gate(config(), {"--format", "json"});
   ASSERT_EQ(r.exit_code, 1) << r.err;
   Json doc = Json::parse(r.out);
   EXPECT_EQ(doc["schema"], "aiter-api-watcher/compare/1");
-  EXPECT_EQ(doc["old"], s_commits.compatible);  // the merge base, not main
-  EXPECT_EQ(doc["new"], s_commits.head);
+  EXPECT_EQ(doc["old"], commits().compatible);  // the merge base, not main
+  EXPECT_EQ(doc["new"], commits().head);
   EXPECT_TRUE(doc["range"]["merge_base"]);
   EXPECT_GT(doc["summary"]["failing"].get<int>(), 0);
   EXPECT_EQ(schema_errors("compare-1.schema.json", r.out), "");
@@ -159,14 +161,14 @@ TEST_F(GateCliTest, SarifValidatesAndPointsAtTheChangedDefWithTheBrokenCallSites
 }
 
 TEST_F(GateCliTest, ReadsTheCheckoutWithoutWritingIntoIt) {
-  const auto before = snapshot(s_repo->path());
-  const std::string refs = s_repo->git({"for-each-ref"}),
-                    status = s_repo->git({"status", "--porcelain=v2", "-b"});
+  const auto before = snapshot(repo().path());
+  const std::string refs = repo().git({"for-each-ref"}),
+                    status = repo().git({"status", "--porcelain=v2", "-b"});
   auto r = gate(config(), {"--format", "json"});
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(snapshot(s_repo->path()), before);
-  EXPECT_EQ(s_repo->git({"for-each-ref"}), refs);
-  EXPECT_EQ(s_repo->git({"status", "--porcelain=v2", "-b"}), status);
+  EXPECT_EQ(snapshot(repo().path()), before);
+  EXPECT_EQ(repo().git({"for-each-ref"}), refs);
+  EXPECT_EQ(repo().git({"status", "--porcelain=v2", "-b"}), status);
   EXPECT_FALSE(fs::exists(m_work.path() / "state" / "mirrors")) << "a mirror was made";
 }
 
@@ -207,7 +209,7 @@ TEST_F(GateCliTest, AWaiversFileInTheHeadCommitApplies) {
   auto cfg = config();
   Json entries = filled_suggestions(cfg);
   GitFixture clone(m_work.path() / "pr-with-waivers");
-  clone.git({"fetch", "--update-head-ok", s_repo->path().string(), "pr:pr", "main:main"});
+  clone.git({"fetch", "--update-head-ok", repo().path().string(), "pr:pr", "main:main"});
   clone.git({"checkout", "pr"});
   clone.write_file(".aiter-api-watcher-waivers.json", Json{{"waivers", entries}}.dump(2));
   clone.commit("waive the planned break");
@@ -248,9 +250,9 @@ TEST_F(GateCliTest, BadGateInputsExitTwoNamingTheInput) {
 TEST_F(GateCliTest, CheckJsonIsVersionedAndValidatesAgainstItsSchema) {
   auto cfg = config();
   Json c = Json::parse(std::ifstream(cfg));
-  c["repository_url"] = s_repo->path().string();
+  c["repository_url"] = repo().path().string();
   std::ofstream(cfg) << c.dump(2);
-  auto r = run({"check", "--config", cfg.string(), "--format", "json", "--no-blame", s_commits.head});
+  auto r = run({"check", "--config", cfg.string(), "--format", "json", "--no-blame", commits().head});
   ASSERT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(Json::parse(r.out)["schema"], "aiter-api-watcher/check/1");
   EXPECT_EQ(schema_errors("check-1.schema.json", r.out), "");
@@ -259,7 +261,7 @@ TEST_F(GateCliTest, CheckJsonIsVersionedAndValidatesAgainstItsSchema) {
 TEST_F(GateCliTest, TheWorkflowScriptGatesAPullRequestLikeTheWorkflow) {
   auto summary = m_work.path() / "step-summary.md";
   RunOptions options;
-  options.cwd = s_repo->path();
+  options.cwd = repo().path();
   options.unset_env = {"GITHUB_TOKEN"};
   options.env = {{"AAW_BIN", AAW_BINARY},
                  {"AAW_CONFIG", config().string()},
@@ -273,7 +275,7 @@ TEST_F(GateCliTest, TheWorkflowScriptGatesAPullRequestLikeTheWorkflow) {
   EXPECT_TRUE(contains(r.err, "aiter API check: unwaived deny changes")) << r.err;
   EXPECT_EQ(schema_errors("sarif-schema-2.1.0.json", read(m_work.path() / "out.sarif")), "");
   EXPECT_TRUE(contains(read(summary), "## aiter-api-watcher: API check")) << read(summary);
-  EXPECT_EQ(s_repo->git({"status", "--porcelain"}), "") << "the script wrote into the checkout";
+  EXPECT_EQ(repo().git({"status", "--porcelain"}), "") << "the script wrote into the checkout";
 }
 
 }  // namespace
