@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "aaw/core/gate.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
@@ -87,6 +88,20 @@ TEST(RenderTest, MarkdownNamesEveryFunctionAndChange) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("## `g` — no change"), std::string::npos) << md;
+}
+
+TEST(RenderTest, MarkdownShowsAWaivedChangeAsAcceptedWithItsReason) {
+  Comparison c = sample();
+  GateOptions options;
+  Waiver w;
+  w.fingerprint = change_fingerprint(c.functions[0].function, c.functions[0].changes[0]);
+  w.reason = "new default tuned for MI300";
+  w.accepted_by = "ann";
+  options.waivers.waivers = {w};
+  std::string md = render_markdown(compare_document(c, options));
+  EXPECT_NE(md.find("default changed from '32' to '64' — accepted (ann: new default tuned for MI300)\n"),
+            std::string::npos)
+      << md;
 }
 
 TEST(RenderTest, LogLinesUseOriginalWording) {
