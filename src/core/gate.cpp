@@ -111,10 +111,10 @@ void log_gate(Logger& log, const Json& doc) {
   for (const Json& w : waivers["expired"])
     log.warn("Waiver {} expired on {} and no longer applies", w["fingerprint"].get<std::string>(),
              w["expires"].get<std::string>());
+  const std::string file = waivers["file"].is_string() ? waivers["file"].get<std::string>() : "the waivers";
   for (const Json& w : waivers["unused"])
-    log.warn("Waiver {} in {} matches no change between {} and {}", w["fingerprint"].get<std::string>(),
-             waivers["file"].get<std::string>(), doc["old"].get<std::string>().substr(0, 12),
-             doc["new"].get<std::string>().substr(0, 12));
+    log.warn("Waiver {} in {} matches no change between {} and {}", w["fingerprint"].get<std::string>(), file,
+             doc["old"].get<std::string>().substr(0, 12), doc["new"].get<std::string>().substr(0, 12));
   const Json& s = doc["summary"];
   log.info("Gate: {} changes ({} deny, {} warn, {} allow), {} accepted by waivers, {} failing",
            s["changes"].get<int>(), s["deny"].get<int>(), s["warn"].get<int>(), s["allow"].get<int>(),

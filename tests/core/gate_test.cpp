@@ -87,6 +87,16 @@ TEST(GateTest, AnUnusedWaiverIsReportedAndFailsOnlyWhenStrict) {
   EXPECT_EQ(compare_document(c, options)["exit_code"], 1);
 }
 
+TEST(GateTest, LogsTheVerdictAndUnusedWaiversEvenWithoutAWaiversFile) {
+  Comparison c = sample_gate_comparison();
+  GateOptions options;
+  Waiver stale = waiver_for(c, 0);
+  stale.fingerprint = "0123456789abcdef";
+  options.waivers.waivers = {stale};
+  auto log = null_logger();
+  EXPECT_NO_THROW(log_gate(*log, compare_document(c, options)));
+}
+
 TEST(GateTest, SuggestsAWaiverForEachChangeNotAcceptedYet) {
   Comparison c = sample_gate_comparison();
   GateOptions options;
