@@ -26,11 +26,11 @@ TEST(GateTest, TheDocumentIsVersionedAndKeepsTheCompareKeys) {
   EXPECT_EQ(doc["schema"], "aiter-api-watcher/compare/1");
   EXPECT_EQ(doc["old"], std::string(40, 'a'));
   const Json& f = doc["functions"][0];
-  EXPECT_EQ(f["old"]["text"], "(a, b: int, c=1)");
+  EXPECT_EQ(f["old"]["text"], "(a, b: int, *, c=1)");
   EXPECT_EQ(f["new_location"]["line"], 12);
   EXPECT_EQ(f["consumer_impact"]["call_sites"], 3);
   EXPECT_EQ(f["changes"][0]["kind"], "parameter_removed");
-  EXPECT_EQ(f["changes"][0]["description"], "parameter 'b' removed (was 'b: int')");
+  EXPECT_EQ(f["changes"][0]["description"], "breaking: parameter 'b' removed (was 'b: int')");
 }
 
 TEST(GateTest, DeniedChangesFailTheGate) {

@@ -21,7 +21,9 @@ TEST(GithubAnnotationsTest, AnErrorAtTheDefLineForADeniedChange) {
   options.levels.fail_on = FailOn::breaking;
   std::string out = render_github_annotations(compare_document(testing::sample_gate_comparison(), options));
   EXPECT_EQ(
-      out.rfind("::error file=m/core.py,line=12,title=parameter_removed%3A m.f::parameter 'b' removed", 0),
+      out.rfind(
+          "::error file=m/core.py,line=12,title=parameter_removed%3A m.f::breaking: parameter 'b' removed",
+          0),
       0u)
       << out;
   EXPECT_NE(out.find("::warning file=m/core.py,line=12,title=default_changed%3A m.f::"), std::string::npos);

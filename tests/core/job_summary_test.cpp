@@ -17,9 +17,11 @@ TEST(JobSummaryTest, ARowPerChangeWithSeveritySignaturesAndBrokenCallSites) {
   EXPECT_NE(md.find("**❌ Failing**: 2 changes in 1 of 2 functions — 1 denied and not waived"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| ❌ denied | deny | breaking | `` m.f `` | `` parameter 'b' removed (was 'b: int') `` | "
-                    "`` (a, b: int, c=1) `` | `` (a, c=2) `` | 1 of 3: `` consumer/use.py:7 `` |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find(
+          "| ❌ denied | deny | breaking | `` m.f `` | `` breaking: parameter 'b' removed (was 'b: int') `` | "
+          "`` (a, b: int, *, c=1) `` | `` (a, *, c=2) `` | 1 of 3: `` consumer/use.py:7 `` |"),
+      std::string::npos)
       << md;
   EXPECT_NE(md.find("compare --suggest-waivers"), std::string::npos);
 }

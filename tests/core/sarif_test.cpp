@@ -48,13 +48,15 @@ TEST(SarifTest, ARemovedFunctionPointsAtItsDefInTheOldCommit) {
   f.after = SignatureState::failed(Status::missing, "gone");
   f.changes = diff_states(f.before, f.after);
   f.new_location.reset();
-  const Json& result = sarif_of(c)["runs"][0]["results"][0];
+  const Json sarif = sarif_of(c);
+  const Json& result = sarif["runs"][0]["results"][0];
   EXPECT_EQ(result["ruleId"], "function_removed");
   EXPECT_EQ(result["locations"][0]["physicalLocation"]["region"]["startLine"], 10);
 }
 
 TEST(SarifTest, BrokenConsumerCallSitesAreRelatedLocations) {
-  const Json& result = sarif_of(testing::sample_gate_comparison())["runs"][0]["results"][0];
+  const Json sarif = sarif_of(testing::sample_gate_comparison());
+  const Json& result = sarif["runs"][0]["results"][0];
   const Json& related = result["relatedLocations"][0];
   EXPECT_EQ(related["physicalLocation"]["artifactLocation"]["uri"], "consumer/use.py");
   EXPECT_EQ(related["physicalLocation"]["artifactLocation"]["uriBaseId"], "CONSUMER");
@@ -69,7 +71,8 @@ TEST(SarifTest, AWaivedChangeCarriesAnAcceptedSuppression) {
   w.reason = "planned";
   w.accepted_by = "ann";
   options.waivers.waivers = {w};
-  const Json& result = sarif_of(c, options)["runs"][0]["results"][0];
+  const Json sarif = sarif_of(c, options);
+  const Json& result = sarif["runs"][0]["results"][0];
   EXPECT_EQ(result["suppressions"][0]["status"], "accepted");
   EXPECT_EQ(result["suppressions"][0]["justification"], "planned (accepted by ann)");
 }

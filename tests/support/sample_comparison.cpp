@@ -6,10 +6,10 @@ Comparison sample_gate_comparison() {
   using K = ParameterKind;
   Signature before{{{"a", K::positional_or_keyword, std::nullopt, std::nullopt},
                     {"b", K::positional_or_keyword, std::nullopt, "int"},
-                    {"c", K::positional_or_keyword, "1", std::nullopt}},
+                    {"c", K::keyword_only, "1", std::nullopt}},
                    std::nullopt};
   Signature after{{{"a", K::positional_or_keyword, std::nullopt, std::nullopt},
-                   {"c", K::positional_or_keyword, "2", std::nullopt}},
+                   {"c", K::keyword_only, "2", std::nullopt}},
                   std::nullopt};
   Comparison c{ObjectId{std::string(40, 'a')}, ObjectId{std::string(40, 'b')}, {}};
   FunctionComparison f{{"import m", "m.f"}, SignatureState::ok(before), SignatureState::ok(after), {}};

@@ -1,5 +1,5 @@
-// A comparison for the gate's renderers: `m.f` with a breaking removal of 'b' and a behavioural
-// default change of 'c', located and with one broken consumer call site; `m.g` unchanged.
+// A comparison for the gate's renderers: `m.f` (a, b: int, *, c=1) -> (a, *, c=2): a breaking removal of 'b',
+// a behavioural default change of 'c', located and with one broken consumer call site; `m.g` unchanged.
 #pragma once
 
 #include "aaw/core/compare.hpp"
