@@ -12,11 +12,7 @@ namespace {
 using testing::sample_gate_comparison;
 
 Waiver waiver_for(const Comparison& c, std::size_t change, std::optional<std::int64_t> expires_after = {}) {
-  const FunctionComparison& f = c.functions[0];
-  Waiver w;
-  w.fingerprint = change_fingerprint(f.function, f.changes[change]);
-  w.reason = "planned";
-  w.accepted_by = "ann";
+  Waiver w = testing::waiver_of(c, change);
   if (expires_after) w.expires = "2026-01-01", w.expires_after = expires_after;
   return w;
 }

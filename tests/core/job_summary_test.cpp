@@ -29,11 +29,7 @@ TEST(JobSummaryTest, ARowPerChangeWithSeveritySignaturesAndBrokenCallSites) {
 TEST(JobSummaryTest, ListsAcceptedChangesAndUnusedWaivers) {
   auto c = testing::sample_gate_comparison();
   GateOptions options;
-  Waiver used, unused;
-  used.fingerprint = change_fingerprint(c.functions[0].function, c.functions[0].changes[0]);
-  used.reason = "planned";
-  used.accepted_by = "ann";
-  unused = used;
+  Waiver used = testing::waiver_of(c), unused = used;
   unused.fingerprint = "0123456789abcdef";
   options.waivers.waivers = {used, unused};
   std::string md = render_job_summary(compare_document(c, options));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "aaw/core/gate.hpp"
+#include "support/sample_comparison.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
@@ -93,11 +94,7 @@ TEST(RenderTest, MarkdownNamesEveryFunctionAndChange) {
 TEST(RenderTest, MarkdownShowsAWaivedChangeAsAcceptedWithItsReason) {
   Comparison c = sample();
   GateOptions options;
-  Waiver w;
-  w.fingerprint = change_fingerprint(c.functions[0].function, c.functions[0].changes[0]);
-  w.reason = "new default tuned for MI300";
-  w.accepted_by = "ann";
-  options.waivers.waivers = {w};
+  options.waivers.waivers = {testing::waiver_of(c, 0, "new default tuned for MI300")};
   std::string md = render_markdown(compare_document(c, options));
   EXPECT_NE(md.find("default changed from '32' to '64' — accepted (ann: new default tuned for MI300)\n"),
             std::string::npos)

@@ -66,11 +66,7 @@ TEST(SarifTest, BrokenConsumerCallSitesAreRelatedLocations) {
 TEST(SarifTest, AWaivedChangeCarriesAnAcceptedSuppression) {
   Comparison c = testing::sample_gate_comparison();
   GateOptions options;
-  Waiver w;
-  w.fingerprint = change_fingerprint(c.functions[0].function, c.functions[0].changes[0]);
-  w.reason = "planned";
-  w.accepted_by = "ann";
-  options.waivers.waivers = {w};
+  options.waivers.waivers = {testing::waiver_of(c)};
   const Json sarif = sarif_of(c, options);
   const Json& result = sarif["runs"][0]["results"][0];
   EXPECT_EQ(result["suppressions"][0]["status"], "accepted");

@@ -28,4 +28,12 @@ Comparison sample_gate_comparison() {
   return c;
 }
 
+Waiver waiver_of(const Comparison& c, std::size_t change, const std::string& reason) {
+  Waiver w;
+  w.fingerprint = change_fingerprint(c.functions[0].function, c.functions[0].changes[change]);
+  w.reason = reason;
+  w.accepted_by = "ann";
+  return w;
+}
+
 }  // namespace aaw::testing

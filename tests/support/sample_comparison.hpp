@@ -3,9 +3,13 @@
 #pragma once
 
 #include "aaw/core/compare.hpp"
+#include "aaw/core/waivers.hpp"
 
 namespace aaw::testing {
 
 Comparison sample_gate_comparison();
+
+// A waiver of change `change` of the first function of `c`, accepted by "ann" for `reason`.
+Waiver waiver_of(const Comparison& c, std::size_t change = 0, const std::string& reason = "planned");
 
 }  // namespace aaw::testing
