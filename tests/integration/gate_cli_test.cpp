@@ -289,5 +289,20 @@ TEST_F(GateCliTest, TheWorkflowScriptGatesAPullRequestLikeTheWorkflow) {
   EXPECT_EQ(repo().git({"status", "--porcelain"}), "") << "the script wrote into the checkout";
 }
 
+TEST(GateWorkflowTest, TheWorkflowsParseAndRunTheScriptsTheTestsRun) {
+  // What GitHub reads: valid YAML whose steps call the scripts tested above.
+  const std::string check = R"(
+import sys, yaml
+for name, script in (("api-check", "api-check.sh"), ("consumer-check", "consumer-check.sh")):
+    workflow = yaml.safe_load(open(sys.argv[1] + "/ci/github/" + name + ".yml"))
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    assert any(script in step.get("run", "") for step in steps), name + " does not run " + script
+print("ok")
+)";
+  auto r = run_process({"/usr/bin/python3", "-c", check, AAW_SOURCE_DIR});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+}
+
 }  // namespace
 }  // namespace aaw::test
