@@ -289,6 +289,27 @@ TEST_F(GateCliTest, TheWorkflowScriptGatesAPullRequestLikeTheWorkflow) {
   EXPECT_EQ(repo().git({"status", "--porcelain"}), "") << "the script wrote into the checkout";
 }
 
+TEST_F(GateCliTest, TheConsumerScriptChecksTheCallsLikeTheNightlyWorkflow) {
+  auto cfg = config();
+  Json c = Json::parse(std::ifstream(cfg));
+  c["repository_url"] = repo().path().string();
+  std::ofstream(cfg) << c.dump(2);
+  auto summary = m_work.path() / "step-summary.md";
+  auto document = m_work.path() / "check.json";
+  RunOptions options;
+  options.cwd = m_work.path();
+  options.unset_env = {"GITHUB_TOKEN"};
+  options.env = {{"AAW_BIN", AAW_BINARY},
+                 {"AAW_CONFIG", cfg.string()},
+                 {"AAW_COMMIT", commits().head},
+                 {"AAW_CHECK_JSON", document.string()},
+                 {"GITHUB_STEP_SUMMARY", summary.string()}};
+  auto r = run_process({std::string(AAW_SOURCE_DIR) + "/ci/github/consumer-check.sh"}, options);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(schema_errors("check-1.schema.json", read(document)), "");
+  EXPECT_TRUE(contains(read(summary), "## Consumer check at `")) << read(summary);
+}
+
 TEST(GateWorkflowTest, TheWorkflowsParseAndRunTheScriptsTheTestsRun) {
   // What GitHub reads: valid YAML whose steps call the scripts tested above.
   const std::string check = R"(
