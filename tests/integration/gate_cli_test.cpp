@@ -259,10 +259,7 @@ TEST_F(GateCliTest, BadGateInputsExitTwoNamingTheInput) {
 }
 
 TEST_F(GateCliTest, CheckJsonIsVersionedAndValidatesAgainstItsSchema) {
-  auto cfg = config();
-  Json c = Json::parse(std::ifstream(cfg));
-  c["repository_url"] = repo().path().string();
-  std::ofstream(cfg) << c.dump(2);
+  auto cfg = config({{"repository_url", repo().path().string()}});  // check reads a mirror of it
   auto r = run({"check", "--config", cfg.string(), "--format", "json", "--no-blame", commits().head});
   ASSERT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(Json::parse(r.out)["schema"], "aiter-api-watcher/check/1");
@@ -290,10 +287,7 @@ TEST_F(GateCliTest, TheWorkflowScriptGatesAPullRequestLikeTheWorkflow) {
 }
 
 TEST_F(GateCliTest, TheConsumerScriptChecksTheCallsLikeTheNightlyWorkflow) {
-  auto cfg = config();
-  Json c = Json::parse(std::ifstream(cfg));
-  c["repository_url"] = repo().path().string();
-  std::ofstream(cfg) << c.dump(2);
+  auto cfg = config({{"repository_url", repo().path().string()}});  // check reads a mirror of it
   auto summary = m_work.path() / "step-summary.md";
   auto document = m_work.path() / "check.json";
   RunOptions options;
