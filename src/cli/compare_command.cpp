@@ -114,7 +114,7 @@ void print_result(const Comparison& comparison, const Json& document, const Comp
   if (!options.summary_path.empty()) append_job_summary(options.summary_path, document);
   if (!options.sarif_path.empty())
     write_output(options.sarif_path, render_document(document, "sarif"), "SARIF");
-  log_comparison(log, comparison);
+  log_comparison(log, document);
   log_gate(log, document);
 }
 

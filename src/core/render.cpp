@@ -133,6 +133,50 @@ Json comparison_to_json(const Comparison& c) {
   return {{"old", c.old_commit.hex}, {"new", c.new_commit.hex}, {"functions", functions}};
 }
 
+namespace {
+
+Result<FunctionComparison> function_from_json(const Json& f) {
+  auto before = state_from_json(f.at("old"));
+  if (!before) return before.error();
+  auto after = state_from_json(f.at("new"));
+  if (!after) return after.error();
+  FunctionComparison out{{f.at("import_statement"), f.at("function_path")}, *before, *after, {}};
+  for (const Json& c : f.at("changes")) {
+    auto change = change_from_json(c);
+    if (!change) return change.error();
+    out.changes.push_back(*change);
+  }
+  if (f.contains("consumer_impact")) {
+    auto impact = consumer_impact_from_json(f["consumer_impact"]);
+    if (!impact) return impact.error();
+    out.impact = *impact;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Comparison> comparison_from_json(const Json& doc) {
+  if (!doc.is_object() || !doc.contains("functions"))
+    return Error(ErrorCode::invalid_input, "compare document: expected an object with 'functions'");
+  Comparison c{ObjectId{doc.value("old", "")}, ObjectId{doc.value("new", "")}, {}};
+  for (const Json& f : doc["functions"]) {
+    auto function = function_from_json(f);
+    if (!function) return function.error().context("compare document");
+    c.functions.push_back(std::move(*function));
+  }
+  return c;
+}
+
+void log_comparison(Logger& log, const Json& document) {
+  auto comparison = comparison_from_json(document);
+  if (!comparison) {
+    log.error("Cannot show the comparison: {}", comparison.error().message());
+    return;
+  }
+  log_comparison(log, *comparison);
+}
+
 std::string render_markdown(const Json& doc) {
   const std::string old_hex = doc["old"], new_hex = doc["new"];
   std::string out = "# API changes " + old_hex.substr(0, 12) + " → " + new_hex.substr(0, 12) + "\n\n";

@@ -14,6 +14,12 @@ namespace aaw {
 // followed by the old and new signatures and one line per classified change; a warning for each
 // function that could not be extracted.
 void log_comparison(Logger& log, const Comparison& comparison);
+// The same lines from the compare document (gate.hpp), as `compare --format text` prints them.
+void log_comparison(Logger& log, const Json& document);
+
+// A comparison back from its JSON (comparison_to_json's, or the compare document): invalid_input
+// naming the bad field. Locations are not read back.
+Result<Comparison> comparison_from_json(const Json& document);
 
 // Under a change: "  breaks vllm/x.py:12 (f): got an unexpected keyword argument 'layout'" per
 // call site the change breaks, or "  consumer: breaks none of the consumer's 5 call sites".
