@@ -83,7 +83,7 @@ TEST_F(BashCompletionTest, CompletesTheOptionsOfTheSubcommand) {
 }
 
 TEST_F(BashCompletionTest, CompletesTheValuesAnOptionAccepts) {
-  EXPECT_EQ(complete("aiter-api-watcher compare --format ''"), "text json markdown\n");
+  EXPECT_EQ(complete("aiter-api-watcher compare --format ''"), "text json markdown sarif github\n");
   EXPECT_EQ(complete("aiter-api-watcher history --format ''"), "text json\n");
   EXPECT_EQ(complete("aiter-api-watcher history --severity b"), "behavioural breaking\n");
   EXPECT_EQ(complete("aiter-api-watcher show --extractor r"), "runtime\n");
