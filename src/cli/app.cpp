@@ -58,7 +58,7 @@ int run_app(int argc, char** argv) {
   CLI::App app{
       "aiter-api-watcher: reports every change to the call signatures of the functions you "
       "depend on in a Python library's git history"};
-  app.set_version_flag("--version", "aiter-api-watcher 0.1.0");
+  app.set_version_flag("--version", std::string("aiter-api-watcher ") + k_version);
   AppContext context;
   app.add_option("--config", context.config_path, k_config_help)->default_str(context.config_path.string());
   // Subcommands accept the options before their name too ("--config F compare OLD NEW").

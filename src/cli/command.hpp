@@ -18,6 +18,9 @@ class App;
 
 namespace aaw::cli {
 
+// The version --version prints and SARIF names.
+inline constexpr const char* k_version = "0.1.0";
+
 // What every command may use: the global --config and the process-wide runtime.
 struct AppContext {
   std::filesystem::path config_path = "aiter_api_watcher_config.json";

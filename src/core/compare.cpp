@@ -53,6 +53,37 @@ Result<void> assess_consumer_impact(Comparison& comparison, ImpactAssessor& asse
   return {};
 }
 
+namespace {
+
+// The changed functions' locations at one commit, in the order of `changed`.
+Result<std::vector<std::optional<SourceLocation>>> locations_at(
+    DefinitionLocator& locator, const ObjectId& commit, const std::vector<FunctionComparison*>& changed) {
+  std::vector<MonitoredFunction> functions;
+  for (const FunctionComparison* f : changed) functions.push_back(f->function);
+  auto found = locator.locate(commit, functions);
+  if (!found) return found.error().context("locating the changed functions at " + commit.short_hex());
+  if (found->size() != changed.size()) return Error(ErrorCode::internal, "locator returned a wrong count");
+  return found;
+}
+
+}  // namespace
+
+Result<void> locate_changes(Comparison& comparison, DefinitionLocator& locator) {
+  std::vector<FunctionComparison*> changed;
+  for (FunctionComparison& f : comparison.functions)
+    if (!f.changes.empty()) changed.push_back(&f);
+  if (changed.empty()) return {};
+  auto before = locations_at(locator, comparison.old_commit, changed);
+  if (!before) return before.error();
+  auto after = locations_at(locator, comparison.new_commit, changed);
+  if (!after) return after.error();
+  for (std::size_t i = 0; i < changed.size(); ++i) {
+    changed[i]->old_location = (*before)[i];
+    changed[i]->new_location = (*after)[i];
+  }
+  return {};
+}
+
 int compare_exit_code(const Comparison& comparison, FailOn fail_on) {
   bool counted = std::any_of(comparison.functions.begin(), comparison.functions.end(), [&](const auto& f) {
     if (fail_on == FailOn::any) return !f.changes.empty();

@@ -135,6 +135,25 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     JsonReader::fail("consumer", "give either path or repository_url, not both");
 }
 
+std::string slip_hint(const std::string& kind_name) {
+  std::string best = closest_match(kind_name, change_kind_names());
+  return best.empty() ? "" : ", did you mean '" + best + "'?";
+}
+
+// `levels`: change kind -> deny / warn / allow, each name checked with a did-you-mean.
+void read_levels(JsonReader& r, std::map<ChangeKind, Level>& out) {
+  std::map<std::string, std::string> levels;
+  r.string_map("levels", levels);
+  for (const auto& [kind_name, level_name] : levels) {
+    const std::string path = r.path_of("levels") + "." + kind_name;
+    auto kind = parse_change_kind(kind_name);
+    if (!kind) JsonReader::fail(path, "unknown change kind '" + kind_name + "'" + slip_hint(kind_name));
+    auto level = parse_level(level_name);
+    if (!level) JsonReader::fail(path, "expected deny, warn or allow, got '" + level_name + "'");
+    out[*kind] = *level;
+  }
+}
+
 Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std::string>& warnings) {
   JsonReader r(json, "", warnings);
   Config c;
@@ -155,6 +174,10 @@ Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std
   c.state_dir = state_dir;
   r.choice("extractor", c.extractor, schema.extractors);
   read_sections(r, c, schema);
+  read_levels(r, c.gate.levels);
+  std::string waivers;
+  r.string("waivers", waivers);
+  c.gate.waivers = waivers;
   r.warn_unknown();
   return c;
 }
@@ -199,6 +222,7 @@ void resolve_relative_paths(Config& config, const fs::path& base) {
   anchor(config.github.token_file, base);
   anchor(config.consumer.path, base);
   anchor(config.report.dir, base);
+  anchor(config.gate.waivers, base);
   anchor_repository(config.repository_url, base);
   anchor_repository(config.consumer.repository_url, base);
 }

@@ -155,7 +155,10 @@ Json consumer_check_to_json(const ConsumerCheck& check) {
   Json summary = Json::object();
   for (Verdict v : {Verdict::breaks, Verdict::guarded, Verdict::unknown, Verdict::binds})
     summary[std::string(to_string(v))] = check.count(v);
-  return {{"commit", check.commit.hex}, {"summary", summary}, {"call_sites", sites}};
+  return {{"schema", "aiter-api-watcher/check/1"},
+          {"commit", check.commit.hex},
+          {"summary", summary},
+          {"call_sites", sites}};
 }
 
 std::string render_consumer_markdown(const ConsumerCheck& check) {

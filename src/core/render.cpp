@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "aaw/core/gate.hpp"
+#include "aaw/core/job_summary.hpp"
 #include "aaw/util/strings.hpp"
 
 namespace aaw {
@@ -36,35 +38,40 @@ std::vector<ExtractionFailure> failures_at(const Comparison& c, bool before) {
 
 std::string markdown_code(const std::string& text) { return "`` " + text + " ``"; }
 
-// A code span in a table cell: GitHub ends the cell at any '|' (even inside backticks) unless it
-// is escaped, and a line break ends the row ("str | None" would cut the signature short).
-std::string markdown_cell(const std::string& text) {
-  std::string escaped;
-  for (char c : text) {
-    if (c == '|')
-      escaped += "\\|";
-    else if (c == '\n' || c == '\r')
-      escaped += ' ';
-    else
-      escaped += c;
-  }
-  return markdown_code(escaped);
+std::string markdown_cell(const std::string& text) { return markdown_code_cell(text); }
+
+std::string markdown_change(const Json& change) {
+  std::string line = "- " + change["description"].get<std::string>();
+  if (change.value("accepted", false))
+    line += " — accepted (" + change["waiver"]["accepted_by"].get<std::string>() + ": " +
+            change["waiver"]["reason"].get<std::string>() + ")";
+  return line + "\n";
 }
 
-void markdown_function(std::string& out, const FunctionComparison& f) {
-  out += "\n## `" + f.function.function_path + "`";
-  out += f.changes.empty() ? " — no change\n" : " — " + std::string(to_string(*highest(f.changes))) + "\n";
-  out += "\nImport: " + markdown_code(f.function.import_statement) + "\n";
-  if (f.changes.empty() && f.before == f.after) {
-    out += "\nSignature: " + markdown_code(f.after.summary()) + "\n";
+void markdown_function(std::string& out, const Json& f) {
+  const Json& changes = f["changes"];
+  std::string highest_severity;
+  for (const Json& c : changes) {
+    auto severity = parse_severity(c["severity"].get<std::string>());
+    if (highest_severity.empty() || *severity > *parse_severity(highest_severity))
+      highest_severity = to_string(*severity);
+  }
+  out += "\n## `" + f["function_path"].get<std::string>() + "`";
+  out += changes.empty() ? " — no change\n" : " — " + highest_severity + "\n";
+  out += "\nImport: " + markdown_code(f["import_statement"].get<std::string>()) + "\n";
+  if (changes.empty() && f["old"] == f["new"]) {
+    out += "\nSignature: " + markdown_code(state_summary(f["new"])) + "\n";
     return;
   }
   out += "\n| | signature |\n|---|---|\n";
-  out += "| old | " + markdown_cell(f.before.summary()) + " |\n";
-  out += "| new | " + markdown_cell(f.after.summary()) + " |\n";
-  if (!f.changes.empty()) out += "\n";
-  for (const Change& change : f.changes) out += "- " + change.describe() + "\n";
-  if (f.impact) out += markdown_consumer_impact(*f.impact);
+  out += "| old | " + markdown_cell(state_summary(f["old"])) + " |\n";
+  out += "| new | " + markdown_cell(state_summary(f["new"])) + " |\n";
+  if (!changes.empty()) out += "\n";
+  for (const Json& change : changes) out += markdown_change(change);
+  if (f.contains("consumer_impact")) {
+    auto impact = consumer_impact_from_json(f["consumer_impact"]);
+    if (impact) out += markdown_consumer_impact(*impact);
+  }
 }
 
 }  // namespace
@@ -113,24 +120,73 @@ Json comparison_to_json(const Comparison& c) {
   for (const FunctionComparison& f : c.functions) {
     Json changes = Json::array();
     for (const Change& change : f.changes) changes.push_back(to_json(change));
+    for (std::size_t i = 0; i < f.changes.size(); ++i) changes[i]["description"] = f.changes[i].describe();
     functions.push_back({{"import_statement", f.function.import_statement},
                          {"function_path", f.function.function_path},
                          {"old", to_json(f.before)},
                          {"new", to_json(f.after)},
                          {"changes", changes}});
     if (f.impact) functions.back()["consumer_impact"] = to_json(*f.impact);
+    if (f.old_location) functions.back()["old_location"] = to_json(*f.old_location);
+    if (f.new_location) functions.back()["new_location"] = to_json(*f.new_location);
   }
   return {{"old", c.old_commit.hex}, {"new", c.new_commit.hex}, {"functions", functions}};
 }
 
-std::string render_markdown(const Comparison& c) {
-  size_t changed = 0;
-  for (const FunctionComparison& f : c.functions) changed += f.changes.empty() ? 0 : 1;
-  std::string out = "# API changes " + c.old_commit.short_hex() + " → " + c.new_commit.short_hex() + "\n\n";
-  out += "Old: `" + c.old_commit.hex + "`  \nNew: `" + c.new_commit.hex + "`\n\n";
-  out += std::to_string(changed) + " of " + std::to_string(c.functions.size()) + " functions changed.\n";
-  for (const FunctionComparison& f : c.functions) markdown_function(out, f);
+namespace {
+
+Result<FunctionComparison> function_from_json(const Json& f) {
+  auto before = state_from_json(f.at("old"));
+  if (!before) return before.error();
+  auto after = state_from_json(f.at("new"));
+  if (!after) return after.error();
+  FunctionComparison out{{f.at("import_statement"), f.at("function_path")}, *before, *after, {}};
+  for (const Json& c : f.at("changes")) {
+    auto change = change_from_json(c);
+    if (!change) return change.error();
+    out.changes.push_back(*change);
+  }
+  if (f.contains("consumer_impact")) {
+    auto impact = consumer_impact_from_json(f["consumer_impact"]);
+    if (!impact) return impact.error();
+    out.impact = *impact;
+  }
   return out;
 }
+
+}  // namespace
+
+Result<Comparison> comparison_from_json(const Json& doc) {
+  if (!doc.is_object() || !doc.contains("functions"))
+    return Error(ErrorCode::invalid_input, "compare document: expected an object with 'functions'");
+  Comparison c{ObjectId{doc.value("old", "")}, ObjectId{doc.value("new", "")}, {}};
+  for (const Json& f : doc["functions"]) {
+    auto function = function_from_json(f);
+    if (!function) return function.error().context("compare document");
+    c.functions.push_back(std::move(*function));
+  }
+  return c;
+}
+
+void log_comparison(Logger& log, const Json& document) {
+  auto comparison = comparison_from_json(document);
+  if (!comparison) {
+    log.error("Cannot show the comparison: {}", comparison.error().message());
+    return;
+  }
+  log_comparison(log, *comparison);
+}
+
+std::string render_markdown(const Json& doc) {
+  const std::string old_hex = doc["old"], new_hex = doc["new"];
+  std::string out = "# API changes " + old_hex.substr(0, 12) + " → " + new_hex.substr(0, 12) + "\n\n";
+  out += "Old: `" + old_hex + "`  \nNew: `" + new_hex + "`\n\n";
+  out += std::to_string(doc["summary"]["changed"].get<int>()) + " of " +
+         std::to_string(doc["functions"].size()) + " functions changed.\n";
+  for (const Json& f : doc["functions"]) markdown_function(out, f);
+  return out;
+}
+
+std::string render_markdown(const Comparison& c) { return render_markdown(compare_document(c, {})); }
 
 }  // namespace aaw

@@ -206,4 +206,22 @@ Result<ParseStats> StaticExtractor::parse_stats() {
                     answer->value("distinct_blobs", std::int64_t{0})};
 }
 
+Result<std::vector<std::optional<SourceLocation>>> StaticExtractor::locate(
+    SourceTree& tree, const std::vector<MonitoredFunction>& functions) {
+  Json request = with_options({{"functions", functions_json(functions)}});
+  auto answer = m_python.call("aaw_static", "locate_all", request, tree_callbacks(tree));
+  if (!answer) return answer.error().context("locating definitions");
+  if (!answer->is_array() || answer->size() != functions.size())
+    return malformed("no list with one location per function").context("locating definitions");
+  std::vector<std::optional<SourceLocation>> out;
+  for (const Json& at : *answer) {
+    if (at.is_object() && at.value("file", Json()).is_string() &&
+        at.value("line", Json()).is_number_integer())
+      out.push_back(SourceLocation{at["file"].get<std::string>(), at["line"].get<int>()});
+    else
+      out.emplace_back();
+  }
+  return out;
+}
+
 }  // namespace aaw

@@ -281,6 +281,7 @@ class Libgit2Mirror final : public GitMirror {
   Result<std::optional<ObjectId>> merge_base(const ObjectId& a, const ObjectId& b) override;
 
   Result<void> open_existing();
+  Result<void> open_checkout();
   Result<void> clone();
 
  private:
@@ -301,6 +302,7 @@ class Libgit2Mirror final : public GitMirror {
   std::string m_url;
   fs::path m_directory;
   MirrorOptions m_options;
+  bool m_checkout = false;  // a repository read as it is (open_checkout): never fetched or written
 };
 
 Result<void> Libgit2Mirror::open_existing() {
@@ -357,7 +359,27 @@ Result<void> Libgit2Mirror::move_into_place(const fs::path& staging) {
                "cannot create the mirror " + in_quotes(m_directory.string()) + ": " + ec.message());
 }
 
+namespace {
+
+// A checkout is the user's: reading it never writes, and fetching it is theirs to do.
+Result<void> refuse_remote(const fs::path& directory) {
+  return Error(ErrorCode::invalid_input, "repository " + in_quotes(directory.string()) +
+                                             " is read as it is (--repo): fetch it yourself");
+}
+
+}  // namespace
+
+Result<void> Libgit2Mirror::open_checkout() {
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, m_directory.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0)
+    return git_failure(ErrorCode::not_found, "cannot open the repository " + in_quotes(m_directory.string()));
+  m_session->repository.reset(raw);
+  m_checkout = true;
+  return {};
+}
+
 Result<void> Libgit2Mirror::fetch() {
+  if (m_checkout) return refuse_remote(m_directory);
   if (!repository()) return clone();  // clone_on_first_fetch: the first fetch makes the mirror
   return without_value(on_remote(detail::RemoteOp::fetch, m_directory));
 }
@@ -504,6 +526,14 @@ std::string mirror_directory_name(std::string_view url) {
   return readable_name(safe) + "-" + hex8(fnv1a_32(safe)) + ".git";
 }
 
+Result<std::unique_ptr<GitMirror>> open_checkout(const std::filesystem::path& path) {
+  auto mirror = std::make_unique<Libgit2Mirror>(
+      path.string(), std::filesystem::absolute(path).lexically_normal(), MirrorOptions{});
+  auto opened = mirror->open_checkout();
+  if (!opened) return opened.error();
+  return std::unique_ptr<GitMirror>(std::move(mirror));
+}
+
 bool mirror_exists(const std::string& url, const std::filesystem::path& mirrors_dir) {
   return !url.empty() && std::filesystem::exists(mirrors_dir / mirror_directory_name(normalized_url(url)));
 }
@@ -533,6 +563,7 @@ Result<git_oid> Libgit2Mirror::commit_oid(const ObjectId& id) const {
 }
 
 Result<ObjectId> Libgit2Mirror::remote_head(std::string_view branch) {
+  if (m_checkout) return refuse_remote(m_directory).error();
   auto head = on_remote(detail::RemoteOp::ls_remote, m_directory, branch);
   if (!head) return head.error();
   if (!*head) return Error(ErrorCode::internal, "no head from ls-remote of " + in_quotes(display_url()));

@@ -113,6 +113,7 @@ class Session:
     def _start_function(self):
         """What one function's resolution tracks; the caches above are shared by all."""
         self.consulted = {}       # path -> blob id or None
+        self.location = None      # (path, line) of the def (or class) the function resolved to
         self.consulted_dirs = {}  # path -> bool
         self.asked = {}           # path -> names looked up in that module, for digests
         self.forced = set()
@@ -702,6 +703,7 @@ class Session:
     def _final_state(self, value, path):
         if isinstance(value, _Function):
             definition = value.definition
+            self.location = (value.module.path, definition.line)
             note = self._decorator_note(value)
             if value.method_of is None:
                 return aaw_signature.ok(definition, drop_first=False, note=note)
@@ -713,6 +715,7 @@ class Session:
         if isinstance(value, _Computed):
             return aaw_signature.with_parameters(value.parameters, value.returns, value.note)
         if isinstance(value, _ClassValue):
+            self.location = (value.module.path, value.cls.line)
             return self._constructor_state(value, path)
         if isinstance(value, _Module):
             return aaw_signature.failed("unresolved", "'%s' is a module, not a function" % path)
@@ -820,6 +823,7 @@ class Session:
 
     def _method_state(self, found, path):
         if isinstance(found, _Function):
+            self.location = (found.module.path, found.definition.line)
             return aaw_signature.ok(found.definition, drop_first=True, note=self._decorator_note(found))
         return self._final_state(found, path)
 

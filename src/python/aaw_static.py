@@ -36,6 +36,22 @@ def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     return [session.resolve_function(function) for function in functions]
 
 
+def locate_all(args: Dict[str, Any], host: Any) -> List[Any]:
+    """Where each entry of args["functions"] is defined: {"file", "line"} of the def it resolves
+    to (the class for a constructor without its own __init__), or None when it resolves to no
+    definition. args as resolve_all's; never cached, since a moved def keeps its digest."""
+    functions = args.get("functions") if isinstance(args, dict) else None
+    if not isinstance(functions, list):
+        raise TypeError("locate_all expects {'functions': [...]}")
+    session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
+    out = []
+    for function in functions:
+        resolved = session.resolve_function(function)
+        found = session.location if resolved["state"].get("status") == "ok" else None
+        out.append(None if found is None else {"file": found[0], "line": found[1]})
+    return out
+
+
 def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     """The digest of each {"blob", "names"} in args["queries"] (aaw_summary.digest), in order:
     what the caller compares to decide whether a changed file can change a resolution at all.

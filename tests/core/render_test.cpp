@@ -4,9 +4,12 @@
 #include <spdlog/spdlog.h>
 
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "aaw/core/gate.hpp"
+#include "support/sample_comparison.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
@@ -89,6 +92,16 @@ TEST(RenderTest, MarkdownNamesEveryFunctionAndChange) {
   EXPECT_NE(md.find("## `g` — no change"), std::string::npos) << md;
 }
 
+TEST(RenderTest, MarkdownShowsAWaivedChangeAsAcceptedWithItsReason) {
+  Comparison c = sample();
+  GateOptions options;
+  options.waivers.waivers = {testing::waiver_of(c, 0, "new default tuned for MI300")};
+  std::string md = render_markdown(compare_document(c, options));
+  EXPECT_NE(md.find("default changed from '32' to '64' — accepted (ann: new default tuned for MI300)\n"),
+            std::string::npos)
+      << md;
+}
+
 TEST(RenderTest, LogLinesUseOriginalWording) {
   test::TempDir dir;
   LogConfig config;
@@ -112,6 +125,28 @@ TEST(RenderTest, LogLinesUseOriginalWording) {
       std::string::npos)
       << text.str();
   EXPECT_EQ(text.str().find("No API change for h"), std::string::npos);
+}
+
+// The log lines without their time stamps ("2026-... - aiter_api_watcher - INFO - ...").
+std::vector<std::string> logged(const std::function<void(Logger&)>& write) {
+  test::TempDir dir;
+  LogConfig config;
+  config.file = (dir.path() / "c.log").string();
+  auto log = make_logger(config, ConsoleStream::none);
+  write(**log);
+  std::ifstream in(config.file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line.substr(line.find(" - ")));
+  return lines;
+}
+
+TEST(RenderTest, TextFromTheCompareDocumentIsTheComparisonsLogLines) {
+  Comparison c = testing::sample_gate_comparison();
+  c.functions.push_back(sample().functions[2]);  // a failure to extract
+  auto from_comparison = logged([&](Logger& log) { log_comparison(log, c); });
+  auto from_document = logged([&](Logger& log) { log_comparison(log, compare_document(c, {})); });
+  EXPECT_EQ(from_document, from_comparison);
+  EXPECT_GT(from_document.size(), 5u);
 }
 
 }  // namespace

@@ -106,11 +106,16 @@ TEST_F(CompareCliTest, JsonOutputIsTheContractDocumentOnStdout) {
   for (const auto& f : json["functions"]) by_path[f["function_path"]] = f;
   const auto& fmoe = by_path["aiter.fmoe_fp8_blockscale_g1u1"];
   ASSERT_EQ(fmoe["changes"].size(), 1u);
-  EXPECT_EQ(fmoe["changes"][0], nlohmann::json({{"kind", "default_changed"},
-                                                {"severity", "behavioural"},
-                                                {"parameter", "fc_scale_blkn"},
-                                                {"old", "128"},
-                                                {"new", "256"}}));
+  // The contract's CHANGE object, kept as it was; the compare document adds the gate's fields.
+  nlohmann::json change = fmoe["changes"][0];
+  for (const char* gate_key : {"description", "fingerprint", "level", "accepted", "waiver"})
+    EXPECT_EQ(change.erase(gate_key), 1u) << gate_key;
+  EXPECT_EQ(change, nlohmann::json({{"kind", "default_changed"},
+                                    {"severity", "behavioural"},
+                                    {"parameter", "fc_scale_blkn"},
+                                    {"old", "128"},
+                                    {"new", "256"}}));
+  EXPECT_EQ(json["schema"], "aiter-api-watcher/compare/1");
   EXPECT_EQ(fmoe["old"]["status"], "ok");
   EXPECT_TRUE(by_path["gemm_a8w8_CK"]["changes"].empty());
   EXPECT_TRUE(contains(r.err, "Comparing two commits")) << "log lines go to stderr in json mode";

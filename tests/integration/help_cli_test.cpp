@@ -30,9 +30,9 @@ TEST(HelpCliTest, EverySubcommandHelpShowsConfigItsDefaultsAndItsExitCodes) {
     EXPECT_TRUE(contains(r.out, "Exit codes: 0 ")) << sub << "\n" << r.out;
   }
   auto compare = run({"compare", "--help"});
-  EXPECT_TRUE(contains(compare.out, "{text,json,markdown}=text")) << compare.out;
+  EXPECT_TRUE(contains(compare.out, "{text,json,markdown,sarif,github}=text")) << compare.out;
   EXPECT_TRUE(contains(compare.out, "{any,breaking}=any")) << compare.out;
-  EXPECT_TRUE(contains(compare.out, "1 changes found")) << compare.out;
+  EXPECT_TRUE(contains(compare.out, "1 a change at level deny that no waiver accepts")) << compare.out;
   auto history = run({"history", "--help"});
   EXPECT_TRUE(contains(history.out, "--since")) << history.out;
   EXPECT_TRUE(contains(history.out, "--limit")) << history.out;
@@ -83,7 +83,7 @@ TEST_F(BashCompletionTest, CompletesTheOptionsOfTheSubcommand) {
 }
 
 TEST_F(BashCompletionTest, CompletesTheValuesAnOptionAccepts) {
-  EXPECT_EQ(complete("aiter-api-watcher compare --format ''"), "text json markdown\n");
+  EXPECT_EQ(complete("aiter-api-watcher compare --format ''"), "text json markdown sarif github\n");
   EXPECT_EQ(complete("aiter-api-watcher history --format ''"), "text json\n");
   EXPECT_EQ(complete("aiter-api-watcher history --severity b"), "behavioural breaking\n");
   EXPECT_EQ(complete("aiter-api-watcher show --extractor r"), "runtime\n");

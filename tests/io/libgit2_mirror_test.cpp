@@ -772,6 +772,28 @@ TEST(Libgit2MirrorNamesTest, DirectoryNameDiffersForDifferentUrls) {
             mirror_directory_name("https://github.com/a/b-c"));
 }
 
+TEST_F(Libgit2MirrorTest, ACheckoutIsReadInPlaceAndNeverFetched) {
+  auto checkout = value_of(open_checkout(m_origin.path()));
+  EXPECT_EQ(value_of(checkout->resolve("HEAD")).hex, m_second);
+  auto tree = value_of(checkout->tree(value_of(checkout->resolve("main~1"))));
+  EXPECT_EQ(value_of(tree->read_blob(*value_of(tree->find_blob("aiter/ops/gemm.py")))),
+            "def gemm(a, b):\n    pass\n");
+  auto fetched = checkout->fetch();
+  ASSERT_FALSE(fetched);
+  EXPECT_NE(fetched.error().message().find("is read as it is (--repo): fetch it yourself"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(mirrors_dir())) << "a mirror was made";
+}
+
+TEST_F(Libgit2MirrorTest, ACheckoutPathWithoutARepositoryIsNotFound) {
+  auto opened = open_checkout(m_tmp.path());
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code(), ErrorCode::not_found);
+  EXPECT_NE(opened.error().message().find("cannot open the repository '" + m_tmp.path().string() + "'"),
+            std::string::npos)
+      << opened.error().message();
+}
+
 TEST(Libgit2MirrorNamesTest, DirectoryNameIgnoresCredentials) {
   EXPECT_EQ(mirror_directory_name("https://u:p@github.com/ROCm/aiter.git"),
             mirror_directory_name("https://github.com/ROCm/aiter.git"));

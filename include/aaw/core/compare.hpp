@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "aaw/core/consumer_impact.hpp"
+#include "aaw/core/definition_locator.hpp"
 #include "aaw/core/diff.hpp"
 #include "aaw/core/git_mirror.hpp"
+#include "aaw/core/levels.hpp"
 #include "aaw/core/signature.hpp"
 #include "aaw/core/signature_source.hpp"
 #include "aaw/util/result.hpp"
@@ -22,6 +24,9 @@ struct FunctionComparison {
   // With a consumer configured, for a changed function the consumer calls: the call sites the
   // change breaks.
   std::optional<ConsumerImpact> impact = std::nullopt;
+  // For a changed function: where its def is at each commit (locate_changes), when known.
+  std::optional<SourceLocation> old_location = std::nullopt;
+  std::optional<SourceLocation> new_location = std::nullopt;
 };
 
 struct Comparison {
@@ -33,10 +38,11 @@ struct Comparison {
   std::vector<const FunctionComparison*> failures() const;
 };
 
-enum class FailOn { any, breaking };
-
 // Sets `impact` on every changed function of `comparison` that the assessor's consumer calls.
 Result<void> assess_consumer_impact(Comparison& comparison, ImpactAssessor& assessor);
+
+// Sets old_location and new_location on every changed function of `comparison`.
+Result<void> locate_changes(Comparison& comparison, DefinitionLocator& locator);
 
 // Resolves both revisions in `mirror` and extracts every function at each through `source`.
 // Errors name the revision that failed ("old commit 'abc1': unknown commit, branch or tag 'abc1'").

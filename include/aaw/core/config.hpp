@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aaw/core/levels.hpp"
 #include "aaw/core/signature.hpp"
 #include "aaw/util/result.hpp"
 
@@ -92,6 +93,13 @@ struct ReportConfig {
   std::filesystem::path dir;
 };
 
+// The gate of `compare` (a pull request's check): levels per change kind and the waivers file.
+struct GateConfig {
+  std::map<ChangeKind, Level> levels;  // the config's `levels`: {"function_added": "allow", ...}
+  // The config's `waivers`: a waivers file (waivers.hpp). Relative to the config's directory.
+  std::filesystem::path waivers;
+};
+
 struct Config {
   std::string repository_url;
   std::string branch = "main";
@@ -113,6 +121,7 @@ struct Config {
   NotifyConfig notify;
   ConsumerConfig consumer;
   ReportConfig report;
+  GateConfig gate;
 };
 
 struct LoadedConfig {

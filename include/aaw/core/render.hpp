@@ -14,6 +14,12 @@ namespace aaw {
 // followed by the old and new signatures and one line per classified change; a warning for each
 // function that could not be extracted.
 void log_comparison(Logger& log, const Comparison& comparison);
+// The same lines from the compare document (gate.hpp), as `compare --format text` prints them.
+void log_comparison(Logger& log, const Json& document);
+
+// A comparison back from its JSON (comparison_to_json's, or the compare document): invalid_input
+// naming the bad field. Locations are not read back.
+Result<Comparison> comparison_from_json(const Json& document);
 
 // Under a change: "  breaks vllm/x.py:12 (f): got an unexpected keyword argument 'layout'" per
 // call site the change breaks, or "  consumer: breaks none of the consumer's 5 call sites".
@@ -21,10 +27,15 @@ void log_consumer_impact(Logger& log, const ConsumerImpact& impact);
 // The same as a Markdown paragraph and table.
 std::string markdown_consumer_impact(const ConsumerImpact& impact);
 
-// The contract's compare JSON: {"old", "new", "functions": [{..., "old", "new", "changes",
-// "consumer_impact" (with a consumer, for a changed function it calls)}]}.
+// The comparison part of the compare document (gate.hpp builds the rest on it): {"old", "new",
+// "functions": [{..., "old", "new", "changes" (each with its "description"), "consumer_impact"
+// (with a consumer, for a changed function it calls), "old_location"/"new_location" (located)}]}.
 Json comparison_to_json(const Comparison& comparison);
 
+// The compare document (gate.hpp) as Markdown: a section per function with its old and new
+// signature and its changes (an accepted one with its waiver's reason).
+std::string render_markdown(const Json& document);
+// render_markdown of the comparison's document without levels or waivers.
 std::string render_markdown(const Comparison& comparison);
 
 // A function whose state could not be established at a commit, by the name the log uses.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "aaw/core/config.hpp"
+#include "aaw/core/definition_locator.hpp"
 #include "aaw/core/function_lookup.hpp"
 #include "aaw/core/python_host.hpp"
 #include "aaw/core/signature.hpp"
@@ -79,6 +80,11 @@ class StaticExtractor {
 
   // The interpreter's parse counters (aaw_static.stats); an Error when it cannot tell.
   Result<ParseStats> parse_stats();
+
+  // Where each function is defined in `tree` (src/python/aaw_static.py locate_all): nullopt for
+  // one that resolves to no def. An Error means the Python helper itself failed.
+  Result<std::vector<std::optional<SourceLocation>>> locate(SourceTree& tree,
+                                                            const std::vector<MonitoredFunction>& functions);
 
  private:
   // `request` with the static section's source_roots and module_aliases, when set.

@@ -19,6 +19,12 @@ Result<std::unique_ptr<GitMirror>> open_mirror(const std::string& url,
                                                const std::filesystem::path& mirrors_dir,
                                                const MirrorOptions& options);
 
+// A repository on disk read as it is, in place of a mirror (`compare --repo .`: a checkout of a
+// pull request's branch, or a bare repository): its objects and refs are read, nothing is written
+// into it (no fetch, no index, no refs); fetch() and remote_head() fail with invalid_input. not_found
+// naming `path` when no repository is there.
+Result<std::unique_ptr<GitMirror>> open_checkout(const std::filesystem::path& path);
+
 // The directory name a URL's mirror gets: readable, and distinct for distinct URLs.
 std::string mirror_directory_name(std::string_view url);
 
