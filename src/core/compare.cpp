@@ -1,6 +1,5 @@
 #include "aaw/core/compare.hpp"
 
-#include <algorithm>
 #include <functional>
 
 namespace aaw {
@@ -82,15 +81,6 @@ Result<void> locate_changes(Comparison& comparison, DefinitionLocator& locator) 
     changed[i]->new_location = (*after)[i];
   }
   return {};
-}
-
-int compare_exit_code(const Comparison& comparison, FailOn fail_on) {
-  bool counted = std::any_of(comparison.functions.begin(), comparison.functions.end(), [&](const auto& f) {
-    if (fail_on == FailOn::any) return !f.changes.empty();
-    return highest(f.changes) == Severity::breaking;
-  });
-  if (counted) return 1;
-  return comparison.failures().empty() ? 0 : 2;
 }
 
 }  // namespace aaw

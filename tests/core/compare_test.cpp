@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "aaw/core/gate.hpp"
 #include "aaw/extract/static_memo.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
 #include "support/shared_python.hpp"
@@ -19,6 +20,14 @@ namespace aaw {
 namespace {
 
 using test::SyntheticAiter;
+
+// The compare document's exit code with no levels and no waivers, as `compare --fail-on` gives it.
+int exit_code(const Comparison& comparison, FailOn fail_on) {
+  GateOptions options;
+  options.levels.fail_on = fail_on;
+  return compare_document(comparison, options)["exit_code"].get<int>();
+}
+
 using Planted =
     std::tuple<std::string, ChangeKind, Severity, std::string>;  // function, kind, severity, parameter
 
@@ -88,13 +97,13 @@ TEST_F(CompareTest, ResolvesEveryFunctionAtBase) {
             "(self, x, /, topk: int, *, renormalize: bool = False)");
   EXPECT_EQ(function(c, "aiter.rms_norm").before.signature.text(), "(x, weight, eps: float = 1e-05, *args)");
   EXPECT_EQ(function(c, "gemm_a8w8").before.signature.text(), "(XQ, WQ, /, x_scale, dtype='bf16', **kwargs)");
-  EXPECT_EQ(compare_exit_code(c, FailOn::any), 0);
+  EXPECT_EQ(exit_code(c, FailOn::any), 0);
 }
 
 TEST_F(CompareTest, ReformattingIsNoChange) {
   Comparison c = compare(s_commits.base, s_commits.reformatted);
   EXPECT_TRUE(planted(c).empty());
-  EXPECT_EQ(compare_exit_code(c, FailOn::any), 0);
+  EXPECT_EQ(exit_code(c, FailOn::any), 0);
 }
 
 TEST_F(CompareTest, RenamedParameterIsRemovalAndAddition) {
@@ -120,8 +129,8 @@ TEST_F(CompareTest, DefaultAndReturnAnnotationChangesAreClassified) {
       {"shuffle_weight", ChangeKind::return_annotation_changed, Severity::annotation, ""}};
   Comparison c = compare(s_commits.inserted, s_commits.defaults);
   EXPECT_EQ(planted(c), expected);
-  EXPECT_EQ(compare_exit_code(c, FailOn::breaking), 0);
-  EXPECT_EQ(compare_exit_code(c, FailOn::any), 1);
+  EXPECT_EQ(exit_code(c, FailOn::breaking), 0);
+  EXPECT_EQ(exit_code(c, FailOn::any), 1);
 }
 
 TEST_F(CompareTest, SyntaxErrorIsUnknownNotRemoval) {
@@ -157,7 +166,7 @@ TEST_F(CompareTest, ComparesAcrossBranchesTagsAndShortShas) {
   Comparison whole = compare("v0.1", "main");
   EXPECT_EQ(whole.old_commit.hex, s_commits.base);
   EXPECT_EQ(whole.new_commit.hex, s_commits.compatible);
-  EXPECT_EQ(compare_exit_code(whole, FailOn::breaking), 1);
+  EXPECT_EQ(exit_code(whole, FailOn::breaking), 1);
 }
 
 TEST_F(CompareTest, UnknownRevisionIsAnErrorNamingIt) {
@@ -174,7 +183,7 @@ TEST(CompareExitCodeTest, MachineryFailureWithoutChangesIsAnError) {
   Comparison c;
   c.functions.push_back(
       {{"import a", "a.f"}, SignatureState::ok({}), SignatureState::failed(Status::extract_failed, "x"), {}});
-  EXPECT_EQ(compare_exit_code(c, FailOn::any), 2);
+  EXPECT_EQ(exit_code(c, FailOn::any), 2);
   EXPECT_EQ(c.failures().size(), 1u);
 }
 

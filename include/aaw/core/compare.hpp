@@ -50,8 +50,4 @@ Result<Comparison> compare_commits(GitMirror& mirror, SignatureSource& source,
                                    const std::vector<MonitoredFunction>& functions,
                                    std::string_view old_revision, std::string_view new_revision);
 
-// The contract's exit code: 1 when changes counted by `fail_on` were found, else 2 when a
-// function could not be extracted on one side (nothing can be vouched for), else 0.
-int compare_exit_code(const Comparison& comparison, FailOn fail_on);
-
 }  // namespace aaw
