@@ -130,9 +130,4 @@ Json suggest_waivers(const Comparison& c, const Json& doc) {
   return {{"waivers", entries}};
 }
 
-std::string state_summary(const Json& state) {
-  if (state.value("status", "") == "ok") return state.value("text", "");
-  return state.value("status", "") + ": " + state.value("detail", "");
-}
-
 }  // namespace aaw

@@ -209,4 +209,9 @@ Result<SignatureState> state_from_json(const Json& json) {
   return state;
 }
 
+std::string state_summary(const Json& state) {
+  auto parsed = state_from_json(state);
+  return parsed ? parsed->summary() : state.dump();
+}
+
 }  // namespace aaw

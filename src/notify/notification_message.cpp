@@ -22,11 +22,10 @@ std::string field(const Json& change, const char* name) {
   return found != change.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
-std::string state_summary(const Json& change, const char* side) {
+// The summary of the change's "old" or "new" STATE; "none" when absent (an initial signature).
+std::string side_summary(const Json& change, const char* side) {
   auto found = change.find(side);
-  if (found == change.end() || found->is_null()) return "none";
-  auto state = state_from_json(*found);
-  return state ? state->summary() : found->dump();
+  return found == change.end() || found->is_null() ? "none" : state_summary(*found);
 }
 
 // "breaking: parameter 'b' removed" per CHANGE object.
@@ -130,8 +129,8 @@ std::string issue_body(const Json& change, std::string_view repository_url) {
   out += "- **Date:** " + field(change, "commit_date") + "\n";
   out += "- **Message:** " + field(change, "subject") + "\n";
   out += "- **Pull request:** " + (pull_request.empty() ? std::string("none found") : pull_request) + "\n\n";
-  out += "### Previous signature\n\n" + code_block(state_summary(change, "old"), "python") + "\n";
-  out += "### Current signature\n\n" + code_block(state_summary(change, "new"), "python") + "\n";
+  out += "### Previous signature\n\n" + code_block(side_summary(change, "old"), "python") + "\n";
+  out += "### Current signature\n\n" + code_block(side_summary(change, "new"), "python") + "\n";
   out += "### Changes\n\n";
   for (const std::string& line : change_lines(change)) {
     auto colon = line.find(": ");
@@ -162,7 +161,7 @@ std::string webhook_text(const Json& change, std::string_view repository_url) {
   text += subject.empty() ? std::string(".") : ": " + sentence(subject);
   std::string pull_request = field(change, "pull_request");
   if (!pull_request.empty()) text += " Pull request: " + pull_request + ".";
-  text += " Old: `" + state_summary(change, "old") + "`; new: `" + state_summary(change, "new") + "`.";
+  text += " Old: `" + side_summary(change, "old") + "`; new: `" + side_summary(change, "new") + "`.";
   for (const std::string& line : change_lines(change)) text += " " + sentence(line);
   if (auto impact = impact_of(change)) {
     text += " Consumer: " + impact->summary() + ".";

@@ -49,7 +49,4 @@ void log_gate(Logger& log, const Json& document);
 // {"waivers": [...]}: an entry to paste for every change of the document not accepted yet.
 Json suggest_waivers(const Comparison& comparison, const Json& document);
 
-// The text of a STATE object as the log shows it: the signature, or "<status>: <detail>".
-std::string state_summary(const Json& state);
-
 }  // namespace aaw

@@ -90,6 +90,9 @@ Json to_json(const SignatureState& state);
 Json to_json(const Signature& signature);
 // Reads a STATE object; invalid_input naming the bad field when it does not fit the contract.
 Result<SignatureState> state_from_json(const Json& json);
+// The text of a STATE object as the log shows it (SignatureState::summary), or the object as JSON
+// when it does not fit the contract.
+std::string state_summary(const Json& state);
 Result<Signature> signature_from_json(const Json& json);
 
 }  // namespace aaw
