@@ -44,7 +44,7 @@ Result<std::unique_ptr<ConsumerSession>> ConsumerSession::open(const Config& con
   std::unique_ptr<ConsumerSession> session(new ConsumerSession(config, *python, log));
   if (!config.consumer.repository_url.empty())
     if (auto opened = session->open_repository(); !opened) return opened.error().context(what);
-  auto scanned = session->rescan();
+  auto scanned = session->refresh();
   if (!scanned) return scanned.error();
   return session;
 }
@@ -76,7 +76,7 @@ Result<std::filesystem::path> ConsumerSession::checkout() {
   return m_tree->path();
 }
 
-Result<bool> ConsumerSession::rescan() {
+Result<bool> ConsumerSession::refresh() {
   const std::optional<ObjectId> before = m_commit;
   auto root = checkout();
   if (!root) return root.error();
@@ -98,7 +98,5 @@ Result<bool> ConsumerSession::rescan() {
   m_assessor.emplace(std::move(*scan), *m_binder);
   return true;
 }
-
-Result<bool> ConsumerSession::refresh() { return rescan(); }
 
 }  // namespace aaw::cli

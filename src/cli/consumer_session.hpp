@@ -38,7 +38,6 @@ class ConsumerSession {
  private:
   ConsumerSession(const Config& config, PythonHost& python, Logger& log);
   Result<std::filesystem::path> checkout();
-  Result<bool> rescan();
   Result<void> open_repository();
 
   Config m_config;

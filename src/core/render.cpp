@@ -38,8 +38,6 @@ std::vector<ExtractionFailure> failures_at(const Comparison& c, bool before) {
 
 std::string markdown_code(const std::string& text) { return "`` " + text + " ``"; }
 
-std::string markdown_cell(const std::string& text) { return markdown_code_cell(text); }
-
 std::string markdown_change(const Json& change) {
   std::string line = "- " + change["description"].get<std::string>();
   if (change.value("accepted", false))
@@ -64,8 +62,8 @@ void markdown_function(std::string& out, const Json& f) {
     return;
   }
   out += "\n| | signature |\n|---|---|\n";
-  out += "| old | " + markdown_cell(state_summary(f["old"])) + " |\n";
-  out += "| new | " + markdown_cell(state_summary(f["new"])) + " |\n";
+  out += "| old | " + markdown_code_cell(state_summary(f["old"])) + " |\n";
+  out += "| new | " + markdown_code_cell(state_summary(f["new"])) + " |\n";
   if (!changes.empty()) out += "\n";
   for (const Json& change : changes) out += markdown_change(change);
   if (f.contains("consumer_impact")) {
@@ -89,8 +87,8 @@ std::string markdown_consumer_impact(const ConsumerImpact& impact) {
   if (impact.broken.empty()) return out;
   out += "\n| verdict | call site | reason |\n|---|---|---|\n";
   for (const BrokenCallSite& b : impact.broken)
-    out += "| " + std::string(to_string(b.binding.verdict)) + " | " + markdown_cell(location(b.site)) +
-           " | " + markdown_cell(b.binding.reason) + " |\n";
+    out += "| " + std::string(to_string(b.binding.verdict)) + " | " + markdown_code_cell(location(b.site)) +
+           " | " + markdown_code_cell(b.binding.reason) + " |\n";
   return out;
 }
 
