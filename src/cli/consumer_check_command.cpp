@@ -63,12 +63,19 @@ void print(const ConsumerCheck& check, const std::string& format) {
 // the pin is not on that line.
 std::vector<ObjectId> history_since(GitMirror& mirror, const ObjectId& pin, const ObjectId& head,
                                     const std::string& pinned) {
-  auto history = first_parent_history(mirror, head);
-  auto at = std::find(history.begin(), history.end(), pin);
-  if (at == history.end())
-    throw CommandError{"consumer.pinned_commit '" + pinned + "': not on the first-parent history of " +
-                       head.short_hex() + " (a commit of a side branch, or newer than it)"};
-  return std::vector<ObjectId>(at, history.end());
+  const std::string what = "consumer.pinned_commit '" + pinned + "'";
+  auto range = mirror.first_parent_range(pin, head);  // what the pin does not reach, oldest first
+  if (!range) throw CommandError{what + ": " + range.error().message()};
+  bool on_line = pin == head;
+  if (!range->empty()) {
+    auto oldest = mirror.commit_info(range->front());
+    on_line = oldest && !oldest->parents.empty() && oldest->parents.front() == pin;
+  }
+  if (!on_line)
+    throw CommandError{what + ": not on the first-parent history of " + head.short_hex() +
+                       " (a commit of a side branch, or newer than it)"};
+  range->insert(range->begin(), pin);
+  return *range;
 }
 
 void print_upgrade(const ConsumerUpgrade& upgrade, const std::string& format) {

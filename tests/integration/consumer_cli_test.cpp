@@ -253,6 +253,14 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   auto unpinned = run({"check", "--config", config.string(), "--since-pin"});
   EXPECT_EQ(unpinned.exit_code, 2);
   EXPECT_TRUE(contains(unpinned.err, "consumer.pinned_commit '': --since-pin needs it set")) << unpinned.err;
+  c["consumer"]["pinned_commit"] = s_commits.breaking;  // newer than the commit checked
+  std::ofstream(config) << c.dump(2);
+  auto ahead = run({"check", "--config", config.string(), "--since-pin", s_commits.compatible});
+  EXPECT_EQ(ahead.exit_code, 2);
+  EXPECT_TRUE(contains(ahead.err, "consumer.pinned_commit '" + s_commits.breaking +
+                                      "': not on the first-parent history of " +
+                                      s_commits.compatible.substr(0, 12)))
+      << ahead.err;
   c["consumer"]["pinned_commit"] = "nonsense";
   std::ofstream(config) << c.dump(2);
   auto bad = run({"check", "--config", config.string(), "--since-pin"});
