@@ -105,7 +105,7 @@ void add_status_command(CLI::App& app, Commands& commands) {
 int run_status(const StatusOptions& options) {
   Config config = read_config_or_throw(options.config_path);
   StateDir state(config.state_dir);
-  std::unique_ptr<StateStore> store;
+  std::unique_ptr<StateStore> store;  // none: nothing recorded yet
   if (std::filesystem::exists(state.database()))
     store = value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
   // Status never clones: that would need the network and write.

@@ -174,24 +174,30 @@ Result<void> configure(Database& db) {
   return db.exec_script("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
 }
 
-Result<void> apply_next_migration(Database& db) {
+// Every step in one transaction: a reader (`status` while the daemon starts) sees the store as it
+// was or at the current version, never half-way; a new store is empty until it is complete.
+Result<void> migrate(Database& db, int version) {
+  if (version >= k_schema_version) return {};
   auto transaction = Transaction::begin(db);
   if (!transaction) return transaction.error();
   // Read again under the write lock: another process may have migrated since we looked.
-  auto version = schema_version(db);
-  if (!version) return version.error();
-  if (*version >= k_schema_version) return transaction->commit();
-  auto applied = db.exec_script(k_migrations[static_cast<std::size_t>(*version)]);
-  if (applied) applied = db.exec_script("PRAGMA user_version = " + std::to_string(*version + 1));
-  if (!applied) return applied.error().context("migrating to schema version " + std::to_string(*version + 1));
+  auto current = schema_version(db);
+  if (!current) return current.error();
+  for (int v = *current; v < k_schema_version; ++v) {
+    auto applied = db.exec_script(k_migrations[static_cast<std::size_t>(v)]);
+    if (applied) applied = db.exec_script("PRAGMA user_version = " + std::to_string(v + 1));
+    if (!applied) return applied.error().context("migrating to schema version " + std::to_string(v + 1));
+  }
   return transaction->commit();
 }
 
-Result<void> migrate(Database& db, int version) {
-  for (; version < k_schema_version; ++version) {
-    if (auto applied = apply_next_migration(db); !applied) return applied;
-  }
-  return {};
+// A database with no table at all: a file a writer has created and not yet committed its schema to.
+Result<bool> holds_no_table(Database& db) {
+  auto query = db.query("SELECT count(*) FROM sqlite_schema");
+  if (!query) return query.error();
+  auto row = query->step();
+  if (!row) return row.error();
+  return query->integer(0) == 0;
 }
 
 Result<std::optional<std::string>> meta_value(Database& db, std::string_view key) {
@@ -728,6 +734,11 @@ Result<std::unique_ptr<StateStore>> open_state_store_read_only(const fs::path& p
   if (!db) return db.error();
   auto version = check_schema_version(*db);
   if (!version) return version.error();
+  if (*version == 0) {
+    auto empty = holds_no_table(*db);
+    if (!empty) return empty.error();
+    if (*empty) return std::unique_ptr<StateStore>();  // being created: nothing recorded yet
+  }
   if (*version < k_schema_version) {
     return Error(ErrorCode::invalid_input,
                  "state store " + quoted(path) + " has schema version " + std::to_string(*version) +

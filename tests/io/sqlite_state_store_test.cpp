@@ -468,6 +468,31 @@ TEST_F(SqliteStateStoreTest, SecondConnectionReadsWhatTheFirstRecords) {
   EXPECT_EQ(*reader->commit_count(), 2);
 }
 
+TEST_F(SqliteStateStoreTest, ReadOnlyOpenReadsWhatTheWriterRecorded) {
+  auto writer = open_store();
+  ASSERT_TRUE(writer);
+  record(*writer, processed(1));
+  auto reader = open_state_store_read_only(db_path(), k_url);
+  ASSERT_TRUE(reader) << reader.error().message();
+  ASSERT_NE(*reader, nullptr);
+  EXPECT_EQ(*(*reader)->commit_count(), 1);
+}
+
+// `status` polled while a daemon starts for the first time finds the file before its schema.
+TEST_F(SqliteStateStoreTest, ReadOnlyOpenOfADatabaseWithNoTableYetIsNoStore) {
+  std::filesystem::create_directories(db_path().parent_path());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto reader = open_state_store_read_only(db_path(), k_url);
+  ASSERT_TRUE(reader) << reader.error().message();
+  EXPECT_EQ(*reader, nullptr);
+  ASSERT_TRUE(open_store());  // the writer then creates the store there as usual
+  auto again = open_state_store_read_only(db_path(), k_url);
+  ASSERT_TRUE(again && *again != nullptr);
+}
+
 TEST_F(SqliteStateStoreTest, NamedValuesAreOverwrittenAndKeptApartFromTheRepositoryUrl) {
   auto store = open_store();
   EXPECT_EQ(*store->value("remote_head"), std::nullopt);
