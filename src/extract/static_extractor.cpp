@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "aaw/extract/python_skeleton.hpp"
+
 namespace aaw {
 namespace {
 
@@ -17,6 +19,17 @@ Result<std::string> string_argument(const Json& args, std::string_view callback)
     return Error(ErrorCode::invalid_input, std::string(callback) + "() takes one string");
   }
   return args[0].get<std::string>();
+}
+
+// What aaw_summary.summary_of takes from read_skeleton: the skeleton, or the whole text when there is
+// none to trust.
+Json skeleton_json(std::string& text) {
+  PythonSkeleton skeleton = skeleton_of(text);
+  if (!skeleton.complete) return Json{{"complete", false}, {"text", std::move(text)}};
+  Json bodies = Json::array();
+  for (BlankedBody& body : skeleton.bodies)
+    bodies.push_back({{"def_line", body.def_line}, {"async", body.is_async}, {"text", std::move(body.text)}});
+  return Json{{"complete", true}, {"text", std::move(skeleton.text)}, {"bodies", std::move(bodies)}};
 }
 
 // The tree as aaw_static's `host`. An Error here becomes aaw_host.HostError in Python, and that
@@ -56,6 +69,17 @@ HostCallbacks tree_callbacks(SourceTree& tree) {
     }
     // Raw bytes: the interpreter decodes them with surrogateescape, so nothing is lost.
     return Json(std::move(*text));
+  };
+  callbacks["read_skeleton"] = [&tree](const Json& args) -> Result<Json> {
+    auto blob = string_argument(args, "read_skeleton");
+    if (!blob) {
+      return blob.error();
+    }
+    auto text = tree.read_blob(ObjectId{*blob});
+    if (!text) {
+      return text.error();
+    }
+    return skeleton_json(*text);
   };
   return callbacks;
 }
@@ -202,8 +226,9 @@ Result<ParseStats> StaticExtractor::parse_stats() {
   if (!answer) return answer.error().context("reading the parser's counters");
   if (!answer->is_object())
     return malformed("no object of counters").context("reading the parser's counters");
-  return ParseStats{answer->value("parses", std::int64_t{0}),
-                    answer->value("distinct_blobs", std::int64_t{0})};
+  return ParseStats{
+      answer->value("parses", std::int64_t{0}), answer->value("distinct_blobs", std::int64_t{0}),
+      answer->value("skeletons", std::int64_t{0}), answer->value("bodies_parsed", std::int64_t{0})};
 }
 
 Result<std::vector<std::optional<SourceLocation>>> StaticExtractor::locate(

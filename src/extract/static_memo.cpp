@@ -221,7 +221,9 @@ std::string IncrementalStaticSource::work_summary() const {
       "Static extraction: {} function states resolved in Python, {} reused unchanged", m_resolved, m_reused);
   auto stats = m_extractor.parse_stats();
   if (stats)
-    summary += fmt::format("; {} module parses of {} distinct blobs", stats->parses, stats->distinct_blobs);
+    summary +=
+        fmt::format("; {} module parses of {} distinct blobs ({} of skeletons, {} function bodies checked)",
+                    stats->parses, stats->distinct_blobs, stats->skeletons, stats->bodies_parsed);
   return summary;
 }
 

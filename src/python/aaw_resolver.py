@@ -856,12 +856,19 @@ class Session:
             return aaw_summary.EMPTY_SCOPE
         summary = self.summaries.get(blob)
         if summary is None:
-            summary = aaw_summary.summary_of(blob, lambda _: self._read(module))
+            summary = aaw_summary.summary_of(blob, lambda _: self._read(module), self._skeleton_reader(module))
             self.summaries[blob] = summary
         if isinstance(summary, aaw_summary.ParseFailure):
             where = module.path if summary.line is None else "%s:%d" % (module.path, summary.line)
             raise (_TooDeep if summary.too_deep else _SyntaxFailure)("%s: %s" % (where, summary.message))
         return summary
+
+    def _skeleton_reader(self, module):
+        """read_skeleton for aaw_summary.summary_of when the host has one, else None."""
+        if getattr(self.host, "read_skeleton", None) is None:
+            return None
+        return lambda _: self._host("read_skeleton", module.blob,
+                                    "read '%s' (blob %s)" % (module.path, module.blob))
 
     def _read(self, module):
         text = self._host("read_blob", module.blob, "read '%s' (blob %s)" % (module.path, module.blob))

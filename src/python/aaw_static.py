@@ -1,7 +1,8 @@
 """Static resolution of the monitored functions' signatures at one commit: the entry points.
 
 Called from C++ (src/extract/static_extractor.cpp) with a host that reads the commit's tree:
-find_blob(path) -> blob id or None, is_directory(path) -> bool, read_blob(blob_id) -> text. The
+find_blob(path) -> blob id or None, is_directory(path) -> bool, read_blob(blob_id) -> text, and
+optionally read_skeleton(blob_id) (aaw_summary.summary_of says what it returns). The
 code is never imported or executed. The binding model is aaw_summary.py, the resolution rules
 aaw_resolver.py, the STATE objects aaw_signature.py.
 Pure standard library, Python 3.9+.
@@ -64,7 +65,8 @@ def _digest_of(query: Dict[str, Any], host: Any) -> Any:
     names = sorted(query.get("names") or ())
     if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots
         return aaw_resolver.declared_roots_digest(names[0][len(aaw_resolver.ROOTS):], query["blob"], host.read_blob)
-    return aaw_summary.safe_digest(aaw_summary.summary_of(query["blob"], host.read_blob), names)
+    summary = aaw_summary.summary_of(query["blob"], host.read_blob, getattr(host, "read_skeleton", None))
+    return aaw_summary.safe_digest(summary, names)
 
 
 def _bound_cache(args: Dict[str, Any]) -> None:

@@ -29,6 +29,14 @@ _cached_bytes = 0
 _DISTINCT_LIMIT = 1 << 16
 _parses = 0
 _distinct = set()
+# How many of those parses were of skeletons (function bodies blanked: see summary_of), and how many
+# function bodies were parsed on their own to check them.
+_skeletons = 0
+_bodies_parsed = 0
+# Function bodies known to parse, by hash((is_async, text)); least recently used first. A body
+# that did not change since an earlier version of its file is not parsed again.
+_VERIFIED_LIMIT = 1 << 16
+_verified = OrderedDict()
 
 
 def cached(blob: str) -> "Optional[Union[Scope, ParseFailure]]":
@@ -40,20 +48,86 @@ def cached(blob: str) -> "Optional[Union[Scope, ParseFailure]]":
     return entry[0]
 
 
-def summary_of(blob: str, read) -> "Union[Scope, ParseFailure]":
-    """The cached summary of `blob`, else read(blob)'s text summarised and cached."""
+def summary_of(blob: str, read, read_skeleton=None) -> "Union[Scope, ParseFailure]":
+    """The cached summary of `blob`, else read(blob)'s text summarised and cached.
+
+    read_skeleton(blob), when given, is the module's skeleton (the C++ side's skeleton_of):
+    {"complete": True, "text": the text with each def's body blanked line for line, "bodies":
+    [{"def_line", "async", "text"}]}, or {"complete": False, "text": the whole text}. Parsing the
+    skeleton costs a fraction of parsing the module, and the summary is the same: each blanked body
+    is checked to parse on its own (once per distinct body), and anything that does not parse
+    sends the whole text to the parser, so a syntax error in a body is reported as before. What a
+    def's body says (returns_first_argument, replaces_without_wraps) is read when first asked."""
     summary = cached(blob)
     if summary is None:
-        text = read(blob)
-        summary = summarize(text)
+        summary, characters = _summarize_blob(blob, read, read_skeleton)
         _count_parse(blob)
-        remember(blob, summary, len(text) if isinstance(text, str) else 0)
+        remember(blob, summary, characters)
     return summary
+
+
+def _summarize_blob(blob, read, read_skeleton):
+    """(summary, characters of source it was made from)."""
+    global _skeletons
+    text = None
+    if read_skeleton is not None:
+        skeleton = read_skeleton(blob)
+        if isinstance(skeleton, dict) and skeleton.get("complete"):
+            summary = _from_skeleton(skeleton)
+            if summary is not None:
+                _skeletons += 1
+                return summary, len(skeleton["text"]) + sum(len(body["text"]) for body in skeleton["bodies"])
+        elif isinstance(skeleton, dict) and isinstance(skeleton.get("text"), str):
+            text = skeleton["text"]
+    if text is None:
+        text = read(blob)
+    return summarize(text), len(text) if isinstance(text, str) else 0
+
+
+def _from_skeleton(skeleton) -> "Optional[Scope]":
+    """The summary of a module from its skeleton, or None when the whole text must decide (a body
+    or the skeleton does not parse)."""
+    bodies = {}
+    for body in skeleton["bodies"]:
+        if not _body_parses(body["async"], body["text"]):
+            return None
+        bodies[body["def_line"]] = (body["async"], body["text"])
+    summary = summarize(skeleton["text"], bodies)
+    return None if isinstance(summary, ParseFailure) else summary
+
+
+def _body_parses(is_async: bool, text: str) -> bool:
+    global _bodies_parsed
+    key = hash((is_async, text))
+    if key in _verified:
+        _verified.move_to_end(key)
+        return True
+    _bodies_parsed += 1
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _parse_body(is_async, text)
+    except (SyntaxError, ValueError, UnicodeError, RecursionError, MemoryError):
+        return False
+    finally:
+        if collecting:
+            gc.enable()
+    _verified[key] = None
+    if len(_verified) > _VERIFIED_LIMIT:
+        _verified.popitem(last=False)
+    return True
+
+
+def _parse_body(is_async: bool, text: str):
+    """A def named _ with this body (its lines as they were, indented as they were)."""
+    header = "async def _():\n" if is_async else "def _():\n"
+    return ast.parse((header + text).encode("utf-8", "surrogateescape")).body[0]
 
 
 def clear_cache() -> None:
     global _cached_bytes
     _summaries.clear()
+    _verified.clear()
     _cached_bytes = 0
 
 
@@ -71,13 +145,14 @@ def set_cache_limit(limit_bytes: Optional[int]) -> None:
 def stats() -> dict:
     """{"parses", "distinct_blobs", "cached", "cached_bytes", "limit_bytes"}: parses / distinct_blobs
     is 1.0 when no text was parsed twice (distinct_blobs stops at 65,536)."""
-    return {"parses": _parses, "distinct_blobs": len(_distinct), "cached": len(_summaries),
-            "cached_bytes": _cached_bytes, "limit_bytes": _limit_bytes}
+    return {"parses": _parses, "distinct_blobs": len(_distinct), "skeletons": _skeletons,
+            "bodies_parsed": _bodies_parsed, "cached": len(_summaries), "cached_bytes": _cached_bytes,
+            "limit_bytes": _limit_bytes}
 
 
 def reset_stats() -> None:
-    global _parses
-    _parses = 0
+    global _parses, _skeletons, _bodies_parsed
+    _parses = _skeletons = _bodies_parsed = 0
     _distinct.clear()
 
 
@@ -90,9 +165,9 @@ def _count_parse(blob: str) -> None:
 
 class Def:
     __slots__ = ("name", "line", "index", "args", "returns", "decorators", "decorator_parts", "mangle",
-                 "replaces_without_wraps", "returns_first_argument")
+                 "_facts", "_body")
 
-    def __init__(self, node, index=0, mangle=None):
+    def __init__(self, node, index=0, mangle=None, body=None):
         self.name = node.name
         self.line = node.lineno
         self.index = index
@@ -102,11 +177,28 @@ class Def:
         # (dotted parts or None, whether it is called: `@deco(...)`), to resolve them.
         self.decorator_parts = [_decorator_parts(d) for d in node.decorator_list]
         self.mangle = mangle  # the class whose body defines it: `__x` parameters are `_Class__x`
-        # As a decorator, it returns a new function that does not copy the one it wraps
-        # (no functools.wraps): what callers then meet is that function's signature.
-        self.replaces_without_wraps = _replaces_without_wraps(node)
-        # Every return gives back its first argument (a class "decorator" called as X = f(X)).
-        self.returns_first_argument = _returns_first_argument(node)
+        # What the body says: read from `node` now, or, for a def of a skeleton (whose node has
+        # no body), from the body's text (is_async, text) when first asked.
+        self._facts = _body_facts(node) if body is None else None
+        self._body = body
+
+    @property
+    def replaces_without_wraps(self) -> bool:
+        """As a decorator, it returns a new function that does not copy the one it wraps (no
+        functools.wraps): what callers then meet is that function's signature."""
+        return self._body_facts()[0]
+
+    @property
+    def returns_first_argument(self) -> bool:
+        """Every return gives back its first argument (a class "decorator" called as X = f(X))."""
+        return self._body_facts()[1]
+
+    def _body_facts(self):
+        if self._facts is None:
+            node = _parse_body(*self._body)  # it parsed when the skeleton was summarised
+            node.args = self.args
+            self._facts, self._body = _body_facts(node), None
+        return self._facts
 
 
 class Class:
@@ -260,8 +352,9 @@ class ParseFailure:
 EMPTY_SCOPE = Scope()
 
 
-def summarize(text: str) -> "Union[Scope, ParseFailure]":
-    """The summary of a module's source text, or a ParseFailure when it does not parse."""
+def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
+    """The summary of a module's source text, or a ParseFailure when it does not parse. For a
+    skeleton, `bodies` maps the line of each blanked def to its body (is_async, text)."""
     # An ast is a tree of many small objects and no cycles: with thousands of summaries cached,
     # the cyclic collector would walk all of them again and again while a module is parsed,
     # making each parse several times slower. Reference counting frees what a parse leaves.
@@ -269,7 +362,7 @@ def summarize(text: str) -> "Union[Scope, ParseFailure]":
     gc.disable()
     try:
         tree = ast.parse(text.encode("utf-8", "surrogateescape"))
-        return Collector().scope(tree.body, module_level=True)
+        return Collector(bodies).scope(tree.body, module_level=True)
     except SyntaxError as error:
         return ParseFailure(error.lineno, error.msg)
     except (RecursionError, MemoryError):
@@ -441,7 +534,8 @@ def _evict() -> None:
 class Collector:
     """Walks a module (or class) body in textual order, numbering statements."""
 
-    def __init__(self):
+    def __init__(self, bodies=None):
+        self.bodies = bodies or {}  # a skeleton's blanked bodies, by the line of their def
         self.index = 0
         self.class_name = None  # the class whose body is being read (names are mangled in it)
         self.defs = {}          # module-level def -> its node, while collecting (not kept)
@@ -468,7 +562,7 @@ class Collector:
                 handler(self, statement, self.index, scope, module_level)
 
     def _def(self, node, index, scope, module_level):
-        scope.bind(node.name, index, Def(node, index, self.class_name))
+        scope.bind(node.name, index, Def(node, index, self.class_name, self.bodies.get(node.lineno)))
         if not module_level:
             return
         self.defs[node.name] = node
@@ -758,6 +852,10 @@ def _own_returns(statements):
                 yield from _own_returns(handler.body)
             for case in getattr(statement, "cases", ()):
                 yield from _own_returns(case.body)
+
+
+def _body_facts(node):
+    return _replaces_without_wraps(node), _returns_first_argument(node)
 
 
 def _returns_first_argument(node):

@@ -469,6 +469,47 @@ TEST_F(StaticExtractorTest, ReportsSyntaxErrorWithPathAndLine) {
   EXPECT_EQ(resolve("import pkg", "pkg.f"), "syntax_error: pkg/m.py:3: invalid syntax");
 }
 
+// Bodies are blanked before parsing (python_skeleton), so this one must be found when it is checked.
+TEST_F(StaticExtractorTest, ReportsASyntaxErrorInAnotherFunctionsBodyWithPathAndLine) {
+  write("pkg/__init__.py", "from .m import *\n");
+  write("pkg/m.py", "def f(a, b=1):\n    return a\n\ndef g():\n    x = [1,\n    return x)\n");
+
+  EXPECT_EQ(
+      resolve("import pkg", "pkg.f"),
+      "syntax_error: pkg/m.py:6: closing parenthesis ')' does not match opening parenthesis '[' on line 5");
+  write("pkg/m.py", "def f(a, b=1):\n    return a\n\ndef g():\n    x = [1,\n    ]\n    return x\n");
+  EXPECT_EQ(resolve("import pkg", "pkg.f"), "(a, b=1)");
+}
+
+// What a decorator's body says is read from its text when a decorated function asks (a skeleton
+// blanks it): a decorator that replaces the function without functools.wraps is named in the detail.
+TEST_F(StaticExtractorTest, ADecoratorsBodyIsReadThroughItsSkeleton) {
+  write("pkg/__init__.py", "from .m import f, g\n");
+  write("pkg/m.py",
+        "import functools\n"
+        "def plain(fn):\n"
+        "    def inner(*args, **kwargs):\n"
+        "        return fn(*args, **kwargs)\n"
+        "    return inner\n"
+        "def wrapping(fn):\n"
+        "    @functools.wraps(fn)\n"
+        "    def inner(*args, **kwargs):\n"
+        "        return fn(*args, **kwargs)\n"
+        "    return inner\n"
+        "@plain\n"
+        "def f(a, b=1):\n"
+        "    return a\n"
+        "@wrapping\n"
+        "def g(a, b=1):\n"
+        "    return a\n");
+
+  auto states = extract({{"import pkg", "pkg.f"}, {"import pkg", "pkg.g"}});
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_THAT(states[0].state.detail,
+              HasSubstr("decorated with @plain (pkg/m.py:2), which returns a new function"));
+  EXPECT_EQ(states[1].state.detail, "");
+}
+
 TEST_F(StaticExtractorTest, ReportsDeletedModuleAsMissing) {
   write("pkg/__init__.py", "");
   write("pkg/m.py", "def f(a):\n    pass\n");

@@ -133,5 +133,83 @@ class CacheTest(unittest.TestCase):
             aaw_summary.set_cache_limit(None)
 
 
+def skeleton(text, blanked):
+    """The skeleton the C++ side's skeleton_of makes of `text` when it blanks the bodies of the defs
+    on the lines in `blanked` (each body: the lines after its header to the next line indented no
+    deeper than the def), written out here for small modules."""
+    lines = text.splitlines(keepends=True)
+    bodies, out, i = [], list(lines), 0
+    for def_line in blanked:
+        header = lines[def_line - 1]
+        indent = len(header) - len(header.lstrip(" "))
+        end = def_line
+        while end < len(lines) and (not lines[end].strip() or
+                                    len(lines[end]) - len(lines[end].lstrip(" ")) > indent):
+            end += 1
+        bodies.append({"def_line": def_line, "async": header.lstrip().startswith("async "),
+                       "text": "".join(lines[def_line:end])})
+        out[def_line:end] = [" " * (indent + 4) + "pass\n"] + ["\n"] * (end - def_line - 1)
+    return {"complete": True, "text": "".join(out), "bodies": bodies}
+
+
+DECORATORS = ("def replace(fn):\n"
+              "    def inner(*args):\n"
+              "        return fn(*args)\n"
+              "    return inner\n"
+              "def keep(cls):\n"
+              "    if cls:\n"
+              "        return cls\n"
+              "    return cls\n"
+              "async def other(x, y=1):\n"
+              "    await x\n")
+
+
+class SkeletonTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+        aaw_summary.reset_stats()
+
+    def summaries(self, text, blanked):
+        """The summaries of `text` and of its skeleton, and whether the whole text was read too."""
+        full = aaw_summary.summary_of("full", lambda _: text)
+        reads = []
+        from_skeleton = aaw_summary.summary_of("skeleton", lambda blob: reads.append(blob) or text,
+                                               lambda _: skeleton(text, blanked))
+        return full, from_skeleton, bool(reads)
+
+    def test_a_skeleton_summarises_as_the_whole_text_does(self):
+        full, from_skeleton, read_whole = self.summaries(DECORATORS, [1, 5, 9])
+        self.assertFalse(read_whole, "a skeleton whose bodies parse is all that is read")
+        self.assertEqual(aaw_summary.stats()["skeletons"], 1)
+        for name in ("replace", "keep", "other"):
+            self.assertEqual(aaw_summary.digest(from_skeleton, [name, aaw_summary.body_of(name)]),
+                             aaw_summary.digest(full, [name, aaw_summary.body_of(name)]), name)
+        self.assertTrue(from_skeleton.bindings["replace"][0][1].replaces_without_wraps)
+        self.assertTrue(from_skeleton.bindings["keep"][0][1].returns_first_argument)
+        self.assertFalse(from_skeleton.bindings["other"][0][1].returns_first_argument)
+        self.assertEqual(from_skeleton.bindings["other"][0][1].line, 9)
+
+    def test_a_body_that_does_not_parse_is_the_whole_texts_syntax_error(self):
+        text = "def f(a):\n    x = (1,\n    return a]\ndef g(b):\n    return b\n"
+        full, from_skeleton, read_whole = self.summaries(text, [1, 4])
+        self.assertTrue(read_whole)
+        self.assertIsInstance(from_skeleton, aaw_summary.ParseFailure)
+        self.assertEqual((from_skeleton.line, from_skeleton.message), (full.line, full.message))
+        self.assertEqual(aaw_summary.stats()["skeletons"], 0)
+
+    def test_a_body_seen_before_is_not_parsed_again(self):
+        self.summaries(DECORATORS, [1, 5, 9])
+        parsed = aaw_summary.stats()["bodies_parsed"]
+        self.assertEqual(parsed, 3)
+        edited = DECORATORS.replace("y=1", "y=2")
+        aaw_summary.summary_of("edited", None, lambda _: skeleton(edited, [1, 5, 9]))
+        self.assertEqual(aaw_summary.stats()["bodies_parsed"], parsed)
+
+    def test_an_incomplete_skeleton_gives_the_text_to_parse_whole(self):
+        summary = aaw_summary.summary_of("b", None, lambda _: {"complete": False, "text": "def f(a): pass\n"})
+        self.assertIn("f", summary.bindings)
+        self.assertEqual(aaw_summary.stats()["skeletons"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()

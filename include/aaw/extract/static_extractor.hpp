@@ -47,8 +47,10 @@ struct Extraction {
 // What the embedded interpreter's parsing cost since it started: module texts parsed, and how many
 // distinct blobs they were (parses / distinct_blobs is 1 when nothing was parsed twice).
 struct ParseStats {
-  std::int64_t parses = 0;
-  std::int64_t distinct_blobs = 0;
+  std::int64_t parses = 0;          // module texts summarised
+  std::int64_t distinct_blobs = 0;  // among them
+  std::int64_t skeletons = 0;       // of those parses, skeletons (function bodies blanked)
+  std::int64_t bodies_parsed = 0;   // function bodies parsed on their own to check a skeleton
 };
 
 class StaticExtractor {

@@ -1,0 +1,37 @@
+// A Python module's skeleton: its text with the bodies of its functions blanked. Signatures are
+// all the static resolver reads of a def, and most of a module's text is in bodies, so parsing the
+// skeleton costs a fraction of parsing the module (see aaw_summary.summary_of, which also checks
+// that every blanked body parses, so a syntax error in a body is still found).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aaw {
+
+// The body of one def, as it was before it was blanked.
+struct BlankedBody {
+  int def_line = 0;    // of the `def` keyword (ast's lineno of the def), 1-based
+  int first_line = 0;  // the body's lines: the one after the header's colon ...
+  int last_line = 0;   // ... to the last line of its last statement
+  bool is_async = false;
+  std::string text;  // those lines as they were, line ends included
+};
+
+struct PythonSkeleton {
+  // False when the text is not split with confidence (unbalanced brackets, an unterminated string,
+  // tabs or form feeds in indentation, a lone carriage return, a NUL byte, an import hook on
+  // sys.meta_path whose function bodies the resolver reads): parse the whole text instead.
+  bool complete = false;
+  // The text line for line: each blanked body is one `pass` line then empty lines, so every kept
+  // line keeps its number. Defs whose body is on the header's line, and a module-level
+  // __getattr__ (whose body the resolver reads), are kept whole.
+  std::string text;
+  std::vector<BlankedBody> bodies;  // in textual order
+};
+
+// Never fails: what it cannot split, it reports as incomplete.
+PythonSkeleton skeleton_of(std::string_view source);
+
+}  // namespace aaw

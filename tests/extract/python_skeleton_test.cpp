@@ -1,0 +1,141 @@
+#include "aaw/extract/python_skeleton.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace aaw {
+namespace {
+
+std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(PythonSkeletonTest, BlanksEachBodyLineForLineAndKeepsWhatItWas) {
+  std::string source =
+      "import os\n"
+      "\n"
+      "@decorate(1)\n"
+      "def f(a, b=(1,\n"
+      "          2)) -> int:  # header comment\n"
+      "    \"\"\"Doc.\n"
+      "def not_a_def():\n"
+      "    \"\"\"\n"
+      "    x = [1,\n"
+      "2]\n"
+      "    return a\n"
+      "\n"
+      "class C:\n"
+      "    y: int = 0\n"
+      "    async def m(self):\n"
+      "        await g()\n"
+      "    def one(self): return 1\n"
+      "X = 3\n";
+  PythonSkeleton skeleton = skeleton_of(source);
+  ASSERT_TRUE(skeleton.complete);
+  EXPECT_EQ(skeleton.text,
+            "import os\n"
+            "\n"
+            "@decorate(1)\n"
+            "def f(a, b=(1,\n"
+            "          2)) -> int:  # header comment\n"
+            "    pass\n"
+            "\n\n\n\n\n"
+            "\n"
+            "class C:\n"
+            "    y: int = 0\n"
+            "    async def m(self):\n"
+            "        pass\n"
+            "    def one(self): return 1\n"
+            "X = 3\n");
+  EXPECT_EQ(line_count(skeleton.text), line_count(source));
+  ASSERT_EQ(skeleton.bodies.size(), 2U);
+  EXPECT_EQ(skeleton.bodies[0].def_line, 4);
+  EXPECT_EQ(skeleton.bodies[0].first_line, 6);
+  EXPECT_EQ(skeleton.bodies[0].last_line, 11);
+  EXPECT_FALSE(skeleton.bodies[0].is_async);
+  EXPECT_EQ(skeleton.bodies[0].text,
+            "    \"\"\"Doc.\n"
+            "def not_a_def():\n"
+            "    \"\"\"\n"
+            "    x = [1,\n"
+            "2]\n"
+            "    return a\n");
+  EXPECT_EQ(skeleton.bodies[1].def_line, 15);
+  EXPECT_TRUE(skeleton.bodies[1].is_async);
+  EXPECT_EQ(skeleton.bodies[1].text, "        await g()\n");
+}
+
+TEST(PythonSkeletonTest, NestedDefsGoWithTheBodyThatHoldsThem) {
+  PythonSkeleton skeleton = skeleton_of(
+      "def outer(fn):\n"
+      "    def inner(*a):\n"
+      "        return fn(*a)\n"
+      "    return inner\n"
+      "y = 1");
+  ASSERT_TRUE(skeleton.complete);
+  ASSERT_EQ(skeleton.bodies.size(), 1U);
+  EXPECT_EQ(skeleton.bodies[0].text, "    def inner(*a):\n        return fn(*a)\n    return inner\n");
+  EXPECT_EQ(skeleton.text, "def outer(fn):\n    pass\n\n\ny = 1");
+}
+
+TEST(PythonSkeletonTest, StringsCommentsAndContinuationsDoNotEndOrStartLines) {
+  PythonSkeleton skeleton = skeleton_of(
+      "def f():\n"
+      "    s = rb'it''s' + f\"{x['k']}\" + 'a\\'b' \\\n"
+      "  + 'c'  # def g(): ) ] }\n"
+      "    t = '''\n"
+      "'''\n"
+      "z = f()\n");
+  ASSERT_TRUE(skeleton.complete);
+  ASSERT_EQ(skeleton.bodies.size(), 1U);
+  EXPECT_EQ(skeleton.bodies[0].last_line, 5);
+  EXPECT_EQ(skeleton.text, "def f():\n    pass\n\n\n\nz = f()\n");
+}
+
+TEST(PythonSkeletonTest, CrLfLineEndsCountAsOneLine) {
+  PythonSkeleton skeleton = skeleton_of("def f():\r\n    return 1\r\n\r\nx = 2\r\n");
+  ASSERT_TRUE(skeleton.complete);
+  EXPECT_EQ(skeleton.text, "def f():\r\n    pass\n\r\nx = 2\r\n");
+  EXPECT_EQ(skeleton.bodies[0].text, "    return 1\r\n");
+}
+
+TEST(PythonSkeletonTest, AModuleLevelGetattrIsKeptWhole) {
+  std::string source =
+      "def __getattr__(name):\n"
+      "    if name == 'f':\n"
+      "        from .m import f\n"
+      "        return f\n"
+      "class C:\n"
+      "    def __getattr__(self, name):\n"
+      "        return 1\n";
+  PythonSkeleton skeleton = skeleton_of(source);
+  ASSERT_TRUE(skeleton.complete);
+  ASSERT_EQ(skeleton.bodies.size(), 1U);
+  EXPECT_EQ(skeleton.bodies[0].def_line, 6);
+}
+
+TEST(PythonSkeletonTest, WhatItCannotSplitWithConfidenceIsIncomplete) {
+  EXPECT_FALSE(skeleton_of("def f():\n    x = (1,\n").complete);             // unbalanced
+  EXPECT_FALSE(skeleton_of("x = )\n").complete);                              // closes nothing
+  EXPECT_FALSE(skeleton_of("def f():\n    return '''\n").complete);           // unterminated
+  EXPECT_FALSE(skeleton_of("def f():\n    return 'a\n").complete);            // unterminated
+  EXPECT_FALSE(skeleton_of("def f():\n\treturn 1\n").complete);               // tabs
+  EXPECT_FALSE(skeleton_of("def f():\n    return 1\rx = 2\n").complete);      // lone CR
+  EXPECT_FALSE(skeleton_of(std::string("x = 1\0\n", 7)).complete);            // NUL
+  EXPECT_FALSE(skeleton_of("def f():\nx = 1\n").complete);                    // no body
+  EXPECT_FALSE(skeleton_of("import sys\nsys.meta_path.append(F())\n").complete);  // an import hook
+}
+
+TEST(PythonSkeletonTest, ATextWithNoDefIsItself) {
+  std::string source = "from .a import *\n__all__ = ['x']  # done\n";
+  PythonSkeleton skeleton = skeleton_of(source);
+  ASSERT_TRUE(skeleton.complete);
+  EXPECT_EQ(skeleton.text, source);
+  EXPECT_TRUE(skeleton.bodies.empty());
+  EXPECT_TRUE(skeleton_of("").complete);
+}
+
+}  // namespace
+}  // namespace aaw
