@@ -3,7 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
+
+#include "aaw/util/files.hpp"
+#include "support/shared_python.hpp"
 
 namespace aaw {
 namespace {
@@ -135,6 +141,60 @@ TEST(PythonSkeletonTest, ATextWithNoDefIsItself) {
   EXPECT_EQ(skeleton.text, source);
   EXPECT_TRUE(skeleton.bodies.empty());
   EXPECT_TRUE(skeleton_of("").complete);
+}
+
+// The summary a skeleton gives must be the one its whole text gives: every name's digest (with what
+// its def's body says), the module's imports, hooks and positions. Over a corpus of real modules,
+// when AAW_SKELETON_CORPUS names a directory of .py files (bench/skeleton_corpus.sh makes one from
+// a repository's history); skipped otherwise.
+constexpr const char* k_compare_module = R"(
+import aaw_summary
+
+def compare(args, host):
+    full = aaw_summary.summarize(args["text"])
+    skeleton = args["skeleton"]
+    if not skeleton["complete"]:
+        return "incomplete"
+    made = aaw_summary._from_skeleton(skeleton)
+    if isinstance(full, aaw_summary.ParseFailure):
+        return "ok" if made is None else "a skeleton of a text that does not parse was summarised"
+    if made is None:
+        return "the whole text parses but its skeleton was not summarised"
+    if sorted(full.bindings) != sorted(made.bindings):
+        return "names differ"
+    asks = [[name, aaw_summary.body_of(name)] for name in full.bindings]
+    asks += [[aaw_summary.IMPORTS, aaw_summary.HOOKS], [aaw_summary.POSITIONS] + sorted(full.bindings), ["*"]]
+    for names in asks:
+        if aaw_summary.safe_digest(full, names) != aaw_summary.safe_digest(made, names):
+            return "digest of %s differs" % names
+    return "ok"
+)";
+
+TEST(PythonSkeletonCorpusTest, EachSkeletonSummarisesAsItsWholeText) {
+  const char* corpus = std::getenv("AAW_SKELETON_CORPUS");
+  if (corpus == nullptr) GTEST_SKIP() << "AAW_SKELETON_CORPUS is not set";
+  ASSERT_TRUE(test::shared_python().install_module("aaw_skeleton_compare", k_compare_module));
+  int files = 0, incomplete = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(corpus)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
+    auto text = read_file(entry.path().string());
+    ASSERT_TRUE(text) << "cannot read " << entry.path();
+    PythonSkeleton skeleton = skeleton_of(*text);
+    nlohmann::json bodies = nlohmann::json::array();
+    for (const BlankedBody& body : skeleton.bodies)
+      bodies.push_back({{"def_line", body.def_line}, {"async", body.is_async}, {"text", body.text}});
+    nlohmann::json args{{"text", *text},
+                        {"skeleton", {{"complete", skeleton.complete}, {"text", skeleton.text}, {"bodies", bodies}}}};
+    auto verdict = test::shared_python().call("aaw_skeleton_compare", "compare", args, {});
+    ASSERT_TRUE(verdict) << entry.path() << ": " << verdict.error().message();
+    ++files;
+    if (*verdict == "incomplete") {
+      ++incomplete;
+      continue;
+    }
+    EXPECT_EQ(*verdict, "ok") << entry.path();
+  }
+  std::printf("%d modules, %d without a skeleton (parsed whole)\n", files, incomplete);
 }
 
 }  // namespace
