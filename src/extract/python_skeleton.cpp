@@ -29,8 +29,17 @@ bool is_string_prefix(std::string_view word) {
   if (word.empty() || word.size() > 2) return false;
   for (char c : word) {
     switch (c) {
-      case 'r': case 'R': case 'b': case 'B': case 'u': case 'U': case 'f': case 'F': break;
-      default: return false;
+      case 'r':
+      case 'R':
+      case 'b':
+      case 'B':
+      case 'u':
+      case 'U':
+      case 'f':
+      case 'F':
+        break;
+      default:
+        return false;
     }
   }
   return true;
@@ -130,14 +139,15 @@ class Lexer {
         skip_comment();
       } else if (c == '\\') {
         ++m_pos;  // a continuation when a line end follows
-        if (m_pos < m_text.size() && (m_text[m_pos] == '\n' || m_text[m_pos] == '\r') && !newline()) return false;
+        if (m_pos < m_text.size() && (m_text[m_pos] == '\n' || m_text[m_pos] == '\r') && !newline())
+          return false;
       } else if (c == '"' || c == '\'') {
         if (!string(c)) return false;
       } else if (is_word_char(c)) {
         std::string_view word = word_at(m_pos);
         m_pos += word.size();
-        if (m_pos < m_text.size() && (m_text[m_pos] == '"' || m_text[m_pos] == '\'') && is_string_prefix(word) &&
-            !string(m_text[m_pos]))
+        if (m_pos < m_text.size() && (m_text[m_pos] == '"' || m_text[m_pos] == '\'') &&
+            is_string_prefix(word) && !string(m_text[m_pos]))
           return false;
       } else {
         if (c == '(' || c == '[' || c == '{') ++depth;
@@ -149,8 +159,8 @@ class Lexer {
         if (c == ':' && depth == 0 && header_open) {
           header_open = false;
           std::size_t after = skip_spaces(m_pos);
-          line.inline_body = after < m_text.size() && m_text[after] != '#' && m_text[after] != '\n' &&
-                             m_text[after] != '\r';
+          line.inline_body =
+              after < m_text.size() && m_text[after] != '#' && m_text[after] != '\n' && m_text[after] != '\r';
         }
       }
     }
@@ -201,8 +211,8 @@ class Lexer {
 
 // The bodies to blank: each def's (not one on its header's line, not a module-level __getattr__),
 // with every statement nested in it; nullopt when a def has no body (a syntax error).
-std::optional<std::vector<std::pair<std::size_t, std::size_t>>> bodies_of(const std::vector<LogicalLine>& lines,
-                                                                         std::vector<bool>& blank) {
+std::optional<std::vector<std::pair<std::size_t, std::size_t>>> bodies_of(
+    const std::vector<LogicalLine>& lines, std::vector<bool>& blank) {
   std::vector<std::pair<std::size_t, std::size_t>> out;  // [def, last statement of its body]
   for (std::size_t i = 0; i < lines.size();) {
     const LogicalLine& def = lines[i];

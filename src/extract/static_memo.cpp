@@ -69,7 +69,7 @@ class IncrementalStaticSource::CommitView {
 };
 
 IncrementalStaticSource::Memo IncrementalStaticSource::make_memo(Extraction extraction, CommitView& view) {
-  Memo memo{std::move(extraction.state), {}};
+  Memo memo{std::move(extraction.state), {}, m_generation};
   for (PathProbe& probe : extraction.consulted) {
     auto [dir, name] = split_tree_path(probe.path);
     view.remember(probe);
@@ -79,30 +79,80 @@ IncrementalStaticSource::Memo IncrementalStaticSource::make_memo(Extraction extr
     auto id =
         view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
     watch.id = id ? *id : std::nullopt;
+    if (id && view.has_directory_ids()) {
+      m_watched.emplace(dir, *id);
+    } else {
+      memo.checked = 0;  // never checked by the watched directories alone
+    }
   }
   return memo;
 }
 
 IncrementalStaticSource::Verdict IncrementalStaticSource::check(Memo& memo, CommitView& view,
                                                                 Pending& pending) {
-  for (auto& [dir, watch] : memo.directories) {
-    const std::vector<std::string>* changed_names = nullptr;  // null: compare every probe
-    if (view.has_directory_ids()) {
-      auto now = view.directory_id(dir);
-      if (!now) return Verdict::stale;
-      pending.directory_ids[dir] = *now;
-      if (watch.id && *now == watch.id) continue;  // nothing under it changed
-      if (watch.id && *now) {
-        auto names = view.changed(*watch.id, **now);
-        if (!names) return Verdict::stale;
-        changed_names = *names;
-      }
-    }
-    if (!compare_probes(watch, changed_names, view, pending)) return Verdict::stale;
+  for (auto& [dir, watch] : memo.directories)
+    if (!check_directory(dir, watch, view, pending)) return Verdict::stale;
+  return conclude(memo, pending);
+}
+
+// Only the directories that changed since the last extraction, which this memo was checked at: the
+// others hold what they held then.
+IncrementalStaticSource::Verdict IncrementalStaticSource::check_changed(
+    Memo& memo, const std::vector<std::string>& changed, CommitView& view, Pending& pending) {
+  for (const std::string& dir : changed) {
+    auto watch = memo.directories.find(dir);
+    if (watch != memo.directories.end() && !check_directory(dir, watch->second, view, pending))
+      return Verdict::stale;
   }
+  return conclude(memo, pending);
+}
+
+IncrementalStaticSource::Verdict IncrementalStaticSource::conclude(Memo& memo, Pending& pending) {
   if (!pending.changed.empty()) return Verdict::pending;
   for (auto& [dir, id] : pending.directory_ids) memo.directories[dir].id = id;
+  memo.checked = m_generation;
   return Verdict::valid;
+}
+
+// False when the probes under `dir` no longer hold (or cannot be read).
+bool IncrementalStaticSource::check_directory(const std::string& dir, DirectoryWatch& watch, CommitView& view,
+                                              Pending& pending) {
+  const std::vector<std::string>* changed_names = nullptr;  // null: compare every probe
+  if (view.has_directory_ids()) {
+    auto now = view.directory_id(dir);
+    if (!now) return false;
+    pending.directory_ids[dir] = *now;
+    if (watch.id && *now == watch.id) return true;  // nothing under it changed
+    if (watch.id && *now) {
+      auto names = view.changed(*watch.id, **now);
+      if (!names) return false;
+      changed_names = *names;
+    }
+  }
+  return compare_probes(watch, changed_names, view, pending);
+}
+
+// The watched directories whose id differs from the last extraction's, all of them brought up to
+// date; nullopt when the last extraction's ids are not known for every one of them (then each memo
+// is checked in full).
+std::optional<std::vector<std::string>> IncrementalStaticSource::changed_directories(CommitView& view) {
+  bool known = view.has_directory_ids() && m_watched_generation + 1 == m_generation;
+  std::vector<std::string> changed;
+  m_watched_generation = view.has_directory_ids() ? m_generation : 0;
+  for (auto& [dir, id] : m_watched) {
+    auto now =
+        view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
+    if (!now) {
+      m_watched_generation = 0;
+      return std::nullopt;
+    }
+    if (*now != id) {
+      changed.push_back(dir);
+      id = *now;
+    }
+  }
+  if (!known) return std::nullopt;
+  return changed;
 }
 
 // Compares the probes of one directory (only those named in `changed_names` when given) with
@@ -152,6 +202,7 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::settle(std::vector<Pen
     }
     for (auto& [probe, blob] : p.changed) probe->blob = blob;  // same API, new content
     for (auto& [dir, id] : p.directory_ids) p.memo->directories[dir].id = id;
+    p.memo->checked = m_generation;
     states[p.index] = p.memo->state;
     ++m_reused;
   }
@@ -174,13 +225,18 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
   auto tree = m_mirror.tree(commit);
   if (!tree) return tree.error();
   CommitView view(**tree);
+  ++m_generation;
+  auto changed = changed_directories(view);
   std::vector<SignatureState> states(functions.size());
   std::vector<std::size_t> stale_index;
   std::vector<Pending> pending;
   for (std::size_t i = 0; i < functions.size(); ++i) {
     auto memo = m_memo.find({functions[i].import_statement, functions[i].function_path});
     Pending candidate{i, memo == m_memo.end() ? nullptr : &memo->second, {}, {}};
-    Verdict verdict = candidate.memo ? check(*candidate.memo, view, candidate) : Verdict::stale;
+    Verdict verdict = !candidate.memo ? Verdict::stale
+                      : changed && candidate.memo->checked + 1 == m_generation
+                          ? check_changed(*candidate.memo, *changed, view, candidate)
+                          : check(*candidate.memo, view, candidate);
     if (verdict == Verdict::valid) {
       states[i] = memo->second.state;
       ++m_reused;

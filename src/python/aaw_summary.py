@@ -362,7 +362,7 @@ def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
     gc.disable()
     try:
         tree = ast.parse(text.encode("utf-8", "surrogateescape"))
-        return Collector(bodies).scope(tree.body, module_level=True)
+        return Collector(bodies, _may_import_dynamically(text)).scope(tree.body, module_level=True)
     except SyntaxError as error:
         return ParseFailure(error.lineno, error.msg)
     except (RecursionError, MemoryError):
@@ -534,8 +534,10 @@ def _evict() -> None:
 class Collector:
     """Walks a module (or class) body in textual order, numbering statements."""
 
-    def __init__(self, bodies=None):
+    def __init__(self, bodies=None, may_import_dynamically=True):
         self.bodies = bodies or {}  # a skeleton's blanked bodies, by the line of their def
+        # False when the text names neither import_module nor __import__: no statement needs a walk.
+        self.may_import_dynamically = may_import_dynamically
         self.index = 0
         self.class_name = None  # the class whose body is being read (names are mangled in it)
         self.defs = {}          # module-level def -> its node, while collecting (not kept)
@@ -554,8 +556,8 @@ class Collector:
     def _block(self, statements, scope, module_level):
         for statement in statements:
             self.index += 1
-            if module_level and isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) and \
-                    _calls_dynamic_import(statement):
+            if module_level and self.may_import_dynamically and \
+                    isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) and _calls_dynamic_import(statement):
                 scope.dynamic_imports = True
             handler = _STATEMENT_HANDLERS.get(type(statement))
             if handler is not None:
@@ -865,6 +867,14 @@ def _returns_first_argument(node):
     first = positional[0].arg
     own = list(_own_returns(node.body))
     return bool(own) and all(isinstance(r.value, ast.Name) and r.value.id == first for r in own)
+
+
+def _may_import_dynamically(text) -> bool:
+    """Whether a module's text may call import_module or __import__ (identifiers outside ASCII are
+    NFKC-normalised by the parser, so such a text always may)."""
+    if not isinstance(text, str) or not text.isascii():
+        return True
+    return "import_module" in text or "__import__" in text
 
 
 def _calls_dynamic_import(statement):

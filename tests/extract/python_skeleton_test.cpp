@@ -123,14 +123,14 @@ TEST(PythonSkeletonTest, AModuleLevelGetattrIsKeptWhole) {
 }
 
 TEST(PythonSkeletonTest, WhatItCannotSplitWithConfidenceIsIncomplete) {
-  EXPECT_FALSE(skeleton_of("def f():\n    x = (1,\n").complete);             // unbalanced
-  EXPECT_FALSE(skeleton_of("x = )\n").complete);                              // closes nothing
-  EXPECT_FALSE(skeleton_of("def f():\n    return '''\n").complete);           // unterminated
-  EXPECT_FALSE(skeleton_of("def f():\n    return 'a\n").complete);            // unterminated
-  EXPECT_FALSE(skeleton_of("def f():\n\treturn 1\n").complete);               // tabs
-  EXPECT_FALSE(skeleton_of("def f():\n    return 1\rx = 2\n").complete);      // lone CR
-  EXPECT_FALSE(skeleton_of(std::string("x = 1\0\n", 7)).complete);            // NUL
-  EXPECT_FALSE(skeleton_of("def f():\nx = 1\n").complete);                    // no body
+  EXPECT_FALSE(skeleton_of("def f():\n    x = (1,\n").complete);                  // unbalanced
+  EXPECT_FALSE(skeleton_of("x = )\n").complete);                                  // closes nothing
+  EXPECT_FALSE(skeleton_of("def f():\n    return '''\n").complete);               // unterminated
+  EXPECT_FALSE(skeleton_of("def f():\n    return 'a\n").complete);                // unterminated
+  EXPECT_FALSE(skeleton_of("def f():\n\treturn 1\n").complete);                   // tabs
+  EXPECT_FALSE(skeleton_of("def f():\n    return 1\rx = 2\n").complete);          // lone CR
+  EXPECT_FALSE(skeleton_of(std::string("x = 1\0\n", 7)).complete);                // NUL
+  EXPECT_FALSE(skeleton_of("def f():\nx = 1\n").complete);                        // no body
   EXPECT_FALSE(skeleton_of("import sys\nsys.meta_path.append(F())\n").complete);  // an import hook
 }
 
@@ -183,8 +183,9 @@ TEST(PythonSkeletonCorpusTest, EachSkeletonSummarisesAsItsWholeText) {
     nlohmann::json bodies = nlohmann::json::array();
     for (const BlankedBody& body : skeleton.bodies)
       bodies.push_back({{"def_line", body.def_line}, {"async", body.is_async}, {"text", body.text}});
-    nlohmann::json args{{"text", *text},
-                        {"skeleton", {{"complete", skeleton.complete}, {"text", skeleton.text}, {"bodies", bodies}}}};
+    nlohmann::json args{
+        {"text", *text},
+        {"skeleton", {{"complete", skeleton.complete}, {"text", skeleton.text}, {"bodies", bodies}}}};
     auto verdict = test::shared_python().call("aaw_skeleton_compare", "compare", args, {});
     ASSERT_TRUE(verdict) << entry.path() << ": " << verdict.error().message();
     ++files;

@@ -91,6 +91,32 @@ TEST_F(SignatureSourceTest, SignatureEditIsResolvedAgain) {
   EXPECT_EQ(states[0].signature.text(), "(x, y=2)");
 }
 
+// Directories are compared with the previous extraction's once for all memos; a memo that was not
+// checked at that extraction (its function was not asked for) is checked in full, and going back
+// to an older commit is a change like any other.
+TEST_F(SignatureSourceTest, MemosFollowExtractionsInAnyOrderAndOfAnySubset) {
+  m_repo.write_file("pkg/a.py", "def f(x):\n    pass\n");
+  std::string second = m_repo.commit("f loses y");
+  m_repo.write_file("pkg/b.py", "def g(z, w=None):\n    pass\n");
+  std::string third = m_repo.commit("g grows");
+  open();
+  auto summaries = [](const std::vector<SignatureState>& states) {
+    std::vector<std::string> out;
+    for (const SignatureState& state : states) out.push_back(state.summary());
+    return out;
+  };
+  using Texts = std::vector<std::string>;
+  EXPECT_EQ(summaries(extract(m_first)), (Texts{"(x, y=1)", "(z)"}));
+  EXPECT_EQ(summaries(extract(second)), (Texts{"(x)", "(z)"}));
+  EXPECT_EQ(summaries(extract(m_first)), (Texts{"(x, y=1)", "(z)"}));
+  auto only_f = m_source->extract(ObjectId{third}, {m_functions[0]});
+  ASSERT_TRUE(only_f) << only_f.error().message();
+  EXPECT_EQ(summaries(*only_f), (Texts{"(x)"}));
+  EXPECT_EQ(summaries(extract(third)), (Texts{"(x)", "(z, w=None)"}));  // g last checked at the first
+  EXPECT_EQ(summaries(extract(m_first)), (Texts{"(x, y=1)", "(z)"}));
+  EXPECT_EQ(summaries(extract(m_first)), (Texts{"(x, y=1)", "(z)"}));
+}
+
 TEST_F(SignatureSourceTest, StateThatIsNotOkIsResolvedAgainToKeepItsDetailTrue) {
   m_repo.write_file("pkg/d.py", "f = make()\n");
   std::string before = m_repo.commit("f from a call");

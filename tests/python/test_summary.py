@@ -38,6 +38,11 @@ class BindingsTest(unittest.TestCase):
         scope = summary("globals()['f'] = 1\nsetattr(mod, 'g', 2)\ndef __getattr__(name): pass\n")
         self.assertEqual(len(scope.dynamic), 3)
 
+    def test_a_module_level_computed_import_is_noted(self):
+        self.assertTrue(summary("import importlib\nm = importlib.import_module(name)\n").dynamic_imports)
+        self.assertTrue(summary("__import__(name)\n").dynamic_imports)
+        self.assertFalse(summary("def f():\n    return __import__(name)\nx = load(name)\n").dynamic_imports)
+
     def test_syntax_error_is_a_parse_failure_with_its_line(self):
         failure = summary("def f(:\n")
         self.assertIsInstance(failure, aaw_summary.ParseFailure)

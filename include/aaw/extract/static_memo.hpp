@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,9 @@ class IncrementalStaticSource final : public SignatureSource {
   struct Memo {
     SignatureState state;
     std::map<std::string, DirectoryWatch> directories;
+    // The extraction (m_generation) at which every directory id above was last known to be
+    // current; 0: never (check every directory).
+    std::uint64_t checked = 0;
   };
   class CommitView;
   // A memo that holds at this commit if each changed file kept its API digest.
@@ -64,8 +69,14 @@ class IncrementalStaticSource final : public SignatureSource {
   };
   enum class Verdict { valid, stale, pending };
 
-  static Memo make_memo(Extraction extraction, CommitView& view);
-  static Verdict check(Memo& memo, CommitView& view, Pending& pending);
+  Memo make_memo(Extraction extraction, CommitView& view);
+  Verdict check(Memo& memo, CommitView& view, Pending& pending);
+  Verdict check_changed(Memo& memo, const std::vector<std::string>& changed, CommitView& view,
+                        Pending& pending);
+  Verdict conclude(Memo& memo, Pending& pending);
+  static bool check_directory(const std::string& dir, DirectoryWatch& watch, CommitView& view,
+                              Pending& pending);
+  std::optional<std::vector<std::string>> changed_directories(CommitView& view);
   static bool compare_probes(DirectoryWatch& watch, const std::vector<std::string>* changed_names,
                              CommitView& view, Pending& pending);
   static void share_unchanged(const Memo& memo, CommitView& view);
@@ -76,6 +87,12 @@ class IncrementalStaticSource final : public SignatureSource {
   GitMirror& m_mirror;
   StaticExtractor& m_extractor;
   std::map<Key, Memo> m_memo;
+  // Extractions so far. Every directory any memo watches, with its id at the extraction numbered
+  // m_watched_generation (0: not known at any): a memo checked at the previous extraction need
+  // only look at the directories that changed since, found once for all memos.
+  std::uint64_t m_generation = 0;
+  std::uint64_t m_watched_generation = 0;
+  std::unordered_map<std::string, std::optional<ObjectId>> m_watched;
   std::size_t m_resolved = 0;
   std::size_t m_reused = 0;
 };
