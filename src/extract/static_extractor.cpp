@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "aaw/extract/python_skeleton.hpp"
@@ -209,15 +210,29 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
 
 Result<std::vector<std::string>> StaticExtractor::digests(SourceTree& tree,
                                                           const std::vector<DigestQuery>& queries) {
+  // One query per blob, with every set of names asked of it: many functions ask the same file.
   Json request = with_options({{"queries", Json::array()}});
-  for (const DigestQuery& q : queries)
-    request["queries"].push_back({{"blob", q.blob.hex}, {"names", *q.names}});
+  std::unordered_map<std::string, std::size_t> group_of;   // blob -> its query
+  std::vector<std::pair<std::size_t, std::size_t>> place;  // of each query: group, set
+  for (const DigestQuery& q : queries) {
+    auto [group, added] = group_of.emplace(q.blob.hex, request["queries"].size());
+    if (added) request["queries"].push_back({{"blob", q.blob.hex}, {"name_sets", Json::array()}});
+    Json& sets = request["queries"][group->second]["name_sets"];
+    place.emplace_back(group->second, sets.size());
+    sets.push_back(*q.names);
+  }
   auto answer = m_python.call("aaw_static", "module_digests", request, tree_callbacks(tree));
   if (!answer) return answer.error().context("computing module digests");
-  if (!answer->is_array() || answer->size() != queries.size())
-    return malformed("no list with one digest per query").context("computing module digests");
+  if (!answer->is_array() || answer->size() != request["queries"].size())
+    return malformed("no list with one answer per blob").context("computing module digests");
   std::vector<std::string> out;
-  for (const Json& digest : *answer) out.push_back(digest.is_string() ? digest.get<std::string>() : "");
+  out.reserve(queries.size());
+  for (const auto& [group, set] : place) {
+    const Json& digests = (*answer)[group];
+    if (!digests.is_array() || digests.size() != request["queries"][group]["name_sets"].size())
+      return malformed("no list with one digest per set of names").context("computing module digests");
+    out.push_back(digests[set].is_string() ? digests[set].get<std::string>() : "");
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@ Pure standard library, Python 3.9+.
 
 import ast
 import builtins
+import re
 import sys
 from typing import Dict, List
 
@@ -142,15 +143,23 @@ class Session:
                             % (type(error).__name__, error))
         if state.get("status") != "ok":
             # Details name lines ("bound to a call at m.py:12"), which digests leave out unless
-            # asked: a state that is not ok is resolved again when a line it may quote moves.
-            for names in self.asked.values():
-                names.add(aaw_summary.POSITIONS)
+            # asked: a state that is not ok is resolved again when a line it quotes moves.
+            self._ask_positions_quoted_by(state.get("detail") or "")
         consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         # Directory probes say whether the directory was there, so a caller re-checking them
         # notices one appearing or disappearing (namespace packages).
         consulted += [{"path": path, "blob": None, "directory": found}
                       for path, found in self.consulted_dirs.items()]
         return {"state": state, "consulted": consulted}
+
+    def _ask_positions_quoted_by(self, detail):
+        """Asks for the positions in the modules whose lines `detail` quotes ("m.py:12", "(line 12)
+        in m.py"); in every module asked when it quotes a line but names none of them."""
+        if not _QUOTED_LINE.search(detail):
+            return
+        quoted = [names for path, names in self.asked.items() if path in detail]
+        for names in quoted or self.asked.values():
+            names.add(aaw_summary.POSITIONS)
 
     def _state(self, function):
         statement = function.get("import_statement") if isinstance(function, dict) else None
@@ -900,6 +909,10 @@ class Session:
             raise  # our depth, not the host's failure
         except Exception as error:  # aaw_host.HostError, or anything a test host raises
             raise _HostFailure("cannot %s: %s" % (what, error)) from None
+
+
+# A line number in a detail: "path:12" or "line 12".
+_QUOTED_LINE = re.compile(r":\d|\bline \d")
 
 
 def _candidates(scope, name, before):

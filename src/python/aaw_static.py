@@ -8,12 +8,38 @@ aaw_resolver.py, the STATE objects aaw_signature.py.
 Pure standard library, Python 3.9+.
 """
 
+import functools
+import os
 from typing import Any, Dict, List
 
 import aaw_resolver
 import aaw_summary
 
+# AAW_PYTHON_PROFILE=FILE (for benchmarks): every resolve_all and module_digests call runs under
+# cProfile, and the statistics so far are written to FILE at each stats() call (the closing
+# "Static extraction: ..." line asks for it). Read them with `python3 -m pstats FILE`.
+_PROFILE_FILE = os.environ.get("AAW_PYTHON_PROFILE")
+_profile = None
+if _PROFILE_FILE:
+    import cProfile
+    _profile = cProfile.Profile()
 
+
+def _profiled(function):
+    if _profile is None:
+        return function
+
+    @functools.wraps(function)
+    def run(*args):
+        _profile.enable()
+        try:
+            return function(*args)
+        finally:
+            _profile.disable()
+    return run
+
+
+@_profiled
 def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     """One {"state": STATE, "consulted": [{"path", "blob", ...}]} per entry of args["functions"].
 
@@ -53,19 +79,27 @@ def locate_all(args: Dict[str, Any], host: Any) -> List[Any]:
     return out
 
 
+@_profiled
 def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
-    """The digest of each {"blob", "names"} in args["queries"] (aaw_summary.digest), in order:
+    """The digest of each {"blob", "names"} in args["queries"] (aaw_summary.digest), in order, or
+    for a query {"blob", "name_sets": [[name, ...], ...]} the list of the digests of each set:
     what the caller compares to decide whether a changed file can change a resolution at all.
     Each distinct blob is parsed once while it stays in the cache (args["cache_bytes"] bounds it)."""
     _bound_cache(args)
-    return [_digest_of(query, host) for query in args.get("queries", [])]
+    out = []
+    for query in args.get("queries", []):
+        if "name_sets" in query:  # one blob, many sets of names: one digest per set
+            out.append([_digest_of(query["blob"], names, host) for names in query["name_sets"]])
+        else:
+            out.append(_digest_of(query["blob"], query.get("names"), host))
+    return out
 
 
-def _digest_of(query: Dict[str, Any], host: Any) -> Any:
-    names = sorted(query.get("names") or ())
+def _digest_of(blob: str, names: Any, host: Any) -> Any:
+    names = sorted(names or ())
     if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots
-        return aaw_resolver.declared_roots_digest(names[0][len(aaw_resolver.ROOTS):], query["blob"], host.read_blob)
-    summary = aaw_summary.summary_of(query["blob"], host.read_blob, getattr(host, "read_skeleton", None))
+        return aaw_resolver.declared_roots_digest(names[0][len(aaw_resolver.ROOTS):], blob, host.read_blob)
+    summary = aaw_summary.summary_of(blob, host.read_blob, getattr(host, "read_skeleton", None))
     return aaw_summary.safe_digest(summary, names)
 
 
@@ -85,5 +119,7 @@ def cache_size(args: Any = None, host: Any = None) -> int:
 
 def stats(args: Any = None, host: Any = None) -> Dict[str, int]:
     """What parsing cost so far (aaw_summary.stats): parses, distinct_blobs, cached, cached_bytes,
-    limit_bytes."""
+    limit_bytes. Writes the profile when AAW_PYTHON_PROFILE asks for one."""
+    if _profile is not None:
+        _profile.dump_stats(_PROFILE_FILE)
     return aaw_summary.stats()

@@ -384,6 +384,7 @@ HOOKS = "<hooks>"
 # dynamically, as the details of a state that is not ok quote them).
 POSITIONS = "<positions>"
 _BODY = "<body>"
+_UNBOUND = "<unbound>"  # the key in Scope.digests of the digest of names the module does not bind
 
 
 def body_of(name: str) -> str:
@@ -407,7 +408,18 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
     wanted = frozenset(names)
     known = summary.digests.get(wanted)
     if known is None:
+        if all(not name.startswith("<") and name not in summary.bindings for name in wanted):
+            # Names the module does not bind (most of what star imports are asked) read the same of
+            # it whichever they are: one digest, kept once.
+            return _unbound_digest(summary)
         known = summary.digests[wanted] = _digest(summary, wanted)
+    return known
+
+
+def _unbound_digest(summary: "Scope") -> str:
+    known = summary.digests.get(_UNBOUND)
+    if known is None:
+        known = summary.digests[_UNBOUND] = _digest(summary, frozenset())
     return known
 
 

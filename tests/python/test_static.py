@@ -148,12 +148,33 @@ class ConsultedTest(unittest.TestCase):
         self.assertEqual(digest_of("from .m import *\ng = compute()\n# a comment\n"), probe["digest"])
         self.assertNotEqual(digest_of("from .m import *\n\ng = compute()\n"), probe["digest"])
 
+    def test_a_state_that_is_not_ok_asks_for_the_positions_of_the_lines_it_quotes_only(self):
+        files = {"pkg/__init__.py": "from .a import *\nfrom .d import *\n",
+                 "pkg/a.py": "def f(x): pass\n", "pkg/d.py": "g = make()\n"}
+        asked = lambda entry: {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
+        missing = resolve(files, "import pkg", "pkg.h")
+        self.assertEqual(missing["state"]["status"], "missing")
+        self.assertNotIn(aaw_summary.POSITIONS, sum(asked(missing).values(), []),
+                         "'h' not found in module 'pkg' quotes no line")
+        opaque = resolve(files, "import pkg", "pkg.g")
+        self.assertIn("pkg/d.py:1", opaque["state"]["detail"])
+        self.assertIn(aaw_summary.POSITIONS, asked(opaque)["pkg/d.py"])
+        self.assertNotIn(aaw_summary.POSITIONS, asked(opaque)["pkg/__init__.py"])
+
     def test_module_digests_answer_per_query(self):
         host = DictHost({"m.py": "def f(a): pass\n"})
         blob = host.find_blob("m.py")
         [same, other] = aaw_static.module_digests({"queries": [{"blob": blob, "names": ["f"]},
                                                                {"blob": blob, "names": ["g"]}]}, host)
         self.assertNotEqual(same, other)
+
+    def test_a_query_with_name_sets_answers_one_digest_per_set(self):
+        host = DictHost({"m.py": "def f(a): pass\n"})
+        blob = host.find_blob("m.py")
+        [by_set] = aaw_static.module_digests({"queries": [{"blob": blob, "name_sets": [["f"], ["g"], ["f"]]}]}, host)
+        [f, g] = aaw_static.module_digests({"queries": [{"blob": blob, "names": ["f"]},
+                                                        {"blob": blob, "names": ["g"]}]}, host)
+        self.assertEqual(by_set, [f, g, f])
 
 
 if __name__ == "__main__":

@@ -61,6 +61,16 @@ class DigestTest(unittest.TestCase):
         self.assertNotEqual(base, aaw_summary.digest(summary("def f(a, b): pass\n"), ["f"]))
         self.assertNotEqual(base, aaw_summary.digest(summary("from .m import *\ndef f(a): pass\n"), ["f"]))
 
+    def test_names_the_module_does_not_bind_share_one_digest_that_its_star_imports_change(self):
+        scope = summary("from .m import *\ndef f(a): pass\n")
+        self.assertEqual(aaw_summary.digest(scope, ["x"]), aaw_summary.digest(scope, ["y", "z"]))
+        self.assertNotEqual(aaw_summary.digest(scope, ["x"]), aaw_summary.digest(scope, ["f"]))
+        self.assertNotIn(frozenset(["x"]), scope.digests, "not kept once per set of names")
+        more = summary("from .m import *\nfrom .n import *\ndef f(a): pass\n")
+        self.assertNotEqual(aaw_summary.digest(scope, ["x"]), aaw_summary.digest(more, ["x"]))
+        self.assertEqual(aaw_summary.digest(scope, ["x"]),
+                         aaw_summary.digest(summary("from .m import *\ndef f(a, b): pass\n"), ["x"]))
+
     def test_a_digest_is_computed_once_per_set_of_names(self):
         scope = summary("from .m import a, b\ndef f(x): pass\n")
         first = aaw_summary.digest(scope, ["a", "b"])
