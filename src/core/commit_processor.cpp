@@ -64,19 +64,19 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
   // Never diffed: the next good commit is compared with the last good state. Logged by the caller,
   // once per distinct failure of the commit.
   if (is_machinery_failure(state.status)) return;
-  FunctionChange change{commit, std::nullopt, function, base ? *base : SignatureState{}, state, {}};
   if (!base) {
     m_log.info("Initial signature for {}: {}", name, state.summary());
-    Json initial = to_json(change);
+    Json initial = to_json(FunctionChange{commit, std::nullopt, function, SignatureState{}, state, {}});
     initial["old"] = nullptr;
     record.events.push_back(event("initial", std::move(initial)));
     return;
   }
-  change.changes = diff_states(*base, state);
-  if (change.changes.empty()) {
+  auto changes = diff_states(*base, state);
+  if (changes.empty()) {  // most functions at most commits: nothing copied
     m_log.info("No API change for {}", name);
     return;
   }
+  FunctionChange change{commit, std::nullopt, function, *base, state, std::move(changes)};
   assess(change, *base);
   log_change(m_log, change);
   Json json = to_json(change);
@@ -142,9 +142,10 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
   record.commit = *info;
   record.advances_line = advances_line;
   const StateIndex base(baseline);
+  record.states.reserve(m_functions.size());
   for (std::size_t i = 0; i < m_functions.size(); ++i) {
-    record.states.push_back({m_functions[i], (*states)[i]});
     judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i]), record);
+    record.states.push_back({m_functions[i], std::move((*states)[i])});
   }
   log_extraction_failures(m_log, commit, failures_of(record.states));
   auto recorded = m_store.record(record);

@@ -378,7 +378,8 @@ class SqliteStateStore final : public StateStore {
         m_baseline.reset();
         return;
       }
-      m_baseline->states.insert_or_assign((*known)->id, state);
+      auto [kept, added] = m_baseline->states.try_emplace((*known)->id, state);
+      if (!added && !(kept->second == state)) kept->second = state;  // most states are as they were
     }
     m_baseline->sequence = sequence;
   }
