@@ -22,6 +22,15 @@ Result<std::string> string_argument(const Json& args, std::string_view callback)
   return args[0].get<std::string>();
 }
 
+// The text of the blob a callback's one argument names.
+Result<std::string> blob_text(SourceTree& tree, const Json& args, std::string_view callback) {
+  auto blob = string_argument(args, callback);
+  if (!blob) {
+    return blob.error();
+  }
+  return tree.read_blob(ObjectId{*blob});
+}
+
 // What aaw_summary.summary_of takes from read_skeleton: the skeleton, or the whole text when there is
 // none to trust.
 Json skeleton_json(std::string& text) {
@@ -60,11 +69,7 @@ HostCallbacks tree_callbacks(SourceTree& tree) {
     return Json(*directory);
   };
   callbacks["read_blob"] = [&tree](const Json& args) -> Result<Json> {
-    auto blob = string_argument(args, "read_blob");
-    if (!blob) {
-      return blob.error();
-    }
-    auto text = tree.read_blob(ObjectId{*blob});
+    auto text = blob_text(tree, args, "read_blob");
     if (!text) {
       return text.error();
     }
@@ -72,11 +77,7 @@ HostCallbacks tree_callbacks(SourceTree& tree) {
     return Json(std::move(*text));
   };
   callbacks["read_skeleton"] = [&tree](const Json& args) -> Result<Json> {
-    auto blob = string_argument(args, "read_skeleton");
-    if (!blob) {
-      return blob.error();
-    }
-    auto text = tree.read_blob(ObjectId{*blob});
+    auto text = blob_text(tree, args, "read_skeleton");
     if (!text) {
       return text.error();
     }
