@@ -304,7 +304,7 @@ TEST_F(ConfigTest, ReadsTheStaticSection) {
 TEST_F(ConfigTest, StaticCacheMbBoundsTheParsedModulesAndMustBePositive) {
   auto defaults = parse_config(with_functions(k_one_function, ""), "config.json");
   ASSERT_TRUE(defaults) << defaults.error().message();
-  EXPECT_EQ(defaults->config.static_extraction.cache_mb, 64);
+  EXPECT_EQ(defaults->config.static_extraction.cache_mb, 32);
   auto loaded =
       parse_config(with_functions(k_one_function, R"(, "static": {"cache_mb": 16})"), "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();

@@ -26,7 +26,7 @@ struct StaticConfig {
   // Old module name -> new one, for redirects the resolver cannot read (an import hook of code).
   std::map<std::string, std::string> module_aliases;
   // About how many MiB the cache of parsed modules (the embedded interpreter's) may hold.
-  int cache_mb = 64;
+  int cache_mb = 32;
 };
 
 struct LogConfig {
