@@ -19,7 +19,7 @@ from typing import Iterable, List, Optional, Union
 # source text they were made from (measured on aiter's history: the process grows by 8.6-9.2 bytes
 # per character of source summarised, allocator overhead included).
 _BYTES_PER_CHARACTER = 10
-_DEFAULT_LIMIT_BYTES = 64 << 20
+_DEFAULT_LIMIT_BYTES = 32 << 20
 _limit_bytes = _DEFAULT_LIMIT_BYTES
 # blob id -> (Scope (a parsed module) or ParseFailure, its estimated bytes); least recently used first.
 _summaries = OrderedDict()
@@ -92,8 +92,17 @@ def _from_skeleton(skeleton) -> "Optional[Scope]":
         if not _body_parses(body["async"], body["text"]):
             return None
         bodies[body["def_line"]] = (body["async"], body["text"])
-    summary = summarize(skeleton["text"], bodies)
+    try:
+        summary = summarize(skeleton["text"], bodies)
+    except _BodyNeeded:
+        return None
     return None if isinstance(summary, ParseFailure) else summary
+
+
+class _BodyNeeded(Exception):
+    """A skeleton blanked a body the summary reads (a module-level __getattr__ or import hook the
+    skeleton could not tell from a method: nested in an if or try, or spelled with characters
+    Python folds to ASCII): the whole text must be summarised instead."""
 
 
 def _body_parses(is_async: bool, text: str) -> bool:
@@ -136,7 +145,7 @@ def cache_size() -> int:
 
 
 def set_cache_limit(limit_bytes: Optional[int]) -> None:
-    """Bounds the cache to about `limit_bytes` (None: the default, 64 MiB); evicts at once."""
+    """Bounds the cache to about `limit_bytes` (None: the default, 32 MiB); evicts at once."""
     global _limit_bytes
     _limit_bytes = _DEFAULT_LIMIT_BYTES if limit_bytes is None else max(0, int(limit_bytes))
     _evict()
@@ -561,6 +570,7 @@ class Collector:
         if module_level:
             for name in self.hook_functions:
                 if name in self.defs:
+                    self._need_body(self.defs[name])
                     scope.hooks.update(_names_in(self.defs[name]))
             self.defs = {}
         return scope
@@ -581,9 +591,14 @@ class Collector:
             return
         self.defs[node.name] = node
         if node.name == "__getattr__":
+            self._need_body(node)
             scope.dynamic.append("a module-level __getattr__ (line %d)" % node.lineno)
             scope.hooks.update(_names_in(node))
             scope.getattr_cases.update(_getattr_cases(node))
+
+    def _need_body(self, node):
+        if node.lineno in self.bodies:
+            raise _BodyNeeded()
 
     def _class(self, node, index, scope, module_level):
         outer, self.class_name = self.class_name, node.name

@@ -220,6 +220,38 @@ class SkeletonTest(unittest.TestCase):
         aaw_summary.summary_of("edited", None, lambda _: skeleton(edited, [1, 5, 9]))
         self.assertEqual(aaw_summary.stats()["bodies_parsed"], parsed)
 
+    def test_a_blanked_module_level_getattr_or_hook_sends_the_whole_text(self):
+        # The C++ skeleton keeps only a __getattr__ at indent 0 whole; one nested in an if, or
+        # spelled with characters NFKC folds to ASCII, is blanked: its cases come from the text.
+        nested = ("import sys\n"
+                  "if sys.version_info >= (3, 7):\n"
+                  "    def __getattr__(name):\n"
+                  "        if name == 'old':\n"
+                  "            from .m import new\n"
+                  "            return new\n"
+                  "        raise AttributeError(name)\n"
+                  "def keep(a):\n"
+                  "    return a\n")
+        folded = ("def __\uff47etattr__(name):\n"
+                  "    if name == 'old':\n"
+                  "        from .m import new\n"
+                  "        return new\n"
+                  "    raise AttributeError(name)\n")
+        hook = ("import sys\n"
+                "def finder(name, path, target=None):\n"
+                "    return LOADERS.get(name)\n"
+                "sys.\uff4deta_path.insert(0, finder)\n")
+        for text, blanked in ((nested, [3, 8]), (folded, [1]), (hook, [2])):
+            aaw_summary.clear_cache()
+            full, from_skeleton, read_whole = self.summaries(text, blanked)
+            self.assertTrue(read_whole, text)
+            self.assertEqual(from_skeleton.getattr_cases, full.getattr_cases, text)
+            self.assertEqual(from_skeleton.hooks, full.hooks, text)
+            self.assertEqual(aaw_summary.stats()["skeletons"], 0, text)
+            expected = {"old": (1, "m", "new")} if text != hook else {}
+            self.assertEqual(from_skeleton.getattr_cases, expected, text)
+        self.assertIn("LOADERS", from_skeleton.hooks)
+
     def test_an_incomplete_skeleton_gives_the_text_to_parse_whole(self):
         summary = aaw_summary.summary_of("b", None, lambda _: {"complete": False, "text": "def f(a): pass\n"})
         self.assertIn("f", summary.bindings)

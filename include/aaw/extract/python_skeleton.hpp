@@ -26,7 +26,9 @@ struct PythonSkeleton {
   bool complete = false;
   // The text line for line: each blanked body is one `pass` line then empty lines, so every kept
   // line keeps its number. Defs whose body is on the header's line, and a module-level
-  // __getattr__ (whose body the resolver reads), are kept whole.
+  // __getattr__ (whose body the resolver reads), are kept whole. A lexer cannot tell every
+  // module-level def from a method (one nested in an if or try, a name NFKC folds to
+  // __getattr__): aaw_summary sees such a body blanked and summarises the whole text instead.
   std::string text;
   std::vector<BlankedBody> bodies;  // in textual order
 };
