@@ -33,8 +33,9 @@ _distinct = set()
 # function bodies were parsed on their own to check them.
 _skeletons = 0
 _bodies_parsed = 0
-# Function bodies known to parse, by hash((is_async, text)); least recently used first. A body
-# that did not change since an earlier version of its file is not parsed again.
+# What the function bodies known to parse say (_body_facts), by hash((is_async, text)); least
+# recently used first. A body that did not change since an earlier version of its file is not
+# parsed again.
 _VERIFIED_LIMIT = 1 << 16
 _verified = OrderedDict()
 
@@ -57,7 +58,7 @@ def summary_of(blob: str, read, read_skeleton=None) -> "Union[Scope, ParseFailur
     skeleton costs a fraction of parsing the module, and the summary is the same: each blanked body
     is checked to parse on its own (once per distinct body), and anything that does not parse
     sends the whole text to the parser, so a syntax error in a body is reported as before. What a
-    def's body says (returns_first_argument, replaces_without_wraps) is read when first asked."""
+    def's body says (returns_first_argument, replaces_without_wraps) is read when it is checked."""
     summary = cached(blob)
     if summary is None:
         summary, characters = _summarize_blob(blob, read, read_skeleton)
@@ -89,9 +90,10 @@ def _from_skeleton(skeleton) -> "Optional[Scope]":
     or the skeleton does not parse)."""
     bodies = {}
     for body in skeleton["bodies"]:
-        if not _body_parses(body["async"], body["text"]):
+        facts = _body_facts_of(body["async"], body["text"])
+        if facts is None:
             return None
-        bodies[body["def_line"]] = (body["async"], body["text"])
+        bodies[body["def_line"]] = facts
     try:
         summary = summarize(skeleton["text"], bodies)
     except _BodyNeeded:
@@ -105,26 +107,31 @@ class _BodyNeeded(Exception):
     Python folds to ASCII): the whole text must be summarised instead."""
 
 
-def _body_parses(is_async: bool, text: str) -> bool:
+def _body_facts_of(is_async: bool, text: str):
+    """What a blanked body says (_body_facts), or None when it does not parse on its own or is too
+    deep to read: then the whole text decides. Read here, beside the parse, at the stack depth the
+    parse had, and kept with the body's hash so an unchanged body is neither parsed nor read
+    again."""
     global _bodies_parsed
     key = hash((is_async, text))
-    if key in _verified:
+    facts = _verified.get(key)
+    if facts is not None:
         _verified.move_to_end(key)
-        return True
+        return facts
     _bodies_parsed += 1
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _parse_body(is_async, text)
+        facts = _body_facts(_parse_body(is_async, text))
     except (SyntaxError, ValueError, UnicodeError, RecursionError, MemoryError):
-        return False
+        return None
     finally:
         if collecting:
             gc.enable()
-    _verified[key] = None
+    _verified[key] = facts
     if len(_verified) > _VERIFIED_LIMIT:
         _verified.popitem(last=False)
-    return True
+    return facts
 
 
 def _parse_body(is_async: bool, text: str):
@@ -174,9 +181,9 @@ def _count_parse(blob: str) -> None:
 
 class Def:
     __slots__ = ("name", "line", "index", "args", "returns", "decorators", "decorator_parts", "mangle",
-                 "_facts", "_body")
+                 "replaces_without_wraps", "_returned")
 
-    def __init__(self, node, index=0, mangle=None, body=None):
+    def __init__(self, node, index=0, mangle=None, facts=None):
         self.name = node.name
         self.line = node.lineno
         self.index = index
@@ -186,28 +193,18 @@ class Def:
         # (dotted parts or None, whether it is called: `@deco(...)`), to resolve them.
         self.decorator_parts = [_decorator_parts(d) for d in node.decorator_list]
         self.mangle = mangle  # the class whose body defines it: `__x` parameters are `_Class__x`
-        # What the body says: read from `node` now, or, for a def of a skeleton (whose node has
-        # no body), from the body's text (is_async, text) when first asked.
-        self._facts = _body_facts(node) if body is None else None
-        self._body = body
-
-    @property
-    def replaces_without_wraps(self) -> bool:
-        """As a decorator, it returns a new function that does not copy the one it wraps (no
-        functools.wraps): what callers then meet is that function's signature."""
-        return self._body_facts()[0]
+        # What the body says, read from `node`, or for a def of a skeleton (whose node has no
+        # body) from its blanked body when it was checked (`facts`). replaces_without_wraps: as a
+        # decorator, it returns a new function that does not copy the one it wraps (no
+        # functools.wraps), so what callers meet is that function's signature. _returned: the name
+        # every return gives back, if one.
+        self.replaces_without_wraps, self._returned = _body_facts(node) if facts is None else facts
 
     @property
     def returns_first_argument(self) -> bool:
         """Every return gives back its first argument (a class "decorator" called as X = f(X))."""
-        return self._body_facts()[1]
-
-    def _body_facts(self):
-        if self._facts is None:
-            node = _parse_body(*self._body)  # it parsed when the skeleton was summarised
-            node.args = self.args
-            self._facts, self._body = _body_facts(node), None
-        return self._facts
+        positional = self.args.posonlyargs + self.args.args
+        return bool(positional) and self._returned == positional[0].arg
 
 
 class Class:
@@ -884,16 +881,14 @@ def _own_returns(statements):
 
 
 def _body_facts(node):
-    return _replaces_without_wraps(node), _returns_first_argument(node)
+    """(replaces_without_wraps, the name every return of the body gives back or None): what Def
+    reads from a def's body, which needs nothing of its header."""
+    return _replaces_without_wraps(node), _returned_name(node.body)
 
 
-def _returns_first_argument(node):
-    positional = node.args.posonlyargs + node.args.args
-    if not positional:
-        return False
-    first = positional[0].arg
-    own = list(_own_returns(node.body))
-    return bool(own) and all(isinstance(r.value, ast.Name) and r.value.id == first for r in own)
+def _returned_name(body):
+    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in _own_returns(body)}
+    return names.pop() if len(names) == 1 else None
 
 
 def _may_import_dynamically(text) -> bool:

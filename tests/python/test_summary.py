@@ -252,6 +252,20 @@ class SkeletonTest(unittest.TestCase):
             self.assertEqual(from_skeleton.getattr_cases, expected, text)
         self.assertIn("LOADERS", from_skeleton.hooks)
 
+    def test_one_body_under_two_headers_is_checked_once_and_read_for_each(self):
+        # The facts kept for a body need nothing of its header: whether it returns its first
+        # argument is decided by each def's own parameters.
+        text = ("def keep(cls):\n"
+                "    return cls\n"
+                "def other(obj):\n"
+                "    return cls\n")
+        full, from_skeleton, read_whole = self.summaries(text, [1, 3])
+        self.assertFalse(read_whole)
+        self.assertEqual(aaw_summary.stats()["bodies_parsed"], 1)
+        for name, expected in (("keep", True), ("other", False)):
+            self.assertEqual(from_skeleton.bindings[name][0][1].returns_first_argument, expected, name)
+            self.assertEqual(full.bindings[name][0][1].returns_first_argument, expected, name)
+
     def test_an_incomplete_skeleton_gives_the_text_to_parse_whole(self):
         summary = aaw_summary.summary_of("b", None, lambda _: {"complete": False, "text": "def f(a): pass\n"})
         self.assertIn("f", summary.bindings)
