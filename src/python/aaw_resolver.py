@@ -141,10 +141,10 @@ class Session:
         except Exception as error:  # a bug here must cost one function, not the whole call
             state = aaw_signature.failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
-        if state.get("status") != "ok":
-            # Details name lines ("bound to a call at m.py:12"), which digests leave out unless
-            # asked: a state that is not ok is resolved again when a line it quotes moves.
-            self._ask_positions_quoted_by(state.get("detail") or "")
+        # Details name lines ("bound to a call at m.py:12", "functools.partial of f (m.py:3)"),
+        # which digests leave out unless asked: a state is resolved again when a line it quotes
+        # moves, so its detail never goes stale.
+        self._ask_positions_quoted_by(state.get("detail") or "")
         consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         # Directory probes say whether the directory was there, so a caller re-checking them
         # notices one appearing or disappearing (namespace packages).

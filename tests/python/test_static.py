@@ -161,6 +161,18 @@ class ConsultedTest(unittest.TestCase):
         self.assertIn(aaw_summary.POSITIONS, asked(opaque)["pkg/d.py"])
         self.assertNotIn(aaw_summary.POSITIONS, asked(opaque)["pkg/__init__.py"])
 
+    def test_an_ok_state_whose_detail_quotes_a_line_asks_for_its_positions_too(self):
+        files = {"pkg/__init__.py": "from .m import *\n",
+                 "pkg/m.py": "import functools\ndef f(a, b): pass\ng = functools.partial(f, 1)\n"}
+        entry = resolve(files, "import pkg", "pkg.g")
+        self.assertEqual(entry["state"]["status"], "ok")
+        self.assertIn("pkg/m.py:3", entry["state"]["detail"])
+        asked = {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
+        self.assertIn(aaw_summary.POSITIONS, asked["pkg/m.py"])
+        self.assertNotIn(aaw_summary.POSITIONS, asked["pkg/__init__.py"])
+        plain = resolve(files, "import pkg", "pkg.f")
+        self.assertNotIn(aaw_summary.POSITIONS, sum((p.get("names") or [] for p in plain["consulted"]), []))
+
     def test_module_digests_answer_per_query(self):
         host = DictHost({"m.py": "def f(a): pass\n"})
         blob = host.find_blob("m.py")
