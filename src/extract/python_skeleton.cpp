@@ -25,6 +25,10 @@ bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || u >= 0x80;
 }
 
+bool is_formatted(std::string_view prefix) {
+  return prefix.find('f') != std::string_view::npos || prefix.find('F') != std::string_view::npos;
+}
+
 bool is_string_prefix(std::string_view word) {
   if (word.empty() || word.size() > 2) return false;
   for (char c : word) {
@@ -142,12 +146,12 @@ class Lexer {
         if (m_pos < m_text.size() && (m_text[m_pos] == '\n' || m_text[m_pos] == '\r') && !newline())
           return false;
       } else if (c == '"' || c == '\'') {
-        if (!string(c)) return false;
+        if (!string(c, false)) return false;
       } else if (is_word_char(c)) {
         std::string_view word = word_at(m_pos);
         m_pos += word.size();
         if (m_pos < m_text.size() && (m_text[m_pos] == '"' || m_text[m_pos] == '\'') &&
-            is_string_prefix(word) && !string(m_text[m_pos]))
+            is_string_prefix(word) && !string(m_text[m_pos], is_formatted(word)))
           return false;
       } else {
         if (c == '(' || c == '[' || c == '{') ++depth;
@@ -168,12 +172,39 @@ class Lexer {
     return depth == 0;
   }
 
-  // A string literal whose opening quote is at m_pos; false when it does not end.
-  bool string(char quote) {
+  bool closes_triple(char quote) const {
+    return m_pos + 2 < m_text.size() && m_text[m_pos + 1] == quote && m_text[m_pos + 2] == quote;
+  }
+
+  // A string literal whose opening quote is at m_pos; false when it does not end, or when an
+  // f-string's replacement field holds the string's own quote (Python 3.12 allows
+  // f"{d["key"]}", which Python 3.11's rules read as two strings; in a triple-quoted f-string,
+  // when it is three of them).
+  bool string(char quote, bool formatted) {
     bool triple = m_pos + 2 < m_text.size() && m_text[m_pos + 1] == quote && m_text[m_pos + 2] == quote;
     m_pos += triple ? 3 : 1;
+    int field = 0;  // brackets open in an f-string's replacement field
     while (m_pos < m_text.size()) {
       char c = m_text[m_pos];
+      if (field > 0 && c == quote && (!triple || closes_triple(quote))) return false;
+      if (field > 0 && (c == '"' || c == '\'')) {  // a string nested in the field
+        if (!string(c, false)) return false;
+        continue;
+      }
+      if (formatted && (c == '{' || (field > 0 && (c == '(' || c == '[')))) {
+        if (field == 0 && m_pos + 1 < m_text.size() && m_text[m_pos + 1] == '{') {
+          m_pos += 2;  // an escaped brace
+          continue;
+        }
+        ++field;
+        ++m_pos;
+        continue;
+      }
+      if (field > 0 && (c == '}' || c == ')' || c == ']')) {
+        --field;
+        ++m_pos;
+        continue;
+      }
       if (c == '\\') {
         ++m_pos;
         if (m_pos >= m_text.size()) return false;

@@ -132,6 +132,23 @@ TEST(PythonSkeletonTest, WhatItCannotSplitWithConfidenceIsIncomplete) {
   EXPECT_FALSE(skeleton_of(std::string("x = 1\0\n", 7)).complete);                // NUL
   EXPECT_FALSE(skeleton_of("def f():\nx = 1\n").complete);                        // no body
   EXPECT_FALSE(skeleton_of("import sys\nsys.meta_path.append(F())\n").complete);  // an import hook
+  // A replacement field that holds its f-string's own quote (Python 3.12) is not split here.
+  EXPECT_FALSE(skeleton_of("def f(d):\n    return f\"{d[\"k\"]}\"\n").complete);
+  EXPECT_FALSE(skeleton_of("def f(d):\n    return f'''{d['''k''']}'''\n").complete);
+}
+
+TEST(PythonSkeletonTest, FStringFieldsAreReadUpToTheirClosingBrace) {
+  PythonSkeleton skeleton = skeleton_of(
+      "def f(d, w):\n"
+      "    return f\"{{x}} {d['}']:{w}} {(1, [2])!r}\" + F'{{'\n"
+      "y = 1\n");
+  ASSERT_TRUE(skeleton.complete);
+  ASSERT_EQ(skeleton.bodies.size(), 1U);
+  EXPECT_EQ(skeleton.text, "def f(d, w):\n    pass\ny = 1\n");
+  // In a triple-quoted f-string a field may hold one of its quotes (Python 3.11 too).
+  skeleton = skeleton_of("def g(d):\n    return f\"\"\"{d[\"k\"]}\n\"\"\"\n");
+  ASSERT_TRUE(skeleton.complete);
+  EXPECT_EQ(skeleton.text, "def g(d):\n    pass\n\n");
 }
 
 TEST(PythonSkeletonTest, ATextWithNoDefIsItself) {

@@ -21,8 +21,9 @@ struct BlankedBody {
 
 struct PythonSkeleton {
   // False when the text is not split with confidence (unbalanced brackets, an unterminated string,
-  // tabs or form feeds in indentation, a lone carriage return, a NUL byte, an import hook on
-  // sys.meta_path whose function bodies the resolver reads): parse the whole text instead.
+  // tabs or form feeds in indentation, a lone carriage return, a NUL byte, an f-string's own
+  // quote inside one of its replacement fields, an import hook on sys.meta_path whose function
+  // bodies the resolver reads): parse the whole text instead.
   bool complete = false;
   // The text line for line: each blanked body is one `pass` line then empty lines, so every kept
   // line keeps its number. Defs whose body is on the header's line, and a module-level
