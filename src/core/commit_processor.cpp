@@ -19,19 +19,23 @@ const SignatureState* find_state(const std::vector<FunctionState>& states, const
 }
 
 // Each function's state in `states`, found in constant time (a commit judges every function).
+// The baseline lists the functions in the order they were first recorded, which is nearly always
+// the config's: the state at the same position is tried first, and the index by name is built only
+// when a function is not there.
 class StateIndex {
  public:
-  explicit StateIndex(const std::vector<FunctionState>& states) {
-    m_states.reserve(states.size());
-    for (const FunctionState& s : states) m_states.emplace(key(s.function), &s.state);
-  }
-  const SignatureState* find(const MonitoredFunction& f) const {
+  explicit StateIndex(const std::vector<FunctionState>& states) : m_list(states) {}
+  const SignatureState* find(const MonitoredFunction& f, std::size_t position) {
+    if (position < m_list.size() && m_list[position].function == f) return &m_list[position].state;
+    if (m_states.empty())
+      for (const FunctionState& s : m_list) m_states.emplace(key(s.function), &s.state);
     auto it = m_states.find(key(f));
     return it == m_states.end() ? nullptr : it->second;
   }
 
  private:
   static std::string key(const MonitoredFunction& f) { return f.import_statement + '\n' + f.function_path; }
+  const std::vector<FunctionState>& m_list;
   std::unordered_map<std::string, const SignatureState*> m_states;
 };
 
@@ -141,10 +145,10 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
   CommitRecord record;
   record.commit = *info;
   record.advances_line = advances_line;
-  const StateIndex base(baseline);
+  StateIndex base(baseline);
   record.states.reserve(m_functions.size());
   for (std::size_t i = 0; i < m_functions.size(); ++i) {
-    judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i]), record);
+    judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i], i), record);
     record.states.push_back({m_functions[i], std::move((*states)[i])});
   }
   log_extraction_failures(m_log, commit, failures_of(record.states));

@@ -105,6 +105,7 @@ const Parameter* counterpart(const Parameter& a, const Signature& before, const 
 }
 
 std::vector<Change> diff_signatures(const Signature& before, const Signature& after) {
+  if (before == after) return {};  // most functions at most commits: no lookups by name
   std::vector<Change> out;
   std::vector<const Parameter*> matched;
   for (const Parameter& a : before.parameters) {
