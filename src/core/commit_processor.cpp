@@ -146,6 +146,7 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
   record.commit = *info;
   record.advances_line = advances_line;
   StateIndex base(baseline);
+  LogBatch batch(m_log);  // a line per function, written once the commit is recorded
   record.states.reserve(m_functions.size());
   for (std::size_t i = 0; i < m_functions.size(); ++i) {
     judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i], i), record);

@@ -158,6 +158,15 @@ void write_to_file_only(Logger& log, LogLevel level, std::string_view message) {
   }
 }
 
+LogBatch::LogBatch(Logger& log) : m_log(log), m_flush_level(static_cast<int>(log.flush_level())) {
+  if (m_flush_level < spdlog::level::warn) m_log.flush_on(spdlog::level::warn);
+}
+
+LogBatch::~LogBatch() {
+  m_log.flush();
+  m_log.flush_on(static_cast<spdlog::level::level_enum>(m_flush_level));
+}
+
 std::shared_ptr<Logger> null_logger() {
   return std::make_shared<Logger>("aiter_api_watcher", std::make_shared<spdlog::sinks::null_sink_mt>());
 }

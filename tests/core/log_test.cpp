@@ -50,6 +50,24 @@ TEST_F(ReportTest, WritesOriginalLineFormatWithPythonLevelNames) {
   EXPECT_NE(all[2].find(" - ERROR - broken"), std::string::npos);
 }
 
+TEST_F(ReportTest, ABatchWritesItsLinesWhenItEndsAndWarningsAtOnce) {
+  auto log = make_logger(config_for("b.log"), ConsoleStream::none);
+  ASSERT_TRUE(log) << log.error().message();
+  {
+    LogBatch batch(**log);
+    (*log)->info("No API change for f");
+    EXPECT_EQ(read_file(m_dir.path() / "b.log"), "") << "an INFO line waits for the batch to end";
+    (*log)->warn("careful");
+    std::string text = read_file(m_dir.path() / "b.log");
+    EXPECT_NE(text.find("No API change for f"), std::string::npos) << text;
+    EXPECT_NE(text.find("careful"), std::string::npos) << text;
+    (*log)->info("No API change for g");
+  }
+  EXPECT_NE(read_file(m_dir.path() / "b.log").find("No API change for g"), std::string::npos);
+  (*log)->info("after");  // line by line again
+  EXPECT_NE(read_file(m_dir.path() / "b.log").find("after"), std::string::npos);
+}
+
 TEST_F(ReportTest, HonoursLevel) {
   LogConfig config = config_for("l.log");
   config.level = "warning";

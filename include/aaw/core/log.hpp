@@ -36,6 +36,21 @@ enum class LogLevel { error, critical };
 // error already printed on stderr as "aiter-api-watcher: error: ...". Nothing when it has no file.
 void write_to_file_only(Logger& log, LogLevel level, std::string_view message);
 
+// While one lives, the lines of `log` are flushed together when it ends (WARNING and worse still
+// at once) rather than line by line: the lines of one commit (a "No API change" line for every
+// function) cost a few writes, not one or two per line.
+class LogBatch {
+ public:
+  explicit LogBatch(Logger& log);
+  ~LogBatch();
+  LogBatch(const LogBatch&) = delete;
+  LogBatch& operator=(const LogBatch&) = delete;
+
+ private:
+  Logger& m_log;
+  int m_flush_level;  // the logger's own, restored at the end
+};
+
 // A logger that writes nowhere, for code paths and tests that need one.
 std::shared_ptr<Logger> null_logger();
 
