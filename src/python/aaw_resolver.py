@@ -109,6 +109,11 @@ class Session:
         # else the root, src/, then what the packaging files declare.
         self.source_roots = [_directory(root) for root in source_roots] if source_roots else None
         self.module_aliases = dict(module_aliases or {})  # old module name -> new (static.module_aliases)
+        # What each import statement met so far imports, and what finding it looked at (_note
+        # events; ("r", top) for a source root it needed): the next function that meets the same
+        # statement takes the answer and notes the same probes, without looking again.
+        self._targets = {}
+        self._recorders = []  # the event lists of the _import_target calls under way
         self._start_function()
 
     def _start_function(self):
@@ -272,6 +277,8 @@ class Session:
 
     def _root_of(self, top):
         """The source root ("" or "src/") holding the top-level package `top`, None when none does."""
+        for recorder in self._recorders:  # what it probes depends on what this function knows
+            recorder.append(("r", top))
         if top not in self.tops:
             self.tops[top] = None
             for root in self._candidate_roots():
@@ -354,6 +361,27 @@ class Session:
         return _Outside(name)
 
     def _import_target(self, module, level, name, line):
+        """The module an import statement of `module` names (level: its dots), or why not."""
+        key = (module.name, module.path, module.is_package, level, name, line)
+        known = self._targets.get(key)
+        if known is not None:
+            result, events = known
+            for event in events:
+                if event[0] == "r":
+                    self._root_of(event[1])
+                else:
+                    self._note(event)
+            return result
+        events = []
+        self._recorders.append(events)
+        try:
+            result = self._import_target_found(module, level, name, line)
+        finally:
+            self._recorders.pop()
+        self._targets[key] = (result, events)
+        return result
+
+    def _import_target_found(self, module, level, name, line):
         if level == 0:
             return self._absolute(name)
         package = module.name.split(".")
@@ -847,7 +875,7 @@ class Session:
                 raise _HostFailure("cannot look up '%s': find_blob returned %s"
                                    % (path, type(blob).__name__))
             self.blobs[path] = blob
-        self.consulted.setdefault(path, blob)
+        self._note(("b", path, blob))
         return blob
 
     def _is_directory(self, path):
@@ -856,7 +884,7 @@ class Session:
         else:
             found = bool(self._host("is_directory", path, "look up '%s'" % path))
             self.directories[path] = found
-        self.consulted_dirs.setdefault(path, found)
+        self._note(("d", path, found))
         return found
 
     def _summary(self, module):
@@ -887,7 +915,20 @@ class Session:
 
     def _ask(self, module, name):
         if module.blob is not None:
-            self.asked.setdefault(module.path, set()).add(name)
+            self._note(("a", module.path, name))
+
+    def _note(self, event):
+        """What this function's resolution looked at: ("b", path, blob) a file probe, ("d", path,
+        found) a directory probe, ("a", path, name) a name asked of a module (for its digest)."""
+        kind, path, value = event
+        if kind == "b":
+            self.consulted.setdefault(path, value)
+        elif kind == "d":
+            self.consulted_dirs.setdefault(path, value)
+        else:
+            self.asked.setdefault(path, set()).add(value)
+        for recorder in self._recorders:
+            recorder.append(event)
 
     def _consulted_entry(self, path, blob):
         """A file probe, with the digest of what resolution read there: the bindings of the names

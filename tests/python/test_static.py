@@ -173,6 +173,39 @@ class ConsultedTest(unittest.TestCase):
         plain = resolve(files, "import pkg", "pkg.f")
         self.assertNotIn(aaw_summary.POSITIONS, sum((p.get("names") or [] for p in plain["consulted"]), []))
 
+    def test_functions_resolved_together_look_at_what_each_looks_at_alone(self):
+        # One call resolves many functions through the same star imports; what finding each
+        # imported module looked at is shared, and every function must still record all of it
+        # (a module appearing under src/, a directory probe, a hook's map).
+        files = {"pkg/__init__.py": "from .a import *\nfrom .sub.b import *\nfrom torch import *\n"
+                                    "from .gone import *\n",
+                 "pkg/a.py": "def f(x): pass\n", "pkg/sub/b.py": "from .c import *\ndef g(y): pass\n",
+                 "pkg/sub/c.py": "def h(z): pass\n"}
+        functions = [{"import_statement": "import pkg", "function_path": "pkg." + name}
+                     for name in ("h", "g", "f", "missing")]
+
+        def seen(entry):
+            return sorted((c["path"], c["blob"], c.get("directory"), c.get("digest"), tuple(c.get("names", ())))
+                          for c in entry["consulted"])
+        together = aaw_static.resolve_all({"functions": functions}, DictHost(files))
+        for function, entry in zip(functions, together):
+            [alone] = aaw_static.resolve_all({"functions": [function]}, DictHost(files))
+            self.assertEqual(entry["state"], alone["state"], function)
+            self.assertEqual(seen(entry), seen(alone), function)
+        self.assertIn("pkg/sub/c.py", [c["path"] for c in together[0]["consulted"]])
+        # The first function finds torch's root (outside the tree) before it meets b.py's star
+        # import of it; the second meets that star first: it must probe for torch itself.
+        files = {"pkg/__init__.py": "from .b import *\nfrom .a import *\n",
+                 "pkg/a.py": "def f(x): pass\nfrom torch import *\n",
+                 "pkg/b.py": "def g(y): pass\nfrom torch import *\n"}
+        functions = [{"import_statement": "from pkg import g", "function_path": "g"},
+                     {"import_statement": "from pkg.b import g", "function_path": "g"}]
+        together = aaw_static.resolve_all({"functions": functions}, DictHost(files))
+        for function, entry in zip(functions, together):
+            [alone] = aaw_static.resolve_all({"functions": [function]}, DictHost(files))
+            self.assertEqual(seen(entry), seen(alone), function)
+        self.assertIn("torch", [c["path"] for c in together[1]["consulted"]])
+
     def test_module_digests_answer_per_query(self):
         host = DictHost({"m.py": "def f(a): pass\n"})
         blob = host.find_blob("m.py")
