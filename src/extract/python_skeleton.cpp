@@ -172,7 +172,8 @@ class Lexer {
     return depth == 0;
   }
 
-  bool closes_triple(char quote) const {
+  // Whether the quote at m_pos is the first of three: a triple-quoted string opens or closes.
+  bool three_quotes(char quote) const {
     return m_pos + 2 < m_text.size() && m_text[m_pos + 1] == quote && m_text[m_pos + 2] == quote;
   }
 
@@ -181,12 +182,12 @@ class Lexer {
   // f"{d["key"]}", which Python 3.11's rules read as two strings; in a triple-quoted f-string,
   // when it is three of them).
   bool string(char quote, bool formatted) {
-    bool triple = m_pos + 2 < m_text.size() && m_text[m_pos + 1] == quote && m_text[m_pos + 2] == quote;
+    bool triple = three_quotes(quote);
     m_pos += triple ? 3 : 1;
     int field = 0;  // brackets open in an f-string's replacement field
     while (m_pos < m_text.size()) {
       char c = m_text[m_pos];
-      if (field > 0 && c == quote && (!triple || closes_triple(quote))) return false;
+      if (field > 0 && c == quote && (!triple || three_quotes(quote))) return false;
       if (field > 0 && (c == '"' || c == '\'')) {  // a string nested in the field
         if (!string(c, false)) return false;
         continue;
@@ -220,7 +221,7 @@ class Lexer {
           ++m_pos;
           return true;
         }
-        if (m_pos + 2 < m_text.size() && m_text[m_pos + 1] == quote && m_text[m_pos + 2] == quote) {
+        if (three_quotes(quote)) {
           m_pos += 3;
           return true;
         }
