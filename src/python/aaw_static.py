@@ -95,6 +95,16 @@ def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     return out
 
 
+@_profiled
+def module_outlines(args: Dict[str, Any], host: Any) -> List[Any]:
+    """aaw_summary.outline of each blob in args["blobs"], in order: enough for the caller to know
+    most digests of a changed module without asking for each set of names one by one."""
+    _bound_cache(args)
+    read_skeleton = getattr(host, "read_skeleton", None)
+    return [aaw_summary.outline(aaw_summary.summary_of(blob, host.read_blob, read_skeleton))
+            for blob in args.get("blobs", [])]
+
+
 def _digest_of(blob: str, names: Any, host: Any) -> Any:
     names = sorted(names or ())
     if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots

@@ -13,7 +13,7 @@ import gc
 import hashlib
 import sys
 from collections import OrderedDict
-from typing import Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 # The cache is bounded by an estimate of the bytes its summaries hold: about this many times the
 # source text they were made from (measured on aiter's history: the process grows by 8.6-9.2 bytes
@@ -420,6 +420,16 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
             return _unbound_digest(summary)
         known = summary.digests[wanted] = _digest(summary, wanted)
     return known
+
+
+def outline(summary: "Union[Scope, ParseFailure]") -> Dict[str, Any]:
+    """What digest() gives most sets of names without computing each: {"any": the digest of every
+    set} for a module that does not parse; else {"unbound": the digest of every non-empty set
+    whose names the module does not bind and none of which starts with "<", "bound": the names
+    it binds}. A set outside both cases must be asked of digest()."""
+    if isinstance(summary, ParseFailure):
+        return {"any": summary.digest}
+    return {"unbound": _unbound_digest(summary), "bound": sorted(summary.bindings)}
 
 
 def _unbound_digest(summary: "Scope") -> str:

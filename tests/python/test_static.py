@@ -213,6 +213,17 @@ class ConsultedTest(unittest.TestCase):
                                                                {"blob": blob, "names": ["g"]}]}, host)
         self.assertNotEqual(same, other)
 
+    def test_an_outline_gives_the_digest_of_every_set_of_names_the_module_does_not_bind(self):
+        host = DictHost({"m.py": "from .a import *\ndef f(a): pass\ng = f\n", "bad.py": "def (:\n"})
+        blob, bad = host.find_blob("m.py"), host.find_blob("bad.py")
+        [outline, broken] = aaw_static.module_outlines({"blobs": [blob, bad]}, host)
+        self.assertEqual(outline["bound"], ["f", "g"])
+        [digests] = aaw_static.module_digests({"queries": [{"blob": blob, "name_sets": [["x"], ["x", "y"], ["f"]]}]}, host)
+        self.assertEqual(digests[:2], [outline["unbound"], outline["unbound"]])
+        self.assertNotEqual(digests[2], outline["unbound"])
+        [bad_digests] = aaw_static.module_digests({"queries": [{"blob": bad, "name_sets": [["x"], ["f"]]}]}, host)
+        self.assertEqual(bad_digests, [broken["any"], broken["any"]])
+
     def test_a_query_with_name_sets_answers_one_digest_per_set(self):
         host = DictHost({"m.py": "def f(a): pass\n"})
         blob = host.find_blob("m.py")

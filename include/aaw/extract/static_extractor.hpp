@@ -89,6 +89,8 @@ class StaticExtractor {
                                                             const std::vector<MonitoredFunction>& functions);
 
  private:
+  // digests(), each set of names asked of Python.
+  Result<std::vector<std::string>> digests_of_sets(SourceTree& tree, const std::vector<DigestQuery>& queries);
   // `request` with the static section's source_roots and module_aliases, when set.
   Json with_options(Json request) const;
 
