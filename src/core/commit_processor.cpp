@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "aaw/core/function_change.hpp"
 #include "aaw/core/render.hpp"
@@ -108,6 +109,7 @@ bool CommitProcessor::notifies(const NotificationTarget& target, const FunctionC
 }
 
 Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advances_line, const Error& error) {
+  m_last.reset();
   m_log.error("Cannot process commit {}: {}", commit.hex, error.message());
   CommitRecord record;
   record.commit.id = commit;
@@ -131,8 +133,11 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
                                       bool advances_line, std::string_view verb,
                                       const CommitStates* extracted) {
   m_log.info("{} commit {}", verb, commit.hex);
+  std::optional<Recorded> last = std::exchange(m_last, std::nullopt);
   auto info = m_mirror.commit_info(commit);
   if (!info) return record_failure(commit, advances_line, info.error());
+  if (!extracted && against && last && last->commit == *against)
+    return process_advanced(*info, advances_line, std::move(*last));
   auto states = extracted ? Result<CommitStates>(*extracted) : extract(commit);
   if (!states && states.error().code() == ErrorCode::cancelled) return states.error();  // redone on restart
   if (!states) return record_failure(commit, advances_line, states.error());
@@ -152,14 +157,67 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
     judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i], i), record);
     record.states.push_back({m_functions[i], std::move((*states)[i])});
   }
-  log_extraction_failures(m_log, commit, failures_of(record.states));
+  return finish(record);
+}
+
+// The commit right after the one recorded last: the source says which states changed since, and
+// only those are diffed (against the state recorded there, or the last usable one before it when
+// that was a failure of the machinery); every other function logs its "No API change" line.
+Result<void> CommitProcessor::process_advanced(const CommitInfo& info, bool advances_line, Recorded last) {
+  auto updates = m_source.advance(last.commit, info.id, m_functions, last.states);
+  if (!updates && updates.error().code() == ErrorCode::cancelled) return updates.error();
+  if (!updates) return record_failure(info.id, advances_line, updates.error());
+  std::optional<std::vector<FunctionState>> baseline;  // read only when a failure is diffed
+  std::optional<StateIndex> base;
+  CommitRecord record;
+  record.commit = info;
+  record.advances_line = advances_line;
+  record.since = CommitRecord::Since{last.commit, {}};
+  LogBatch batch(m_log);
+  auto update = updates->begin();
+  for (std::size_t i = 0; i < m_functions.size(); ++i) {
+    SignatureState& state = last.states[i];
+    if (update == updates->end() || update->position != i) {
+      if (!is_machinery_failure(state.status))
+        m_log.info("No API change for {}", m_functions[i].function_path);
+      continue;
+    }
+    const SignatureState* before = &state;
+    if (is_machinery_failure(state.status)) {
+      if (!base) {
+        auto loaded = m_store.baseline(last.commit);
+        if (!loaded) return loaded.error().context("loading the states at " + last.commit.hex);
+        baseline = std::move(*loaded);
+        base.emplace(*baseline);
+      }
+      before = base->find(m_functions[i], i);
+    }
+    judge(info, m_functions[i], update->state, before, record);
+    state = std::move(update->state);
+    record.since->changed.push_back(i);
+    ++update;
+  }
+  record.states.reserve(m_functions.size());
+  for (std::size_t i = 0; i < m_functions.size(); ++i)
+    record.states.push_back({m_functions[i], std::move(last.states[i])});
+  return finish(record);
+}
+
+// Records a processed commit and keeps its states for the next commit (process_advanced).
+Result<void> CommitProcessor::finish(CommitRecord& record) {
+  log_extraction_failures(m_log, record.commit.id, failures_of(record.states));
   auto recorded = m_store.record(record);
-  if (!recorded) return recorded.error().context("recording " + commit.hex);
+  if (!recorded) return recorded.error().context("recording " + record.commit.id.hex);
+  Recorded last{record.commit.id, {}};
+  last.states.reserve(record.states.size());
+  for (FunctionState& s : record.states) last.states.push_back(std::move(s.state));
+  m_last = std::move(last);
   return flush_events();
 }
 
 Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const CommitStates& states,
                                                bool advances_line) {
+  m_last.reset();
   auto info = m_mirror.commit_info(commit);
   if (!info) return record_failure(commit, advances_line, info.error());
   m_log.info("Commit {} not built: unchanged by bisection", commit.hex);
@@ -175,6 +233,7 @@ Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const Com
 }
 
 Result<void> CommitProcessor::record_new_functions(const ObjectId& commit) {
+  m_last.reset();
   auto status = m_store.commit_status(commit);
   if (!status) return status.error();
   if (!*status || (*status)->outcome != CommitOutcome::processed) return {};

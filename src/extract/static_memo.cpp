@@ -134,8 +134,10 @@ bool IncrementalStaticSource::check_directory(const std::string& dir, DirectoryW
 
 // The watched directories whose id differs from the last extraction's, all of them brought up to
 // date; nullopt when the last extraction's ids are not known for every one of them (then each memo
-// is checked in full).
-std::optional<std::vector<std::string>> IncrementalStaticSource::changed_directories(CommitView& view) {
+// is checked in full). `before`, when given, receives each changed directory's id at the last
+// extraction, in the same order.
+std::optional<std::vector<std::string>> IncrementalStaticSource::changed_directories(
+    CommitView& view, std::vector<std::optional<ObjectId>>* before) {
   bool known = view.has_directory_ids() && m_watched_generation + 1 == m_generation;
   std::vector<std::string> changed;
   m_watched_generation = view.has_directory_ids() ? m_generation : 0;
@@ -148,6 +150,7 @@ std::optional<std::vector<std::string>> IncrementalStaticSource::changed_directo
     }
     if (*now != id) {
       changed.push_back(dir);
+      if (before) before->push_back(id);
       id = *now;
     }
   }
@@ -183,9 +186,10 @@ bool IncrementalStaticSource::compare_probes(DirectoryWatch& watch,
   return true;
 }
 
+// The positions of the functions in `pending` whose memo no longer holds once the changed files'
+// digests are known; the others are brought up to date.
 Result<std::vector<std::size_t>> IncrementalStaticSource::settle(std::vector<Pending>& pending,
-                                                                 CommitView& view,
-                                                                 std::vector<SignatureState>& states) {
+                                                                 CommitView& view) {
   std::vector<StaticExtractor::DigestQuery> queries;
   for (const Pending& p : pending)
     for (const auto& [probe, blob] : p.changed) queries.push_back({blob, &probe->digest_names});
@@ -203,7 +207,6 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::settle(std::vector<Pen
     for (auto& [probe, blob] : p.changed) probe->blob = blob;  // same API, new content
     for (auto& [dir, id] : p.directory_ids) p.memo->directories[dir].id = id;
     p.memo->checked = m_generation;
-    states[p.index] = p.memo->state;
     ++m_reused;
   }
   return stale;
@@ -220,61 +223,239 @@ void IncrementalStaticSource::share_unchanged(const Memo& memo, CommitView& view
   }
 }
 
+IncrementalStaticSource::Verdict IncrementalStaticSource::verdict(
+    Memo* memo, CommitView& view, const std::optional<std::vector<std::string>>& changed, bool current,
+    Pending& pending) {
+  if (!memo) return Verdict::stale;
+  if (changed && (current || memo->checked + 1 == m_generation))
+    return check_changed(*memo, *changed, view, pending);
+  return check(*memo, view, pending);
+}
+
+// Checks the memos of the functions at `positions` against this commit and resolves again those
+// that no longer hold, returning their states by position; the others still hold their memo's
+// state. `indexed`: `functions` are the last extraction's, whose index is kept up to date here.
+Result<IncrementalStaticSource::Resolved> IncrementalStaticSource::examine(
+    CommitView& view, const std::vector<MonitoredFunction>& functions,
+    const std::vector<std::size_t>& positions, const std::optional<std::vector<std::string>>& changed,
+    bool indexed) {
+  // Every memo of the last extraction's functions held there (checked then or untouched since).
+  bool all_current = indexed && m_all_current + 1 == m_generation;
+  std::vector<std::size_t> stale;
+  std::vector<Pending> pending;
+  for (std::size_t i : positions) {
+    Memo* memo = nullptr;
+    if (indexed) {
+      memo = m_positions[i];
+    } else if (auto found = m_memo.find({functions[i].import_statement, functions[i].function_path});
+               found != m_memo.end()) {
+      memo = &found->second;
+    }
+    Pending candidate{i, memo, {}, {}};
+    Verdict v = verdict(memo, view, changed, all_current, candidate);
+    if (v == Verdict::valid) {
+      ++m_reused;
+    } else if (v == Verdict::pending) {
+      pending.push_back(std::move(candidate));
+    } else {
+      if (memo) share_unchanged(*memo, view);
+      stale.push_back(i);
+    }
+  }
+  if (!pending.empty()) {
+    auto also_stale = settle(pending, view);
+    if (!also_stale) return also_stale.error();
+    stale.insert(stale.end(), also_stale->begin(), also_stale->end());
+  }
+  Resolved resolved;
+  if (stale.empty()) return resolved;
+  std::vector<MonitoredFunction> asked;
+  for (std::size_t i : stale) asked.push_back(functions[i]);
+  auto extractions = m_extractor.extract(view.tree(), asked, view.known());
+  if (!extractions) return extractions.error();
+  for (std::size_t j = 0; j < stale.size(); ++j) {
+    resolved.emplace_back(stale[j], (*extractions)[j].state);
+    replace_memo(asked[j], stale[j], std::move((*extractions)[j]), view, indexed);
+  }
+  m_resolved += stale.size();
+  std::sort(resolved.begin(), resolved.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return resolved;
+}
+
+// A failure of the machinery says nothing about the code: it is never reused.
+void IncrementalStaticSource::replace_memo(const MonitoredFunction& function, std::size_t position,
+                                           Extraction extraction, CommitView& view, bool indexed) {
+  auto found = m_memo.find({function.import_statement, function.function_path});
+  if (indexed && found != m_memo.end()) unwatch(position, found->second);
+  Memo* memo = nullptr;
+  if (is_machinery_failure(extraction.state.status)) {
+    if (found != m_memo.end()) m_memo.erase(found);
+  } else {
+    Memo& slot = m_memo[{function.import_statement, function.function_path}];
+    slot = make_memo(std::move(extraction), view);
+    memo = &slot;
+  }
+  if (!indexed) return;
+  m_positions[position] = memo;
+  if (memo) watch(position, *memo);
+}
+
 Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
     const ObjectId& commit, const std::vector<MonitoredFunction>& functions) {
+  bool indexed = m_last_commit && functions == m_last_functions;
+  m_last_commit.reset();  // until this extraction is complete
   auto tree = m_mirror.tree(commit);
   if (!tree) return tree.error();
   CommitView view(**tree);
   ++m_generation;
   auto changed = changed_directories(view);
+  std::vector<std::size_t> positions(functions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
+  auto resolved = examine(view, functions, positions, changed, indexed);
+  if (!resolved) return resolved.error();
   std::vector<SignatureState> states(functions.size());
-  std::vector<std::size_t> stale_index;
-  std::vector<Pending> pending;
+  auto next = resolved->begin();
   for (std::size_t i = 0; i < functions.size(); ++i) {
-    auto memo = m_memo.find({functions[i].import_statement, functions[i].function_path});
-    Pending candidate{i, memo == m_memo.end() ? nullptr : &memo->second, {}, {}};
-    Verdict verdict = !candidate.memo ? Verdict::stale
-                      : changed && candidate.memo->checked + 1 == m_generation
-                          ? check_changed(*candidate.memo, *changed, view, candidate)
-                          : check(*candidate.memo, view, candidate);
-    if (verdict == Verdict::valid) {
-      states[i] = memo->second.state;
-      ++m_reused;
-    } else if (verdict == Verdict::pending) {
-      pending.push_back(std::move(candidate));
+    if (next != resolved->end() && next->first == i) {
+      states[i] = std::move((next++)->second);
     } else {
-      if (candidate.memo) share_unchanged(*candidate.memo, view);
-      stale_index.push_back(i);
+      states[i] = m_memo.at({functions[i].import_statement, functions[i].function_path}).state;
     }
   }
-  if (!pending.empty()) {
-    auto also_stale = settle(pending, view, states);
-    if (!also_stale) return also_stale.error();
-    stale_index.insert(stale_index.end(), also_stale->begin(), also_stale->end());
-  }
-  if (stale_index.empty()) return states;
-  std::vector<MonitoredFunction> stale;
-  for (std::size_t i : stale_index) stale.push_back(functions[i]);
-  auto extractions = m_extractor.extract(view.tree(), stale, view.known());
-  if (!extractions) return extractions.error();
-  for (std::size_t j = 0; j < stale.size(); ++j) {
-    Extraction& e = (*extractions)[j];
-    Key key{stale[j].import_statement, stale[j].function_path};
-    states[stale_index[j]] = e.state;
-    // A failure of the machinery says nothing about the code: never reuse it.
-    if (is_machinery_failure(e.state.status)) {
-      m_memo.erase(key);
-    } else {
-      m_memo[key] = make_memo(std::move(e), view);
-    }
-  }
-  m_resolved += stale.size();
+  reindex(commit, functions, indexed);
   return states;
+}
+
+Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
+    const ObjectId& from, const ObjectId& commit, const std::vector<MonitoredFunction>& functions,
+    const std::vector<SignatureState>& states) {
+  if (!continues(from, functions) || states.size() != functions.size())
+    return SignatureSource::advance(from, commit, functions, states);
+  m_last_commit.reset();  // until this extraction is complete
+  auto tree = m_mirror.tree(commit);
+  if (!tree) return tree.error();
+  CommitView view(**tree);
+  ++m_generation;
+  std::vector<std::optional<ObjectId>> before;
+  auto changed = changed_directories(view, &before);
+  std::vector<std::size_t> positions;
+  if (changed) {
+    auto found = concerned(*changed, before, view);
+    if (!found) return found.error();
+    positions = std::move(*found);
+  } else {
+    positions.resize(functions.size());
+    for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
+  }
+  std::size_t untouched = functions.size() - positions.size();
+  auto resolved = examine(view, functions, positions, changed, true);
+  if (!resolved) return resolved.error();
+  m_reused += untouched;
+  m_untouched += untouched;
+  reindex(commit, functions, true);
+  std::vector<StateUpdate> updates;
+  for (auto& [i, state] : *resolved)
+    if (!(state == states[i])) updates.push_back({i, std::move(state)});
+  return updates;
+}
+
+bool IncrementalStaticSource::continues(const ObjectId& from,
+                                        const std::vector<MonitoredFunction>& functions) const {
+  return m_last_commit && *m_last_commit == from && functions == m_last_functions;
+}
+
+// After an extraction of `functions` at `commit`: every memo of theirs holds there. The index is
+// built again unless the extraction kept it up to date (`indexed`); a list that names one function
+// twice is never indexed (two positions would share one memo).
+void IncrementalStaticSource::reindex(const ObjectId& commit, const std::vector<MonitoredFunction>& functions,
+                                      bool indexed) {
+  m_all_current = m_generation;
+  if (!indexed) {
+    m_last_functions = functions;
+    m_dir_watchers.clear();
+    m_entry_watchers.clear();
+    m_positions.assign(functions.size(), nullptr);
+    std::map<const Memo*, std::size_t> seen;
+    for (std::size_t i = 0; i < functions.size(); ++i) {
+      auto found = m_memo.find({functions[i].import_statement, functions[i].function_path});
+      if (found == m_memo.end()) continue;
+      if (!seen.emplace(&found->second, i).second) {
+        m_last_functions.clear();
+        m_positions.clear();
+        m_dir_watchers.clear();
+        m_entry_watchers.clear();
+        return;
+      }
+      m_positions[i] = &found->second;
+      watch(i, found->second);
+    }
+  }
+  m_last_commit = commit;
+}
+
+namespace {
+std::string entry_path(const std::string& dir, const std::string& name) {
+  return dir.empty() ? name : dir + '/' + name;
+}
+void flag(std::unordered_map<std::string, std::vector<char>>& watchers, const std::string& key,
+          std::size_t position, std::size_t size, char value) {
+  std::vector<char>& flags = watchers[key];
+  flags.resize(size);
+  flags[position] = value;
+}
+void mark(const std::unordered_map<std::string, std::vector<char>>& watchers, const std::string& key,
+          std::vector<char>& marked) {
+  auto flags = watchers.find(key);
+  if (flags == watchers.end()) return;
+  for (std::size_t i = 0; i < flags->second.size(); ++i) marked[i] |= flags->second[i];
+}
+}  // namespace
+
+void IncrementalStaticSource::watch(std::size_t position, const Memo& memo) {
+  for (const auto& [dir, watch] : memo.directories) {
+    flag(m_dir_watchers, dir, position, m_positions.size(), 1);
+    for (const auto& [name, probes] : watch.probes)
+      flag(m_entry_watchers, entry_path(dir, name), position, m_positions.size(), 1);
+  }
+}
+
+void IncrementalStaticSource::unwatch(std::size_t position, const Memo& memo) {
+  for (const auto& [dir, watch] : memo.directories) {
+    flag(m_dir_watchers, dir, position, m_positions.size(), 0);
+    for (const auto& [name, probes] : watch.probes)
+      flag(m_entry_watchers, entry_path(dir, name), position, m_positions.size(), 0);
+  }
+}
+
+// The positions whose memo read an entry of the `changed` directories that differs now from the
+// last extraction (every entry of a directory that appeared or went), and those without a memo.
+Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
+    const std::vector<std::string>& changed, const std::vector<std::optional<ObjectId>>& before,
+    CommitView& view) {
+  std::vector<char> marked(m_positions.size(), 0);
+  for (std::size_t d = 0; d < changed.size(); ++d) {
+    const std::string& dir = changed[d];
+    auto now = view.directory_id(dir);
+    if (!now) return now.error();
+    if (!before[d] || !*now) {
+      mark(m_dir_watchers, dir, marked);
+      continue;
+    }
+    auto names = view.changed(*before[d], **now);
+    if (!names) return names.error();
+    for (const std::string& name : **names) mark(m_entry_watchers, entry_path(dir, name), marked);
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < marked.size(); ++i)
+    if (marked[i] || !m_positions[i]) out.push_back(i);
+  return out;
 }
 
 std::string IncrementalStaticSource::work_summary() const {
   std::string summary = fmt::format(
-      "Static extraction: {} function states resolved in Python, {} reused unchanged", m_resolved, m_reused);
+      "Static extraction: {} function states resolved in Python, {} reused unchanged ({} without a look: "
+      "nothing they read changed)",
+      m_resolved, m_reused, m_untouched);
   auto stats = m_extractor.parse_stats();
   if (stats)
     summary +=

@@ -281,9 +281,10 @@ class SqliteStateStore final : public StateStore {
       m_known.clear();  // it may hold ids the rollback took back
       m_parsed.clear();
       m_baseline.reset();
+      m_written.reset();
       return done.error().context("cannot record commit '" + record.commit.id.hex + "'");
     }
-    carry_baseline(m_recorded_sequence, record);
+    carry_baseline(m_recorded_sequence, record, m_written_since);
     return {};
   }
 
@@ -364,22 +365,32 @@ class SqliteStateStore final : public StateStore {
   // After `record` was committed at `sequence`: the baseline there is the one before it with the
   // record's usable states on top. A rewrite at or before the cached sequence invalidates it; a
   // commit further on leaves it as it is.
-  void carry_baseline(std::int64_t sequence, const CommitRecord& record) {
+  // `since`: the record's states were written from its Since hint, so only its changed positions
+  // can differ from the states of the commit before, which the cached baseline already holds.
+  void carry_baseline(std::int64_t sequence, const CommitRecord& record, bool since) {
     if (!m_baseline) return;
     if (sequence <= m_baseline->sequence) {
       m_baseline.reset();
       return;
     }
     if (sequence != m_baseline->sequence + 1) return;
-    for (const FunctionState& state : record.states) {
-      if (is_machinery_failure(state.state.status)) continue;
+    auto carry = [&](const FunctionState& state) {
+      if (is_machinery_failure(state.state.status)) return true;
       auto known = known_function(state.function);
-      if (!known) {
-        m_baseline.reset();
-        return;
-      }
+      if (!known) return false;
       auto [kept, added] = m_baseline->states.try_emplace((*known)->id, state);
       if (!added && !(kept->second == state)) kept->second = state;  // most states are as they were
+      return true;
+    };
+    bool carried = true;
+    if (since) {
+      for (std::size_t position : record.since->changed) carried = carried && carry(record.states[position]);
+    } else {
+      for (const FunctionState& state : record.states) carried = carried && carry(state);
+    }
+    if (!carried) {
+      m_baseline.reset();
+      return;
     }
     m_baseline->sequence = sequence;
   }
@@ -514,7 +525,7 @@ class SqliteStateStore final : public StateStore {
     if (record.advances_line) {
       if (auto moved = set_value(k_line_head, record.commit.id.hex); !moved) return moved;
     }
-    if (auto written = write_states(*sequence, record.states); !written) return written;
+    if (auto written = write_states(*sequence, record); !written) return written;
     for (std::size_t i = 0; i < record.changes.size(); ++i) {
       auto written = write_change(*sequence, record.commit.id, record.changes[i]);
       if (!written) return written.error().context("change " + std::to_string(i));
@@ -567,22 +578,51 @@ class SqliteStateStore final : public StateStore {
     return query->integer(0);
   }
 
-  Result<void> write_states(std::int64_t sequence, const std::vector<FunctionState>& states) {
+  // One row per function. With a Since hint from the commit written just before, only the changed
+  // positions are looked up; the others keep that commit's function and state rows.
+  Result<void> write_states(std::int64_t sequence, const CommitRecord& record) {
+    const std::vector<FunctionState>& states = record.states;
     auto cleared = run(m_db, "DELETE FROM commit_states WHERE commit_sequence = ?1", sequence);
     if (!cleared) return cleared;
-    for (std::size_t position = 0; position < states.size(); ++position) {
-      auto function = known_function(states[position].function);
-      if (!function) return function.error();
-      auto state = state_id(**function, states[position].state);
-      if (!state) return state.error();
-      auto written = run(m_db,
-                         "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) "
-                         "VALUES(?1, ?2, ?3, ?4)",
-                         sequence, (*function)->id, *state, static_cast<std::int64_t>(position));
-      if (!written)
-        return written.error().context("function '" + states[position].function.function_path + "'");
+    m_written_since = record.since && m_written && m_written->commit == record.since->commit &&
+                      m_written->rows.size() == states.size() && m_written->sequence != sequence;
+    WrittenStates written{record.commit.id, sequence, {}};
+    if (m_written_since) {
+      written.rows = std::move(m_written->rows);
+      for (std::size_t position : record.since->changed) {
+        auto row = row_of(states[position]);
+        if (!row) return row.error();
+        written.rows[position] = *row;
+      }
+    } else {
+      written.rows.reserve(states.size());
+      for (const FunctionState& state : states) {
+        auto row = row_of(state);
+        if (!row) return row.error();
+        written.rows.push_back(*row);
+      }
     }
+    m_written.reset();  // set again once every row is written
+    for (std::size_t position = 0; position < states.size(); ++position) {
+      auto [function, state] = written.rows[position];
+      auto inserted = run(m_db,
+                          "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) "
+                          "VALUES(?1, ?2, ?3, ?4)",
+                          sequence, function, state, static_cast<std::int64_t>(position));
+      if (!inserted)
+        return inserted.error().context("function '" + states[position].function.function_path + "'");
+    }
+    m_written = std::move(written);
     return {};
+  }
+
+  // (function id, state id) of one state to record.
+  Result<std::pair<std::int64_t, std::int64_t>> row_of(const FunctionState& state) {
+    auto function = known_function(state.function);
+    if (!function) return function.error();
+    auto id = state_id(**function, state.state);
+    if (!id) return id.error();
+    return std::make_pair((*function)->id, *id);
   }
 
   // A change recorded again for the same (commit, function) replaces the old text in place: it keeps
@@ -712,6 +752,14 @@ class SqliteStateStore final : public StateStore {
   std::unordered_map<std::int64_t, SignatureState> m_parsed;
   std::optional<CachedBaseline> m_baseline;  // see carry_baseline
   std::int64_t m_recorded_sequence = 0;      // of the commit write_record() wrote last
+  // The rows write_states() wrote last, for the next record's Since hint; reset by a rollback.
+  struct WrittenStates {
+    ObjectId commit;
+    std::int64_t sequence = 0;
+    std::vector<std::pair<std::int64_t, std::int64_t>> rows;  // (function id, state id) by position
+  };
+  std::optional<WrittenStates> m_written;
+  bool m_written_since = false;  // whether the last write_states() used the hint
 };
 
 }  // namespace

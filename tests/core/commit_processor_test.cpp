@@ -227,5 +227,79 @@ TEST_F(CommitProcessorTest, AFunctionNewInTheConfigIsRecordedAtTheCommitAsInitia
   EXPECT_EQ(m_store->events_after(0)->size(), events + 1) << "nothing new the second time";
 }
 
+// A commit right after the one recorded last is only asked what changed (SignatureSource::advance),
+// and a function whose state there was a failure of the machinery is diffed against its last
+// usable state, as a commit processed on its own would be.
+TEST_F(CommitProcessorTest, AChangeAfterAFailedBuildIsDiffedAgainstTheLastUsableState) {
+  test::FakeSignatureSource source;
+  auto ok = [](std::vector<std::string> names) {
+    Signature signature;
+    for (auto& name : names)
+      signature.parameters.push_back(Parameter{name, ParameterKind::positional_or_keyword, {}, {}});
+    return SignatureState::ok(signature);
+  };
+  const auto& c = m_commits;
+  source.set(c.base, {ok({"x"}), ok({"a"})});
+  source.set(c.reformatted, {SignatureState::failed(Status::build_failed, "no compiler"), ok({"a"})});
+  source.set(c.renamed, {ok({"x", "y"}), ok({"a"})});
+  source.set(c.inserted, {ok({"x", "y"}), ok({"a", "b"})});
+  auto all = SyntheticAiter::functions();
+  std::vector<MonitoredFunction> functions(all.begin(), all.begin() + 2);
+  CommitProcessor processor(functions, *m_mirror, source, *m_store, *m_events, *m_log, m_clock);
+  std::optional<ObjectId> previous;
+  for (const std::string& sha : {c.base, c.reformatted, c.renamed, c.inserted}) {
+    ASSERT_TRUE(processor.process(ObjectId{sha}, previous, true, "Checking"));
+    previous = ObjectId{sha};
+  }
+  auto history = m_store->history(std::nullopt);
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0]["commit"], c.renamed);
+  EXPECT_EQ((*history)[0]["old"]["signature"]["parameters"].size(), 1u) << (*history)[0];
+  EXPECT_EQ((*history)[0]["new"]["signature"]["parameters"].size(), 2u) << (*history)[0];
+  EXPECT_EQ((*history)[1]["commit"], c.inserted);
+  EXPECT_EQ((*history)[1]["function_path"], functions[1].function_path);
+  auto states = m_store->states_at(ObjectId{c.inserted});
+  ASSERT_TRUE(states);
+  ASSERT_EQ(states->size(), 2u);
+  EXPECT_EQ((*states)[0].state, ok({"x", "y"}));
+  EXPECT_EQ((*states)[1].state, ok({"a", "b"}));
+}
+
+// What one processor records going along main, asking only what changed, is what a processor
+// per commit records, each extracting every function and diffing against the stored baseline.
+TEST_F(CommitProcessorTest, GoingAlongAsksOnlyWhatChangedAndRecordsWhatEachCommitAloneWould) {
+  process_main({});
+  auto along = m_store->history(std::nullopt);
+  ASSERT_TRUE(along);
+  auto store = open_state_store(m_dir.path() / "alone.db", m_repo.path().string());
+  ASSERT_TRUE(store);
+  auto events = EventLog::open(m_dir.path() / "alone.jsonl");
+  ASSERT_TRUE(events);
+  std::optional<ObjectId> previous;
+  const auto& c = m_commits;
+  std::size_t resolved_alone = 0;
+  for (const std::string& sha :
+       {c.base, c.reformatted, c.renamed, c.inserted, c.defaults, c.broken, c.deleted, c.compatible}) {
+    IncrementalStaticSource source(*m_mirror, *m_extractor);
+    CommitProcessor alone(SyntheticAiter::functions(), *m_mirror, source, **store, *events, *m_log, m_clock);
+    ASSERT_TRUE(alone.process(ObjectId{sha}, previous, true, "Checking"));
+    resolved_alone += source.resolved_count();
+    previous = ObjectId{sha};
+    EXPECT_EQ(*(*store)->states_at(*previous), *m_store->states_at(*previous)) << sha;
+  }
+  auto each = (*store)->history(std::nullopt);
+  ASSERT_TRUE(each);
+  ASSERT_FALSE(along->empty());
+  ASSERT_EQ(each->size(), along->size());
+  for (std::size_t i = 0; i < along->size(); ++i) {
+    Json a = (*along)[i], b = (*each)[i];
+    a.erase("recorded_at");
+    b.erase("recorded_at");
+    EXPECT_EQ(a, b) << i;
+  }
+  EXPECT_LT(m_source->resolved_count(), resolved_alone / 2) << "most states carried from commit to commit";
+}
+
 }  // namespace
 }  // namespace aaw

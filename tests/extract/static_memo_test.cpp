@@ -167,6 +167,48 @@ TEST_F(SignatureSourceTest, DoesNotReuseAMachineryFailure) {
   EXPECT_EQ(m_source->resolved_count(), resolved);
 }
 
+// advance() from the commit extracted last looks only at the functions whose memo read an entry
+// that changed: a README edit costs no function anything, an edit of pkg/b.py reaches g (f asks
+// b.py only whether it binds 'f', and its digest says it still does not).
+TEST_F(SignatureSourceTest, AdvanceLooksOnlyAtFunctionsThatReadWhatChanged) {
+  m_repo.write_file("README.md", "two\n");
+  std::string docs = m_repo.commit("docs only");
+  m_repo.write_file("pkg/b.py", "def g(z, w=None):\n    pass\n");
+  std::string grows = m_repo.commit("g grows");
+  open();
+  auto states = extract(m_first);
+  auto none = m_source->advance(ObjectId{m_first}, ObjectId{docs}, m_functions, states);
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(m_source->untouched_count(), 2u);
+  auto one = m_source->advance(ObjectId{docs}, ObjectId{grows}, m_functions, states);
+  ASSERT_TRUE(one) << one.error().message();
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].position, 1u);
+  EXPECT_EQ((*one)[0].state.signature.text(), "(z, w=None)");
+  EXPECT_EQ(m_source->resolved_count(), 3u);
+  // From a commit that is not the last extracted, every function is extracted and compared.
+  auto back = m_source->advance(ObjectId{m_first}, ObjectId{grows}, m_functions, states);
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0].position, 1u);
+}
+
+TEST_F(SignatureSourceTest, AdvanceWithAFunctionListedTwiceStaysRight) {
+  m_repo.write_file("pkg/a.py", "def f(x):\n    pass\n");
+  std::string second = m_repo.commit("f loses y");
+  open();
+  std::vector<MonitoredFunction> twice = {m_functions[0], m_functions[1], m_functions[0]};
+  auto states = m_source->extract(ObjectId{m_first}, twice);
+  ASSERT_TRUE(states);
+  auto updates = m_source->advance(ObjectId{m_first}, ObjectId{second}, twice, *states);
+  ASSERT_TRUE(updates) << updates.error().message();
+  ASSERT_EQ(updates->size(), 2u);
+  EXPECT_EQ((*updates)[0].position, 0u);
+  EXPECT_EQ((*updates)[1].position, 2u);
+  EXPECT_EQ((*updates)[1].state.signature.text(), "(x)");
+}
+
 // The reuse must never change an answer: on every commit of a generated history (bodies,
 // comments, other functions' signatures and monitored signatures changing), the incremental
 // source agrees with a resolution from scratch.
@@ -199,6 +241,46 @@ TEST(SignatureSourceEquivalenceTest, MatchesFromScratchOnEveryCommitOfAGenerated
   }
   EXPECT_GT(incremental.reused_count(), incremental.resolved_count() * 5)
       << "the reuse should do most of the work";
+}
+
+// The same history walked with advance(), applying each commit's updates to the states of the one
+// before: at every commit the states are those a resolution from scratch gives.
+TEST(SignatureSourceEquivalenceTest, AdvanceMatchesFromScratchOnEveryCommitOfAGeneratedHistory) {
+  test::TempDir dir("aaw-equivalence");
+  auto generated = test::run_process({"/usr/bin/python3", AAW_SOURCE_DIR "/bench/generate_history.py",
+                                      dir.path().string(), "--commits", "160", "--modules", "24",
+                                      "--functions", "16", "--touch-rate", "0.2", "--seed", "11"});
+  ASSERT_TRUE(generated.ok()) << generated.err;
+  auto config = nlohmann::json::parse(std::ifstream(dir.path() / "config.json"));
+  std::vector<MonitoredFunction> functions;
+  for (const auto& f : config["functions_to_monitor"])
+    functions.push_back({f["import_statement"], f["function_path"]});
+  auto mirror = open_mirror(config["repository_url"].get<std::string>(), dir.path() / "mirrors", {});
+  ASSERT_TRUE(mirror) << mirror.error().message();
+  auto head = (*mirror)->resolve("main");
+  auto root = (*mirror)->resolve(config["start_commit"].get<std::string>());
+  ASSERT_TRUE(head && root);
+  auto commits = (*mirror)->first_parent_range(*root, *head);
+  ASSERT_TRUE(commits);
+  StaticExtractor extractor(test::shared_python());
+  IncrementalStaticSource incremental(**mirror, extractor);
+  auto states = incremental.extract(*root, functions);
+  ASSERT_TRUE(states);
+  ObjectId previous = *root;
+  std::size_t updated = 0;
+  for (const ObjectId& commit : *commits) {
+    auto updates = incremental.advance(previous, commit, functions, *states);
+    ASSERT_TRUE(updates) << updates.error().message();
+    for (StateUpdate& update : *updates) (*states)[update.position] = std::move(update.state);
+    updated += updates->size();
+    IncrementalStaticSource fresh(**mirror, extractor);
+    auto scratch = fresh.extract(commit, functions);
+    ASSERT_TRUE(scratch);
+    ASSERT_EQ(*states, *scratch) << "at " << commit.hex;
+    previous = commit;
+  }
+  EXPECT_GT(updated, 0u);
+  EXPECT_GT(incremental.untouched_count(), incremental.resolved_count()) << "most functions never looked at";
 }
 
 }  // namespace

@@ -313,6 +313,33 @@ TEST_F(SqliteStateStoreTest, BaselineCarriedForwardAgreesWithTheDatabase) {
   EXPECT_EQ(*open_store()->baseline(sha(4)), processed(3, 3, 3).states);
 }
 
+// A record's Since hint (the commit written just before, the positions that changed) spares the
+// store looking up the others; what it records, and the baseline it carries, are what the same
+// record without the hint gives. A hint from another commit than the one written last is ignored.
+TEST_F(SqliteStateStoreTest, ARecordSinceTheLastOneRecordsWhatAFullOneWould) {
+  auto store = open_store();
+  record(*store, processed(1, 3, 1));
+  ASSERT_TRUE(store->baseline(sha(1)));
+  CommitRecord second = processed(2, 3, 1);
+  second.states[1].state = SignatureState::failed(Status::build_failed, "build failed");
+  second.since = CommitRecord::Since{sha(1), {1}};
+  record(*store, second);
+  EXPECT_EQ(*store->states_at(sha(2)), second.states);
+  EXPECT_EQ(*store->baseline(sha(2)), processed(1, 3, 1).states) << "a failure is never a baseline";
+  CommitRecord third = processed(3, 3, 1);
+  third.states[2].state = ok_state(9);
+  third.since = CommitRecord::Since{sha(2), {1, 2}};
+  record(*store, third);
+  EXPECT_EQ(*store->states_at(sha(3)), third.states);
+  EXPECT_EQ(*store->baseline(sha(3)), third.states);
+  EXPECT_EQ(*open_store()->baseline(sha(3)), third.states);
+  CommitRecord stale = processed(4, 3, 4);
+  stale.since = CommitRecord::Since{sha(1), {}};  // not the last written: the states are read
+  record(*store, stale);
+  EXPECT_EQ(*store->states_at(sha(4)), processed(4, 3, 4).states);
+  EXPECT_EQ(*open_store()->states_at(sha(4)), processed(4, 3, 4).states);
+}
+
 TEST_F(SqliteStateStoreTest, BaselineUpToAnUnrecordedCommitIsNotFound) {
   auto store = open_store();
   record(*store, processed(1));

@@ -79,6 +79,13 @@ class CommitProcessor {
   bool builds_each_commit() const { return m_source.builds_each_commit(); }
 
  private:
+  // The states this processor recorded last, at `commit`, exactly as the source gave them.
+  struct Recorded {
+    ObjectId commit;
+    CommitStates states;
+  };
+  Result<void> process_advanced(const CommitInfo& info, bool advances_line, Recorded last);
+  Result<void> finish(CommitRecord& record);
   void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
              const SignatureState* base, CommitRecord& record);
   Json event(const char* type, Json function_change) const;
@@ -95,6 +102,7 @@ class CommitProcessor {
   Clock& m_clock;
   std::vector<NotificationTarget> m_targets;
   ImpactAssessor* m_consumer = nullptr;
+  std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
 };
 
 }  // namespace aaw

@@ -3,6 +3,7 @@
 // never knows which one it has.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,28 @@
 
 namespace aaw {
 
+// One function whose state at a commit differs from its state at the commit before.
+struct StateUpdate {
+  std::size_t position;  // in the list of functions asked
+  SignatureState state;
+  bool operator==(const StateUpdate&) const = default;
+};
+
 class SignatureSource {
  public:
   virtual ~SignatureSource() = default;
   // One state per function, in order. An Error only when the commit cannot be read at all.
   virtual Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                                       const std::vector<MonitoredFunction>& functions) = 0;
+
+  // The states of `functions` at `commit` that differ from `states`, their states at `from` as
+  // this source gave them, in increasing position; every position left out keeps its state. The
+  // same answer as extract() compared with `states`, which is what this default does; a source
+  // that remembers what each function's extraction read (the static one) looks only at what
+  // changed between the two commits, so that a replay costs what changed, not functions x commits.
+  virtual Result<std::vector<StateUpdate>> advance(const ObjectId& from, const ObjectId& commit,
+                                                   const std::vector<MonitoredFunction>& functions,
+                                                   const std::vector<SignatureState>& states);
 
   // True when a commit costs a build (seconds to an hour), not a tree read (milliseconds): the
   // watcher then bisects long pending ranges instead of extracting every commit.
@@ -27,5 +44,9 @@ class SignatureSource {
   // 12 function states resolved in Python, 4,000 reused unchanged"); "" when there is nothing to say.
   virtual std::string work_summary() const { return ""; }
 };
+
+// What differs between `before` and `after` (states of the same functions), as advance() says it.
+std::vector<StateUpdate> state_updates(const std::vector<SignatureState>& before,
+                                       std::vector<SignatureState> after);
 
 }  // namespace aaw

@@ -86,6 +86,14 @@ struct CommitRecord {
   std::vector<Notification> notifications;  // outbox rows, one per (target, change)
   bool advances_line = false;               // this commit becomes the last processed of the watched branch
   bool bisected = false;                    // not built: a bisection showed it unchanged (states inferred)
+  // A hint that spares the store comparing every state with the last: `states` are those recorded
+  // at `commit`, for the same functions in the same order, but at the `changed` positions
+  // (increasing). A store may ignore it, and uses it only when `commit` is the one it recorded last.
+  struct Since {
+    ObjectId commit;
+    std::vector<std::size_t> changed;
+  };
+  std::optional<Since> since;
 };
 
 struct CommitStatus {

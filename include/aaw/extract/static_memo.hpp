@@ -23,6 +23,10 @@ namespace aaw {
 // changed either: it is reused without entering Python, so most commits of a long replay cost a
 // few tree lookups. On git trees the check goes by directory: an unchanged directory id vouches
 // for every path under it, and a changed one is narrowed to the entries that differ.
+//
+// advance() from the commit extracted last, for the same functions, goes further: an index from
+// each watched directory to the functions whose memo watches it names the only functions a
+// commit's changed directories can concern, and every other function costs nothing at all.
 class IncrementalStaticSource final : public SignatureSource {
  public:
   IncrementalStaticSource(GitMirror& mirror, StaticExtractor& extractor)
@@ -35,6 +39,9 @@ class IncrementalStaticSource final : public SignatureSource {
 
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override;
+  Result<std::vector<StateUpdate>> advance(const ObjectId& from, const ObjectId& commit,
+                                           const std::vector<MonitoredFunction>& functions,
+                                           const std::vector<SignatureState>& states) override;
 
   // "Static extraction: N function states resolved in Python, M reused unchanged; P module parses of
   // B distinct blobs".
@@ -43,6 +50,8 @@ class IncrementalStaticSource final : public SignatureSource {
   // How many functions were resolved by Python, and how many were reused, since construction.
   std::size_t resolved_count() const { return m_resolved; }
   std::size_t reused_count() const { return m_reused; }
+  // Of the reused, how many advance() never had to look at (no directory they watch changed).
+  std::size_t untouched_count() const { return m_untouched; }
 
  private:
   using Key = std::pair<std::string, std::string>;  // import statement, function path
@@ -68,6 +77,24 @@ class IncrementalStaticSource final : public SignatureSource {
     std::map<std::string, std::optional<ObjectId>> directory_ids;  // now
   };
   enum class Verdict { valid, stale, pending };
+  // A function resolved anew at this commit: its position and state.
+  using Resolved = std::vector<std::pair<std::size_t, SignatureState>>;
+
+  Result<Resolved> examine(CommitView& view, const std::vector<MonitoredFunction>& functions,
+                           const std::vector<std::size_t>& positions,
+                           const std::optional<std::vector<std::string>>& changed, bool all_current);
+  Verdict verdict(Memo* memo, CommitView& view, const std::optional<std::vector<std::string>>& changed,
+                  bool current, Pending& pending);
+  void replace_memo(const MonitoredFunction& function, std::size_t position, Extraction extraction,
+                    CommitView& view, bool indexed);
+  // The index of the functions of the last extraction, kept from one to the next.
+  bool continues(const ObjectId& from, const std::vector<MonitoredFunction>& functions) const;
+  void reindex(const ObjectId& commit, const std::vector<MonitoredFunction>& functions, bool indexed);
+  void watch(std::size_t position, const Memo& memo);
+  void unwatch(std::size_t position, const Memo& memo);
+  Result<std::vector<std::size_t>> concerned(const std::vector<std::string>& changed,
+                                             const std::vector<std::optional<ObjectId>>& before,
+                                             CommitView& view);
 
   Memo make_memo(Extraction extraction, CommitView& view);
   Verdict check(Memo& memo, CommitView& view, Pending& pending);
@@ -76,12 +103,12 @@ class IncrementalStaticSource final : public SignatureSource {
   Verdict conclude(Memo& memo, Pending& pending);
   static bool check_directory(const std::string& dir, DirectoryWatch& watch, CommitView& view,
                               Pending& pending);
-  std::optional<std::vector<std::string>> changed_directories(CommitView& view);
+  std::optional<std::vector<std::string>> changed_directories(
+      CommitView& view, std::vector<std::optional<ObjectId>>* before = nullptr);
   static bool compare_probes(DirectoryWatch& watch, const std::vector<std::string>* changed_names,
                              CommitView& view, Pending& pending);
   static void share_unchanged(const Memo& memo, CommitView& view);
-  Result<std::vector<std::size_t>> settle(std::vector<Pending>& pending, CommitView& view,
-                                          std::vector<SignatureState>& states);
+  Result<std::vector<std::size_t>> settle(std::vector<Pending>& pending, CommitView& view);
 
   std::unique_ptr<StaticExtractor> m_owned;
   GitMirror& m_mirror;
@@ -93,8 +120,20 @@ class IncrementalStaticSource final : public SignatureSource {
   std::uint64_t m_generation = 0;
   std::uint64_t m_watched_generation = 0;
   std::unordered_map<std::string, std::optional<ObjectId>> m_watched;
+  // The last extraction: its commit and functions, each function's memo (null: none, so it is
+  // extracted again at every commit), and per watched directory and per entry of one that a memo
+  // read (its path) a flag per position saying whether that function's memo watches it. m_all_current: the
+  // extraction at which every memo of these functions was last known to hold (advance() leaves the untouched
+  // ones' `checked`).
+  std::optional<ObjectId> m_last_commit;
+  std::vector<MonitoredFunction> m_last_functions;
+  std::vector<Memo*> m_positions;
+  std::unordered_map<std::string, std::vector<char>> m_dir_watchers;
+  std::unordered_map<std::string, std::vector<char>> m_entry_watchers;
+  std::uint64_t m_all_current = 0;
   std::size_t m_resolved = 0;
   std::size_t m_reused = 0;
+  std::size_t m_untouched = 0;
 };
 
 // The "static" entry of the source registry: an IncrementalStaticSource on the mirror and the
