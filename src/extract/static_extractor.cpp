@@ -211,71 +211,65 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
   return extractions;
 }
 
-namespace {
-
-// What a module's outline (aaw_summary.outline) tells of the digest of a set of names without
-// asking Python: nullopt when it must be asked (an empty set, a pseudo-name, a name the module
-// binds).
-class Outline {
- public:
-  static Result<Outline> from_json(const Json& json) {
-    Outline outline;
-    if (json.is_object() && json.contains("any") && json["any"].is_string()) {
-      outline.m_any = json["any"].get<std::string>();
-      return outline;
-    }
-    if (!json.is_object() || !json.value("unbound", Json()).is_string() ||
-        !json.value("bound", Json()).is_array())
-      return malformed("an outline that is not {\"unbound\": str, \"bound\": [...]} nor {\"any\": str}");
-    outline.m_unbound = json["unbound"].get<std::string>();
-    for (const Json& name : json["bound"])
-      if (name.is_string()) outline.m_bound.insert(name.get<std::string>());
+Result<ModuleOutline> ModuleOutline::from_json(const Json& json) {
+  ModuleOutline outline;
+  if (json.is_object() && json.contains("any") && json["any"].is_string()) {
+    outline.m_any = json["any"].get<std::string>();
     return outline;
   }
+  if (!json.is_object() || !json.value("unbound", Json()).is_string() ||
+      !json.value("bound", Json()).is_array())
+    return malformed("an outline that is not {\"unbound\": str, \"bound\": [...]} nor {\"any\": str}");
+  outline.m_unbound = json["unbound"].get<std::string>();
+  for (const Json& name : json["bound"])
+    if (name.is_string()) outline.m_bound.insert(name.get<std::string>());
+  return outline;
+}
 
-  std::optional<std::string> digest(const std::vector<std::string>& names) const {
-    if (names.empty()) return std::nullopt;
-    for (const std::string& name : names)
-      if (name.starts_with('<')) return std::nullopt;
-    if (m_any) return m_any;
-    for (const std::string& name : names)
-      if (m_bound.contains(name)) return std::nullopt;
-    return m_unbound;
+std::optional<std::string> ModuleOutline::digest(const std::vector<std::string>& names) const {
+  if (names.empty()) return std::nullopt;
+  for (const std::string& name : names)
+    if (name.starts_with('<')) return std::nullopt;
+  if (m_any) return m_any;
+  for (const std::string& name : names)
+    if (m_bound.contains(name)) return std::nullopt;
+  return m_unbound;
+}
+
+Result<std::vector<ModuleOutline>> StaticExtractor::outlines(SourceTree& tree,
+                                                             const std::vector<ObjectId>& blobs) {
+  Json request = Json::array();
+  for (const ObjectId& blob : blobs) request.push_back(blob.hex);
+  auto answer = m_python.call("aaw_static", "module_outlines", with_options({{"blobs", request}}),
+                              tree_callbacks(tree));
+  if (!answer) return answer.error().context("outlining changed modules");
+  if (!answer->is_array() || answer->size() != blobs.size())
+    return malformed("no list with one outline per blob").context("outlining changed modules");
+  std::vector<ModuleOutline> out;
+  for (const Json& json : *answer) {
+    auto outline = ModuleOutline::from_json(json);
+    if (!outline) return outline.error().context("outlining changed modules");
+    out.push_back(std::move(*outline));
   }
-
- private:
-  std::optional<std::string> m_any;
-  std::string m_unbound;
-  std::unordered_set<std::string> m_bound;
-};
-
-}  // namespace
+  return out;
+}
 
 // Most queries of a changed module ask about names it does not bind (a star import asked whether
 // it binds a function defined elsewhere): one outline per blob answers those, and only the others
 // are asked one set at a time.
 Result<std::vector<std::string>> StaticExtractor::digests(SourceTree& tree,
                                                           const std::vector<DigestQuery>& queries) {
-  Json blobs = Json::array();
+  std::vector<ObjectId> blobs;
   std::unordered_map<std::string, std::size_t> outline_of;  // blob -> its outline
   for (const DigestQuery& q : queries)
-    if (outline_of.emplace(q.blob.hex, blobs.size()).second) blobs.push_back(q.blob.hex);
-  auto answer =
-      m_python.call("aaw_static", "module_outlines", with_options({{"blobs", blobs}}), tree_callbacks(tree));
-  if (!answer) return answer.error().context("outlining changed modules");
-  if (!answer->is_array() || answer->size() != blobs.size())
-    return malformed("no list with one outline per blob").context("outlining changed modules");
-  std::vector<Outline> outlines;
-  for (const Json& json : *answer) {
-    auto outline = Outline::from_json(json);
-    if (!outline) return outline.error().context("outlining changed modules");
-    outlines.push_back(std::move(*outline));
-  }
+    if (outline_of.emplace(q.blob.hex, blobs.size()).second) blobs.push_back(q.blob);
+  auto outlines = this->outlines(tree, blobs);
+  if (!outlines) return outlines.error();
   std::vector<std::string> out(queries.size());
   std::vector<DigestQuery> asked;
   std::vector<std::size_t> asked_at;
   for (std::size_t i = 0; i < queries.size(); ++i) {
-    if (auto known = outlines[outline_of.at(queries[i].blob.hex)].digest(*queries[i].names)) {
+    if (auto known = (*outlines)[outline_of.at(queries[i].blob.hex)].digest(*queries[i].names)) {
       out[i] = std::move(*known);
     } else {
       asked.push_back(queries[i]);

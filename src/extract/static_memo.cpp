@@ -427,12 +427,46 @@ void IncrementalStaticSource::unwatch(std::size_t position, const Memo& memo) {
   }
 }
 
-// The positions whose memo read an entry of the `changed` directories that differs now from the
-// last extraction (every entry of a directory that appeared or went), and those without a memo.
-Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
+// Whether every probe `memo` made of the entry `name` of `dir` reads the same now: a directory
+// still a directory (what changed under it is probed apart), and in `blob`, the file there now, by
+// its outline: a module asked only about names it does not bind, which it still does not bind
+// under the same star imports. The probes the outline cannot answer for (pseudo-names,
+// names the module binds) are added to `ask`. A change of that entry that holds cannot concern the
+// function.
+IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const Memo& memo,
+                                                                         const ChangedEntry& entry,
+                                                                         std::vector<const PathProbe*>& ask) {
+  auto watch = memo.directories.find(entry.dir);
+  if (watch == memo.directories.end()) return Holds::no;
+  auto probes = watch->second.probes.find(entry.name);
+  if (probes == watch->second.probes.end()) return Holds::no;
+  std::size_t asked = ask.size();
+  for (const PathProbe& probe : probes->second) {
+    if (probe.directory) {  // still a directory, or still none: what is under it is probed apart
+      if (!entry.directory || *probe.directory != *entry.directory) return Holds::no;
+      continue;
+    }
+    if (!probe.blob || !probe.digest) return Holds::no;
+    if (!entry.blob || !entry.outline) return Holds::no;
+    if (*probe.blob == *entry.blob) continue;
+    auto digest = entry.outline->digest(probe.digest_names);
+    if (!digest) {
+      ask.push_back(&probe);
+    } else if (*digest != *probe.digest) {
+      ask.resize(asked);
+      return Holds::no;
+    }
+  }
+  return ask.size() == asked ? Holds::yes : Holds::ask;
+}
+
+// The entries of the `changed` directories that differ from the last extraction and that some
+// memo read, each with the file there now and its outline; every function watching a directory
+// that appeared or went is marked in `marked` instead.
+Result<std::vector<IncrementalStaticSource::ChangedEntry>> IncrementalStaticSource::changed_entries(
     const std::vector<std::string>& changed, const std::vector<std::optional<ObjectId>>& before,
-    CommitView& view) {
-  std::vector<char> marked(m_positions.size(), 0);
+    CommitView& view, std::vector<char>& marked) {
+  std::vector<ChangedEntry> entries;
   for (std::size_t d = 0; d < changed.size(); ++d) {
     const std::string& dir = changed[d];
     auto now = view.directory_id(dir);
@@ -443,8 +477,80 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
     }
     auto names = view.changed(*before[d], **now);
     if (!names) return names.error();
-    for (const std::string& name : **names) mark(m_entry_watchers, entry_path(dir, name), marked);
+    for (const std::string& name : **names) {
+      std::string path = entry_path(dir, name);
+      if (!m_entry_watchers.contains(path)) continue;
+      auto file = view.probe_now(PathProbe{path, std::nullopt, std::nullopt});
+      auto directory = view.probe_now(PathProbe{path, std::nullopt, true});
+      entries.push_back({dir, name, std::move(path), file ? file->blob : std::nullopt,
+                         directory ? directory->directory : std::nullopt, nullptr});
+    }
   }
+  return entries;
+}
+
+// The probes an outline could not answer for, each distinct set of names asked once (every
+// function asks a packaging file the same): a function whose probe reads otherwise now is marked.
+// Without the digests, every one of them is.
+void IncrementalStaticSource::settle_by_digests(
+    const std::vector<std::pair<std::size_t, std::vector<const PathProbe*>>>& asking,
+    const std::vector<const ChangedEntry*>& asked_of, CommitView& view, std::vector<char>& marked) {
+  std::vector<StaticExtractor::DigestQuery> queries;
+  std::unordered_map<std::string, std::size_t> query_of;  // blob and names -> query
+  std::vector<std::vector<std::size_t>> queries_of(asking.size());
+  for (std::size_t k = 0; k < asking.size(); ++k) {
+    const ObjectId& blob = *asked_of[k]->blob;
+    for (const PathProbe* probe : asking[k].second) {
+      std::string key = blob.hex;
+      for (const std::string& name : probe->digest_names) key += '\n' + name;
+      auto [at, added] = query_of.emplace(std::move(key), queries.size());
+      if (added) queries.push_back({blob, &probe->digest_names});
+      queries_of[k].push_back(at->second);
+    }
+  }
+  auto digests = m_extractor.digests(view.tree(), queries);
+  for (std::size_t k = 0; k < asking.size(); ++k) {
+    bool same = digests.has_value();
+    for (std::size_t j = 0; same && j < asking[k].second.size(); ++j)
+      same = (*digests)[queries_of[k][j]] == *asking[k].second[j]->digest;
+    if (!same) marked[asking[k].first] = 1;
+  }
+}
+
+// The positions whose memo read an entry of the `changed` directories that differs now from the
+// last extraction in a way its outline cannot vouch for (every entry of a directory that appeared
+// or went), and those without a memo.
+Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
+    const std::vector<std::string>& changed, const std::vector<std::optional<ObjectId>>& before,
+    CommitView& view) {
+  std::vector<char> marked(m_positions.size(), 0);
+  auto entries = changed_entries(changed, before, view, marked);
+  if (!entries) return entries.error();
+  std::vector<ObjectId> blobs;
+  for (const ChangedEntry& entry : *entries)
+    if (entry.blob) blobs.push_back(*entry.blob);
+  // Without outlines every function that read a changed entry is looked at: slower, as right.
+  auto outlines = blobs.empty() ? Result<std::vector<ModuleOutline>>(std::vector<ModuleOutline>{})
+                                : m_extractor.outlines(view.tree(), blobs);
+  std::size_t next = 0;
+  std::vector<std::pair<std::size_t, std::vector<const PathProbe*>>> asking;  // position, probes
+  std::vector<const ChangedEntry*> asked_of;                                  // the entry of each of `asking`
+  for (ChangedEntry& entry : *entries) {
+    if (entry.blob && outlines) entry.outline = &(*outlines)[next];
+    if (entry.blob) ++next;
+    const std::vector<char>& flags = m_entry_watchers.at(entry.path);
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      if (!flags[i] || marked[i]) continue;
+      std::vector<const PathProbe*> ask;
+      Holds holds = m_positions[i] ? holds_by_outline(*m_positions[i], entry, ask) : Holds::no;
+      if (holds == Holds::no) marked[i] = 1;
+      if (holds == Holds::ask) {
+        asking.emplace_back(i, std::move(ask));
+        asked_of.push_back(&entry);
+      }
+    }
+  }
+  if (!asking.empty()) settle_by_digests(asking, asked_of, view, marked);
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < marked.size(); ++i)
     if (marked[i] || !m_positions[i]) out.push_back(i);
@@ -454,7 +560,7 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
 std::string IncrementalStaticSource::work_summary() const {
   std::string summary = fmt::format(
       "Static extraction: {} function states resolved in Python, {} reused unchanged ({} without a look: "
-      "nothing they read changed)",
+      "nothing they read changed, or only in names they do not ask about)",
       m_resolved, m_reused, m_untouched);
   auto stats = m_extractor.parse_stats();
   if (stats)

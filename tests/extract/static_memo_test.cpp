@@ -194,6 +194,28 @@ TEST_F(SignatureSourceTest, AdvanceLooksOnlyAtFunctionsThatReadWhatChanged) {
   EXPECT_EQ((*back)[0].position, 1u);
 }
 
+// An edit of a module that only adds names no function asks about is answered by the module's
+// outline: no function is looked at. One that makes a star import bind a monitored name reaches
+// that function.
+TEST_F(SignatureSourceTest, AdvanceAnswersFromTheOutlineOfAChangedModule) {
+  m_repo.write_file("pkg/b.py", "def g(z):\n    pass\n\n\ndef h(q):\n    pass\n");
+  std::string adds_h = m_repo.commit("b gains h");
+  m_repo.write_file("pkg/b.py", "def g(z):\n    pass\n\n\ndef f(shadow):\n    pass\n");
+  std::string shadows_f = m_repo.commit("b's f shadows a's");
+  open();
+  auto states = extract(m_first);
+  auto none = m_source->advance(ObjectId{m_first}, ObjectId{adds_h}, m_functions, states);
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(m_source->untouched_count(), 2u);
+  EXPECT_EQ(m_source->resolved_count(), 2u);
+  auto shadowed = m_source->advance(ObjectId{adds_h}, ObjectId{shadows_f}, m_functions, states);
+  ASSERT_TRUE(shadowed) << shadowed.error().message();
+  ASSERT_EQ(shadowed->size(), 1u);
+  EXPECT_EQ((*shadowed)[0].position, 0u);
+  EXPECT_EQ((*shadowed)[0].state.signature.text(), "(shadow)");
+}
+
 TEST_F(SignatureSourceTest, AdvanceWithAFunctionListedTwiceStaysRight) {
   m_repo.write_file("pkg/a.py", "def f(x):\n    pass\n");
   std::string second = m_repo.commit("f loses y");

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "aaw/core/config.hpp"
@@ -37,6 +38,21 @@ struct PathProbe {
   bool operator==(const PathProbe& other) const {
     return path == other.path && blob == other.blob && directory == other.directory;
   }
+};
+
+// What aaw_summary.outline says of one module: enough to know the digest of most sets of names
+// asked of it without asking Python for each.
+class ModuleOutline {
+ public:
+  static Result<ModuleOutline> from_json(const Json& json);
+  // The digest of `names` in the module; nullopt when Python must be asked (an empty set, a
+  // pseudo-name starting with '<', a name the module binds).
+  std::optional<std::string> digest(const std::vector<std::string>& names) const;
+
+ private:
+  std::optional<std::string> m_any;  // a module that does not parse: every set's digest
+  std::string m_unbound;             // of every set of names the module does not bind
+  std::unordered_set<std::string> m_bound;
 };
 
 struct Extraction {
@@ -74,6 +90,8 @@ class StaticExtractor {
     const std::vector<std::string>* names;
   };
   Result<std::vector<std::string>> digests(SourceTree& tree, const std::vector<DigestQuery>& queries);
+  // The outline of each blob, in order.
+  Result<std::vector<ModuleOutline>> outlines(SourceTree& tree, const std::vector<ObjectId>& blobs);
 
   // Whether each function is there in `tree`, and if not what is bound where it was looked for
   // (src/python/aaw_lookup.py). An Error means the Python helper itself failed.

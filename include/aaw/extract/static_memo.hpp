@@ -92,6 +92,22 @@ class IncrementalStaticSource final : public SignatureSource {
   void reindex(const ObjectId& commit, const std::vector<MonitoredFunction>& functions, bool indexed);
   void watch(std::size_t position, const Memo& memo);
   void unwatch(std::size_t position, const Memo& memo);
+  // An entry of a watched directory that changed since the last extraction.
+  struct ChangedEntry {
+    std::string dir, name, path;
+    std::optional<ObjectId> blob;            // the file there now, if one is
+    std::optional<bool> directory;           // whether a directory is there now; nullopt: unreadable
+    const ModuleOutline* outline = nullptr;  // of that file, when known
+  };
+  enum class Holds { yes, no, ask };
+  static Holds holds_by_outline(const Memo& memo, const ChangedEntry& entry,
+                                std::vector<const PathProbe*>& ask);
+  void settle_by_digests(const std::vector<std::pair<std::size_t, std::vector<const PathProbe*>>>& asking,
+                         const std::vector<const ChangedEntry*>& asked_of, CommitView& view,
+                         std::vector<char>& marked);
+  Result<std::vector<ChangedEntry>> changed_entries(const std::vector<std::string>& changed,
+                                                    const std::vector<std::optional<ObjectId>>& before,
+                                                    CommitView& view, std::vector<char>& marked);
   Result<std::vector<std::size_t>> concerned(const std::vector<std::string>& changed,
                                              const std::vector<std::optional<ObjectId>>& before,
                                              CommitView& view);
