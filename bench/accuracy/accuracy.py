@@ -89,17 +89,35 @@ def static_states(binary, repo, branch, functions, start, workdir):
         sys.exit("watch failed (%d): %s" % (run.returncode, run.stderr[-2000:]))
     db = sqlite3.connect(str(workdir / "state" / "state.db"))
     states = {}
-    for sha, path, statement, text in db.execute(
-            "SELECT c.sha, f.function_path, f.import_statement, s.json FROM commit_states cs "
-            "JOIN commits c ON c.sequence = cs.commit_sequence JOIN functions f ON f.id = cs.function_id "
-            "JOIN states s ON s.id = cs.state_id"):
-        states[(sha, statement, path)] = json.loads(text)
+    for sha, by_function in stored_states(db):
+        for (statement, path), text in by_function.items():
+            states[(sha, statement, path)] = json.loads(text)
     changes = {}
     for sha, path, statement, text in db.execute(
             "SELECT c.sha, f.function_path, f.import_statement, ch.json FROM changes ch "
             "JOIN commits c ON c.sequence = ch.commit_sequence JOIN functions f ON f.id = ch.function_id"):
         changes[(sha, statement, path)] = json.loads(text)
     return states, changes
+
+
+def stored_states(db):
+    """(sha, {(import_statement, function_path): STATE json}) of every commit in the state store. A
+    commit with a keyframe (schema version 4) holds only the rows that changed since the commit
+    before it: its states are its keyframe's with the rows of each commit after it on top."""
+    rows = {}
+    for sequence, statement, path, text in db.execute(
+            "SELECT cs.commit_sequence, f.import_statement, f.function_path, s.json FROM commit_states cs "
+            "JOIN functions f ON f.id = cs.function_id JOIN states s ON s.id = cs.state_id"):
+        rows.setdefault(sequence, {})[(statement, path)] = text
+    keyframe_column = any(row[1] == "keyframe" for row in db.execute("PRAGMA table_info(commits)"))
+    query = "SELECT sequence, sha, %s FROM commits ORDER BY sequence" % ("keyframe" if keyframe_column else "NULL")
+    current = {}
+    for sequence, sha, keyframe in db.execute(query):
+        if keyframe is None:
+            current = dict(rows.get(sequence, {}))
+        else:
+            current.update(rows.get(sequence, {}))
+        yield sha, dict(current)
 
 
 # ---- comparing ------------------------------------------------------------------------------------

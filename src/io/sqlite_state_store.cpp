@@ -2,7 +2,7 @@
 // sqlite_database.cpp, and nlohmann parse errors of stored JSON become io errors (a stored document
 // that does not parse means a damaged file).
 //
-// Schema (version 3; see k_migrations):
+// Schema (version 4; see k_migrations):
 //   meta           the store's own facts: repository_url (redacted), created_at
 //   named_values   set_value() / value(), apart from meta so no key can overwrite repository_url
 //   functions      each monitored function once: (import_statement, function_path)
@@ -10,8 +10,15 @@
 //                  (nlohmann sorts object keys); machinery_failure lets baseline() filter in SQL
 //   commits        one row per recorded commit; `sequence` (the rowid) is the processing order and
 //                  the key the other tables use, so a re-recorded commit keeps its place;
-//                  `bisected` (version 3) marks a commit not built, its states inferred by bisection
-//   commit_states  (commit, function) -> state, with the function's position in the record
+//                  `bisected` (version 3) marks a commit not built, its states inferred by bisection;
+//                  `keyframe` (version 4), when set, is the sequence of a commit with every
+//                  function's row, and this commit's states are that commit's with the rows of the
+//                  commits after it up to this one on top: each of them was recorded right after
+//                  the one before (sequence + 1), so a state is written once per change, not once
+//                  per commit
+//   commit_states  (commit, function) -> state, with the function's position in the record; for
+//                  a commit with a keyframe (version 4) only the functions whose state differs
+//                  from the commit right before it
 //   changes        FUNCTION_CHANGE objects, at most one per (commit, function)
 //   events         lines for events.jsonl; AUTOINCREMENT ids never go back, so a reader's cursor
 //                  (events_after) stays valid
@@ -21,6 +28,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -78,7 +86,7 @@ namespace fs = std::filesystem;
 // Migration i takes the schema from version i to i + 1. Each runs in its own transaction together
 // with the user_version bump, so a crash mid-migration leaves the previous version intact. Never
 // edit a released entry: append one.
-const std::array<const char*, 3> k_migrations = {
+const std::array<const char*, 4> k_migrations = {
     R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE named_values(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -127,7 +135,14 @@ CREATE TABLE events(
     R"sql(
 ALTER TABLE commits ADD COLUMN bisected INTEGER NOT NULL DEFAULT 0 CHECK(bisected IN (0, 1));
 )sql",
+    R"sql(
+ALTER TABLE commits ADD COLUMN keyframe INTEGER REFERENCES commits(sequence);
+)sql",
 };
+
+// A keyframe every this many commits of a chain: reading the states of any commit costs one
+// keyframe's rows and at most this many commits' changed rows.
+constexpr std::int64_t k_keyframe_period = 128;
 const int k_schema_version = static_cast<int>(k_migrations.size());
 
 // ---- opening -------------------------------------------------------------------------------------
@@ -302,13 +317,21 @@ class SqliteStateStore final : public StateStore {
   }
 
   Result<std::vector<FunctionState>> states_at(const ObjectId& commit) override {
-    auto query = m_db.query(
-        "SELECT f.import_statement, f.function_path, cs.state_id FROM commits c "
-        "JOIN commit_states cs ON cs.commit_sequence = c.sequence JOIN functions f ON f.id = cs.function_id "
-        "WHERE c.sha = ?1 ORDER BY cs.position");
-    if (!query) return query.error();
-    query->bind(1, commit.hex);
-    return read_function_states(*query);
+    auto status = commit_status(commit);
+    if (!status) return status.error();
+    if (!*status) return std::vector<FunctionState>{};
+    auto rows = rows_at((*status)->sequence);
+    if (!rows) return rows.error();
+    std::vector<FunctionState> states;
+    states.reserve(rows->size());
+    for (const auto& [function, state] : *rows) {
+      auto named = function_by_id(function);
+      if (!named) return named.error();
+      auto parsed = state_by_id(state);
+      if (!parsed) return parsed.error();
+      states.push_back(FunctionState{*named, **parsed});
+    }
+    return states;
   }
 
   Result<std::vector<FunctionState>> baseline(const std::optional<ObjectId>& up_to) override {
@@ -519,13 +542,18 @@ class SqliteStateStore final : public StateStore {
   };
 
   Result<void> write_record(const CommitRecord& record) {
+    auto known = commit_status(record.commit.id);
+    if (!known) return known.error();
+    if (*known) {  // recorded again: the commits whose states are told from its rows get their own
+      if (auto kept = materialize_after((*known)->sequence); !kept) return kept;
+    }
     auto sequence = write_commit(record);
     if (!sequence) return sequence.error();
     m_recorded_sequence = *sequence;
     if (record.advances_line) {
       if (auto moved = set_value(k_line_head, record.commit.id.hex); !moved) return moved;
     }
-    if (auto written = write_states(*sequence, record); !written) return written;
+    if (auto written = write_states(*sequence, record, !*known); !written) return written;
     for (std::size_t i = 0; i < record.changes.size(); ++i) {
       auto written = write_change(*sequence, record.commit.id, record.changes[i]);
       if (!written) return written.error().context("change " + std::to_string(i));
@@ -578,15 +606,16 @@ class SqliteStateStore final : public StateStore {
     return query->integer(0);
   }
 
-  // One row per function. With a Since hint from the commit written just before, only the changed
-  // positions are looked up; the others keep that commit's function and state rows.
-  Result<void> write_states(std::int64_t sequence, const CommitRecord& record) {
+  // One row per function, or, for a new commit recorded right after the one written last with a
+  // Since hint from it, one per changed function (a chain from a keyframe; see the schema). With
+  // the hint only the changed positions are looked up; the others keep that commit's rows.
+  Result<void> write_states(std::int64_t sequence, const CommitRecord& record, bool is_new) {
     const std::vector<FunctionState>& states = record.states;
     auto cleared = run(m_db, "DELETE FROM commit_states WHERE commit_sequence = ?1", sequence);
     if (!cleared) return cleared;
     m_written_since = record.since && m_written && m_written->commit == record.since->commit &&
                       m_written->rows.size() == states.size() && m_written->sequence != sequence;
-    WrittenStates written{record.commit.id, sequence, {}};
+    WrittenStates written{record.commit.id, sequence, std::nullopt, {}};
     if (m_written_since) {
       written.rows = std::move(m_written->rows);
       for (std::size_t position : record.since->changed) {
@@ -594,6 +623,9 @@ class SqliteStateStore final : public StateStore {
         if (!row) return row.error();
         written.rows[position] = *row;
       }
+      std::int64_t keyframe = m_written->keyframe.value_or(m_written->sequence);
+      if (is_new && sequence == m_written->sequence + 1 && sequence - keyframe < k_keyframe_period)
+        written.keyframe = keyframe;
     } else {
       written.rows.reserve(states.size());
       for (const FunctionState& state : states) {
@@ -603,7 +635,12 @@ class SqliteStateStore final : public StateStore {
       }
     }
     m_written.reset();  // set again once every row is written
-    for (std::size_t position = 0; position < states.size(); ++position) {
+    auto marked =
+        written.keyframe
+            ? run(m_db, "UPDATE commits SET keyframe = ?2 WHERE sequence = ?1", sequence, *written.keyframe)
+            : run(m_db, "UPDATE commits SET keyframe = NULL WHERE sequence = ?1", sequence);
+    if (!marked) return marked;
+    auto insert = [&](std::size_t position) -> Result<void> {
       auto [function, state] = written.rows[position];
       auto inserted = run(m_db,
                           "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) "
@@ -611,9 +648,103 @@ class SqliteStateStore final : public StateStore {
                           sequence, function, state, static_cast<std::int64_t>(position));
       if (!inserted)
         return inserted.error().context("function '" + states[position].function.function_path + "'");
+      return {};
+    };
+    if (written.keyframe) {
+      for (std::size_t position : record.since->changed)
+        if (auto done = insert(position); !done) return done;
+    } else {
+      for (std::size_t position = 0; position < states.size(); ++position)
+        if (auto done = insert(position); !done) return done;
     }
     m_written = std::move(written);
     return {};
+  }
+
+  // (function id, state id) of each function at the commit `sequence`, in recording order.
+  using Rows = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  Result<Rows> rows_at(std::int64_t sequence) {
+    std::optional<std::int64_t> keyframe;
+    {
+      auto query = m_db.query("SELECT keyframe FROM commits WHERE sequence = ?1");
+      if (!query) return query.error();
+      auto row = query->bind(1, sequence).step();
+      if (!row) return row.error();
+      if (*row && !query->is_null(0)) keyframe = query->integer(0);
+    }
+    auto query = m_db.query(
+        "SELECT function_id, state_id, position FROM commit_states "
+        "WHERE commit_sequence BETWEEN ?1 AND ?2 ORDER BY commit_sequence, position");
+    if (!query) return query.error();
+    query->bind(1, keyframe.value_or(sequence)).bind(2, sequence);
+    Rows rows;
+    for (;;) {
+      auto row = query->step();
+      if (!row) return row.error();
+      if (!*row) return rows;
+      auto position = static_cast<std::size_t>(query->integer(2));
+      std::pair<std::int64_t, std::int64_t> value{query->integer(0), query->integer(1)};
+      if (position < rows.size() && rows[position].first == value.first) {
+        rows[position] = value;  // a change in the chain
+      } else if (position == rows.size()) {
+        rows.push_back(value);
+      } else {
+        return m_db.corrupt("commit " + std::to_string(sequence) + ": a row at position " +
+                            std::to_string(position) + " that its keyframe does not have");
+      }
+    }
+  }
+
+  // Before the commit `sequence` is recorded again: every commit whose states are told from its
+  // rows (a chain through it) gets all of its rows, as they are now.
+  Result<void> materialize_after(std::int64_t sequence) {
+    std::vector<std::int64_t> dependents;
+    {
+      auto query = m_db.query(
+          "SELECT sequence FROM commits WHERE keyframe IS NOT NULL AND keyframe <= ?1 AND sequence > ?1 "
+          "ORDER BY sequence");
+      if (!query) return query.error();
+      query->bind(1, sequence);
+      for (;;) {
+        auto row = query->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        dependents.push_back(query->integer(0));
+      }
+    }
+    std::vector<Rows> rows;
+    for (std::int64_t dependent : dependents) {
+      auto at = rows_at(dependent);
+      if (!at) return at.error();
+      rows.push_back(std::move(*at));
+    }
+    for (std::size_t i = 0; i < dependents.size(); ++i) {
+      auto cleared = run(m_db, "DELETE FROM commit_states WHERE commit_sequence = ?1", dependents[i]);
+      if (cleared)
+        cleared = run(m_db, "UPDATE commits SET keyframe = NULL WHERE sequence = ?1", dependents[i]);
+      if (!cleared) return cleared;
+      for (std::size_t position = 0; position < rows[i].size(); ++position) {
+        auto inserted = run(m_db,
+                            "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) "
+                            "VALUES(?1, ?2, ?3, ?4)",
+                            dependents[i], rows[i][position].first, rows[i][position].second,
+                            static_cast<std::int64_t>(position));
+        if (!inserted) return inserted;
+      }
+    }
+    if (!dependents.empty() && m_written &&
+        std::find(dependents.begin(), dependents.end(), m_written->sequence) != dependents.end())
+      m_written->keyframe.reset();
+    return {};
+  }
+
+  Result<MonitoredFunction> function_by_id(std::int64_t id) {
+    auto query = m_db.query("SELECT import_statement, function_path FROM functions WHERE id = ?1");
+    if (!query) return query.error();
+    auto row = query->bind(1, id).step();
+    if (!row) return row.error();
+    if (!*row) return m_db.corrupt("no function " + std::to_string(id));
+    return MonitoredFunction{query->text(0), query->text(1)};
   }
 
   // (function id, state id) of one state to record.
@@ -756,6 +887,7 @@ class SqliteStateStore final : public StateStore {
   struct WrittenStates {
     ObjectId commit;
     std::int64_t sequence = 0;
+    std::optional<std::int64_t> keyframe;                     // when written as a chain from it
     std::vector<std::pair<std::int64_t, std::int64_t>> rows;  // (function id, state id) by position
   };
   std::optional<WrittenStates> m_written;

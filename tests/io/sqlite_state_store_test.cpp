@@ -143,7 +143,7 @@ TEST_F(SqliteStateStoreTest, CreatesSchemaAndKeepsDataAcrossReopen) {
   EXPECT_EQ(*store->commit_count(), 1);
   EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
   EXPECT_EQ(*store->value("remote_head"), sha(1).hex);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 3);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 4);
   EXPECT_EQ(text_of(db_path(), "PRAGMA journal_mode"), "wal");
 }
 
@@ -174,7 +174,7 @@ TEST_F(SqliteStateStoreTest, RefusesNewerSchemaVersion) {
   EXPECT_EQ(store.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(store.error().message().find(db_path().string()), std::string::npos) << store.error().message();
   EXPECT_NE(store.error().message().find("version 99"), std::string::npos) << store.error().message();
-  EXPECT_NE(store.error().message().find("version 3 "), std::string::npos) << store.error().message();
+  EXPECT_NE(store.error().message().find("version 4 "), std::string::npos) << store.error().message();
 }
 
 TEST_F(SqliteStateStoreTest, RefusesFileThatIsNotADatabase) {
@@ -338,6 +338,51 @@ TEST_F(SqliteStateStoreTest, ARecordSinceTheLastOneRecordsWhatAFullOneWould) {
   record(*store, stale);
   EXPECT_EQ(*store->states_at(sha(4)), processed(4, 3, 4).states);
   EXPECT_EQ(*open_store()->states_at(sha(4)), processed(4, 3, 4).states);
+}
+
+// A new commit recorded right after the last one with a Since hint stores only its changed rows (a
+// chain from a keyframe, a new keyframe every so often); every commit still reads back as all its
+// states, the baseline is the same, and recording a commit of a chain again first gives every
+// later commit of it all its rows, so none of them changes.
+TEST_F(SqliteStateStoreTest, CommitsRecordedOneAfterAnotherStoreOnlyWhatChanged) {
+  constexpr int functions = 5, commits = 300;
+  std::vector<CommitRecord> records;
+  {
+    auto store = open_store();
+    std::vector<FunctionState> states = processed(1, functions).states;
+    for (int n = 1; n <= commits; ++n) {
+      CommitRecord next = processed(n, functions);
+      if (n > 1) next.since = CommitRecord::Since{sha(n - 1), {}};
+      if (n > 1 && n % 7 == 0) {
+        std::size_t position = static_cast<std::size_t>(n % functions);
+        states[position].state =
+            n % 21 == 0 ? SignatureState::failed(Status::build_failed, "x") : ok_state(n);
+        next.since->changed.push_back(position);
+      }
+      next.states = states;
+      record(*store, next);
+      records.push_back(next);
+    }
+    for (int n : {1, 2, 7, 128, 129, 130, 200, 300})
+      EXPECT_EQ(*store->states_at(sha(n)), records[n - 1].states) << n;
+  }
+  EXPECT_LT(count_rows(db_path(), "SELECT count(*) FROM commit_states"), 5 * functions + commits / 7 + 1);
+  EXPECT_GT(count_rows(db_path(), "SELECT count(*) FROM commits WHERE keyframe IS NOT NULL"), 250);
+  auto store = open_store();
+  for (int n = 1; n <= commits; ++n) ASSERT_EQ(*store->states_at(sha(n)), records[n - 1].states) << n;
+  std::vector<FunctionState> usable = records[0].states;
+  for (int n = 1; n <= commits; ++n) {
+    for (std::size_t i = 0; i < usable.size(); ++i)
+      if (!is_machinery_failure(records[n - 1].states[i].state.status)) usable[i] = records[n - 1].states[i];
+    if (n % 37 == 0 || n == commits) {
+      ASSERT_EQ(*open_store()->baseline(sha(n)), usable) << n;
+    }
+  }
+  CommitRecord again = processed(150, functions, 40);  // recorded again, with other states
+  record(*store, again);
+  EXPECT_EQ(*store->states_at(sha(150)), again.states);
+  for (int n : {149, 151, 200, 256, 257, 300})
+    EXPECT_EQ(*open_store()->states_at(sha(n)), records[n - 1].states) << n;
 }
 
 TEST_F(SqliteStateStoreTest, BaselineUpToAnUnrecordedCommitIsNotFound) {
@@ -692,16 +737,17 @@ TEST_F(SqliteStateStoreTest, MigratesAVersionOneStoreKeepingItsData) {
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(
-      sqlite3_exec(db, "DROP TABLE outbox; ALTER TABLE commits DROP COLUMN bisected; PRAGMA user_version = 1",
-                   nullptr, nullptr, nullptr),
-      SQLITE_OK)
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE outbox; ALTER TABLE commits DROP COLUMN bisected; "
+                         "ALTER TABLE commits DROP COLUMN keyframe; PRAGMA user_version = 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
       << sqlite3_errmsg(db);
   sqlite3_close(db);
 
   auto store = open_store();
   ASSERT_TRUE(store);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 3);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 4);
   EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
   record(*store, with_notifications(2));
   EXPECT_EQ(store->outbox_counts()->pending, 2);
@@ -758,9 +804,12 @@ TEST_F(SqliteStateStoreTest, MigratesAVersionTwoStoreMarkingItsCommitsBuilt) {
   // A version 2 database: commits without the column. SQLite 3.35+ drops a column in place.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE commits DROP COLUMN bisected; PRAGMA user_version = 2", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK)
+  ASSERT_EQ(
+      sqlite3_exec(db,
+                   "ALTER TABLE commits DROP COLUMN bisected; ALTER TABLE commits DROP COLUMN keyframe; "
+                   "PRAGMA user_version = 2",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK)
       << sqlite3_errmsg(db);
   sqlite3_close(db);
   ASSERT_EQ(
@@ -768,7 +817,7 @@ TEST_F(SqliteStateStoreTest, MigratesAVersionTwoStoreMarkingItsCommitsBuilt) {
 
   auto store = open_store();
   ASSERT_TRUE(store);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 3);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 4);
   for (int n : {1, 2}) {
     auto status = store->commit_status(sha(n));
     ASSERT_TRUE(status && *status) << n;
