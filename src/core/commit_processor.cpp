@@ -155,9 +155,9 @@ Result<void> CommitProcessor::process(const ObjectId& commit, const std::optiona
   record.states.reserve(m_functions.size());
   for (std::size_t i = 0; i < m_functions.size(); ++i) {
     judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i], i), record);
-    record.states.push_back({m_functions[i], std::move((*states)[i])});
+    record.states.push_back({m_functions[i], (*states)[i]});
   }
-  return finish(record);
+  return finish(record, std::move(*states));
 }
 
 // The commit right after the one recorded last: the source says which states changed since, and
@@ -193,25 +193,22 @@ Result<void> CommitProcessor::process_advanced(const CommitInfo& info, bool adva
       before = base->find(m_functions[i], i);
     }
     judge(info, m_functions[i], update->state, before, record);
+    last.recorded[i].state = update->state;
     state = std::move(update->state);
     record.since->changed.push_back(i);
     ++update;
   }
-  record.states.reserve(m_functions.size());
-  for (std::size_t i = 0; i < m_functions.size(); ++i)
-    record.states.push_back({m_functions[i], std::move(last.states[i])});
-  return finish(record);
+  record.states = std::move(last.recorded);
+  return finish(record, std::move(last.states));
 }
 
-// Records a processed commit and keeps its states for the next commit (process_advanced).
-Result<void> CommitProcessor::finish(CommitRecord& record) {
+// Records a processed commit and keeps its states, as the source gave them and as recorded, for
+// the next commit (process_advanced): a commit that changes nothing copies no state.
+Result<void> CommitProcessor::finish(CommitRecord& record, CommitStates states) {
   log_extraction_failures(m_log, record.commit.id, failures_of(record.states));
   auto recorded = m_store.record(record);
   if (!recorded) return recorded.error().context("recording " + record.commit.id.hex);
-  Recorded last{record.commit.id, {}};
-  last.states.reserve(record.states.size());
-  for (FunctionState& s : record.states) last.states.push_back(std::move(s.state));
-  m_last = std::move(last);
+  m_last = Recorded{record.commit.id, std::move(states), std::move(record.states)};
   return flush_events();
 }
 

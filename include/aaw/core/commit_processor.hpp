@@ -79,13 +79,15 @@ class CommitProcessor {
   bool builds_each_commit() const { return m_source.builds_each_commit(); }
 
  private:
-  // The states this processor recorded last, at `commit`, exactly as the source gave them.
+  // The states this processor recorded last, at `commit`: exactly as the source gave them, and
+  // with their functions as the store was given them.
   struct Recorded {
     ObjectId commit;
     CommitStates states;
+    std::vector<FunctionState> recorded;
   };
   Result<void> process_advanced(const CommitInfo& info, bool advances_line, Recorded last);
-  Result<void> finish(CommitRecord& record);
+  Result<void> finish(CommitRecord& record, CommitStates states);
   void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
              const SignatureState* base, CommitRecord& record);
   Json event(const char* type, Json function_change) const;
