@@ -1,11 +1,14 @@
 #include "aaw/core/log.hpp"
 
 #include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/rotating_file_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <mutex>
 
 namespace aaw {
 namespace {
@@ -57,6 +60,25 @@ spdlog::level::level_enum parse_level(const std::string& level) {
   return spdlog::level::info;
 }
 
+// One console stream, written through stdio's buffer and flushed when the logger says so (after
+// every line, but once for a LogBatch): spdlog's own stdout sink flushes each line itself, a
+// write(2) per line even inside a batch.
+class StreamSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit StreamSink(std::FILE* file) : m_file(file) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    std::fwrite(formatted.data(), 1, formatted.size(), m_file);
+  }
+  void flush_() override { std::fflush(m_file); }
+
+ private:
+  std::FILE* m_file;
+};
+
 // The console of a command whose output is its log lines: ERROR and worse go to stderr, where
 // scripts and people look for failures, the rest to stdout.
 class SplitConsoleSink final : public spdlog::sinks::sink {
@@ -82,8 +104,8 @@ class SplitConsoleSink final : public spdlog::sinks::sink {
   }
 
  private:
-  spdlog::sinks::stdout_sink_mt m_out;
-  spdlog::sinks::stderr_sink_mt m_err;
+  StreamSink m_out{stdout};
+  StreamSink m_err{stderr};
 };
 
 spdlog::sink_ptr console_sink(ConsoleStream console) {
@@ -91,7 +113,7 @@ spdlog::sink_ptr console_sink(ConsoleStream console) {
     case ConsoleStream::stdout_stream:
       return std::make_shared<SplitConsoleSink>();
     case ConsoleStream::stderr_stream:
-      return std::make_shared<spdlog::sinks::stderr_sink_mt>();
+      return std::make_shared<StreamSink>(stderr);
     case ConsoleStream::none:
       break;
   }
