@@ -231,75 +231,71 @@ TEST_F(SignatureSourceTest, AdvanceWithAFunctionListedTwiceStaysRight) {
   EXPECT_EQ((*updates)[1].state.signature.text(), "(x)");
 }
 
-// The reuse must never change an answer: on every commit of a generated history (bodies,
-// comments, other functions' signatures and monitored signatures changing), the incremental
+// A history bench/generate_history.py writes (bodies, comments, other functions' signatures and
+// monitored signatures changing), in a mirror: its functions and first-parent commits, root first.
+class GeneratedHistoryTest : public ::testing::Test {
+ protected:
+  void generate(const std::string& seed) {
+    auto generated = test::run_process({"/usr/bin/python3", AAW_SOURCE_DIR "/bench/generate_history.py",
+                                        m_dir.path().string(), "--commits", "160", "--modules", "24",
+                                        "--functions", "16", "--touch-rate", "0.2", "--seed", seed});
+    ASSERT_TRUE(generated.ok()) << generated.err;
+    auto config = nlohmann::json::parse(std::ifstream(m_dir.path() / "config.json"));
+    for (const auto& f : config["functions_to_monitor"])
+      m_functions.push_back({f["import_statement"], f["function_path"]});
+    auto mirror = open_mirror(config["repository_url"].get<std::string>(), m_dir.path() / "mirrors", {});
+    ASSERT_TRUE(mirror) << mirror.error().message();
+    m_mirror = std::move(*mirror);
+    auto head = m_mirror->resolve("main");
+    auto root = m_mirror->resolve(config["start_commit"].get<std::string>());
+    ASSERT_TRUE(head && root);
+    auto commits = m_mirror->first_parent_range(*root, *head);
+    ASSERT_TRUE(commits);
+    m_commits = std::move(*commits);
+    m_commits.insert(m_commits.begin(), *root);
+  }
+  // The states a resolution from scratch gives at `commit`.
+  std::vector<SignatureState> from_scratch(const ObjectId& commit) {
+    IncrementalStaticSource fresh(*m_mirror, m_extractor);
+    auto states = fresh.extract(commit, m_functions);
+    EXPECT_TRUE(states) << states.error().message();
+    return states ? *states : std::vector<SignatureState>{};
+  }
+
+  test::TempDir m_dir{"aaw-equivalence"};
+  StaticExtractor m_extractor{test::shared_python()};
+  std::vector<MonitoredFunction> m_functions;
+  std::unique_ptr<GitMirror> m_mirror;
+  std::vector<ObjectId> m_commits;
+};
+
+// The reuse must never change an answer: on every commit of a generated history the incremental
 // source agrees with a resolution from scratch.
-TEST(SignatureSourceEquivalenceTest, MatchesFromScratchOnEveryCommitOfAGeneratedHistory) {
-  test::TempDir dir("aaw-equivalence");
-  auto generated = test::run_process({"/usr/bin/python3", AAW_SOURCE_DIR "/bench/generate_history.py",
-                                      dir.path().string(), "--commits", "160", "--modules", "24",
-                                      "--functions", "16", "--touch-rate", "0.2", "--seed", "7"});
-  ASSERT_TRUE(generated.ok()) << generated.err;
-  auto config = nlohmann::json::parse(std::ifstream(dir.path() / "config.json"));
-  std::vector<MonitoredFunction> functions;
-  for (const auto& f : config["functions_to_monitor"])
-    functions.push_back({f["import_statement"], f["function_path"]});
-  auto mirror = open_mirror(config["repository_url"].get<std::string>(), dir.path() / "mirrors", {});
-  ASSERT_TRUE(mirror) << mirror.error().message();
-  auto head = (*mirror)->resolve("main");
-  auto root = (*mirror)->resolve(config["start_commit"].get<std::string>());
-  ASSERT_TRUE(head && root);
-  auto commits = (*mirror)->first_parent_range(*root, *head);
-  ASSERT_TRUE(commits);
-  commits->insert(commits->begin(), *root);
-  StaticExtractor extractor(test::shared_python());
-  IncrementalStaticSource incremental(**mirror, extractor);
-  for (const ObjectId& commit : *commits) {
-    auto reused = incremental.extract(commit, functions);
-    IncrementalStaticSource fresh(**mirror, extractor);
-    auto scratch = fresh.extract(commit, functions);
-    ASSERT_TRUE(reused && scratch);
-    ASSERT_EQ(*reused, *scratch) << "at " << commit.hex;
+TEST_F(GeneratedHistoryTest, ExtractMatchesFromScratchOnEveryCommit) {
+  generate("7");
+  IncrementalStaticSource incremental(*m_mirror, m_extractor);
+  for (const ObjectId& commit : m_commits) {
+    auto reused = incremental.extract(commit, m_functions);
+    ASSERT_TRUE(reused);
+    ASSERT_EQ(*reused, from_scratch(commit)) << "at " << commit.hex;
   }
   EXPECT_GT(incremental.reused_count(), incremental.resolved_count() * 5)
       << "the reuse should do most of the work";
 }
 
-// The same history walked with advance(), applying each commit's updates to the states of the one
-// before: at every commit the states are those a resolution from scratch gives.
-TEST(SignatureSourceEquivalenceTest, AdvanceMatchesFromScratchOnEveryCommitOfAGeneratedHistory) {
-  test::TempDir dir("aaw-equivalence");
-  auto generated = test::run_process({"/usr/bin/python3", AAW_SOURCE_DIR "/bench/generate_history.py",
-                                      dir.path().string(), "--commits", "160", "--modules", "24",
-                                      "--functions", "16", "--touch-rate", "0.2", "--seed", "11"});
-  ASSERT_TRUE(generated.ok()) << generated.err;
-  auto config = nlohmann::json::parse(std::ifstream(dir.path() / "config.json"));
-  std::vector<MonitoredFunction> functions;
-  for (const auto& f : config["functions_to_monitor"])
-    functions.push_back({f["import_statement"], f["function_path"]});
-  auto mirror = open_mirror(config["repository_url"].get<std::string>(), dir.path() / "mirrors", {});
-  ASSERT_TRUE(mirror) << mirror.error().message();
-  auto head = (*mirror)->resolve("main");
-  auto root = (*mirror)->resolve(config["start_commit"].get<std::string>());
-  ASSERT_TRUE(head && root);
-  auto commits = (*mirror)->first_parent_range(*root, *head);
-  ASSERT_TRUE(commits);
-  StaticExtractor extractor(test::shared_python());
-  IncrementalStaticSource incremental(**mirror, extractor);
-  auto states = incremental.extract(*root, functions);
+// The same with advance(), each commit's updates applied to the states of the one before.
+TEST_F(GeneratedHistoryTest, AdvanceMatchesFromScratchOnEveryCommit) {
+  generate("11");
+  IncrementalStaticSource incremental(*m_mirror, m_extractor);
+  auto states = incremental.extract(m_commits[0], m_functions);
   ASSERT_TRUE(states);
-  ObjectId previous = *root;
   std::size_t updated = 0;
-  for (const ObjectId& commit : *commits) {
-    auto updates = incremental.advance(previous, commit, functions, *states);
+  for (std::size_t i = 1; i < m_commits.size(); ++i) {
+    auto updates = incremental.advance(m_commits[i - 1], m_commits[i], m_functions, *states);
     ASSERT_TRUE(updates) << updates.error().message();
     for (StateUpdate& update : *updates) (*states)[update.position] = std::move(update.state);
     updated += updates->size();
-    IncrementalStaticSource fresh(**mirror, extractor);
-    auto scratch = fresh.extract(commit, functions);
-    ASSERT_TRUE(scratch);
-    ASSERT_EQ(*states, *scratch) << "at " << commit.hex;
-    previous = commit;
+    ASSERT_EQ(*states, from_scratch(m_commits[i])) << "at " << m_commits[i].hex;
   }
   EXPECT_GT(updated, 0u);
   EXPECT_GT(incremental.untouched_count(), incremental.resolved_count()) << "most functions never looked at";
