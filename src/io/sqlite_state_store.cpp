@@ -345,9 +345,11 @@ class SqliteStateStore final : public StateStore {
 
   Result<std::vector<FunctionState>> query_baseline(std::int64_t bound) {
     // Per function, commit_states is walked backwards from the bound to the first usable state,
-    // which is nearly always in the last commit. There is deliberately no index by function: it
-    // would make every record() write one index page per function (3-5x the cost for 50 functions);
-    // only a function without any usable state makes this read the whole table (~5 ms for 3,000
+    // which is nearly always in the last commit or, along a keyframe chain (whose commits follow
+    // one another in sequence, each holding only what changed), in the last commit that changed
+    // it. Going back row by row through a chain is going back commit by commit. There is deliberately no
+    // index by function: it would make every record() write one index page per function (3-5x the cost for 50
+    // functions); only a function without any usable state makes this read the whole table (~5 ms for 3,000
     // commits of 50 functions).
     auto query = m_db.query(
         "SELECT f.import_statement, f.function_path, "
