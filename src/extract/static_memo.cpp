@@ -446,10 +446,9 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
       if (!entry.directory || *probe.directory != *entry.directory) return Holds::no;
       continue;
     }
-    if (!probe.blob || !probe.digest) return Holds::no;
-    if (!entry.blob || !entry.outline) return Holds::no;
+    if (!probe.blob || !probe.digest || !entry.blob) return Holds::no;
     if (*probe.blob == *entry.blob) continue;
-    auto digest = entry.outline->digest(probe.digest_names);
+    auto digest = entry.outline ? entry.outline->digest(probe.digest_names) : std::nullopt;
     if (!digest) {
       ask.push_back(&probe);
     } else if (*digest != *probe.digest) {
@@ -458,6 +457,24 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
     }
   }
   return ask.size() == asked ? Holds::yes : Holds::ask;
+}
+
+// Whether a probe `memo` made of the entry could be answered by the outline of the file there
+// now: one of a changed file, about names none of which starts with '<' (a packaging file's roots
+// are asked of Python, and a file that is no module is never outlined).
+bool IncrementalStaticSource::wants_outline(const Memo& memo, const ChangedEntry& entry) {
+  auto watch = memo.directories.find(entry.dir);
+  if (watch == memo.directories.end() || !entry.blob) return false;
+  auto probes = watch->second.probes.find(entry.name);
+  if (probes == watch->second.probes.end()) return false;
+  for (const PathProbe& probe : probes->second) {
+    if (probe.directory || !probe.blob || !probe.digest || *probe.blob == *entry.blob) continue;
+    const auto& names = probe.digest_names;
+    if (!names.empty() && std::none_of(names.begin(), names.end(),
+                                       [](const std::string& name) { return name.starts_with('<'); }))
+      return true;
+  }
+  return false;
 }
 
 // The entries of the `changed` directories that differ from the last extraction and that some
@@ -527,17 +544,24 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
   auto entries = changed_entries(changed, before, view, marked);
   if (!entries) return entries.error();
   std::vector<ObjectId> blobs;
-  for (const ChangedEntry& entry : *entries)
-    if (entry.blob) blobs.push_back(*entry.blob);
-  // Without outlines every function that read a changed entry is looked at: slower, as right.
+  std::vector<ChangedEntry*> outlined;
+  for (ChangedEntry& entry : *entries) {
+    const std::vector<char>& flags = m_entry_watchers.at(entry.path);
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      if (flags[i] && m_positions[i] && wants_outline(*m_positions[i], entry)) {
+        blobs.push_back(*entry.blob);
+        outlined.push_back(&entry);
+        break;
+      }
+    }
+  }
+  // Without outlines every probe of a changed file is asked of Python: slower, as right.
   auto outlines = blobs.empty() ? Result<std::vector<ModuleOutline>>(std::vector<ModuleOutline>{})
                                 : m_extractor.outlines(view.tree(), blobs);
-  std::size_t next = 0;
+  for (std::size_t k = 0; outlines && k < outlined.size(); ++k) outlined[k]->outline = &(*outlines)[k];
   std::vector<std::pair<std::size_t, std::vector<const PathProbe*>>> asking;  // position, probes
   std::vector<const ChangedEntry*> asked_of;                                  // the entry of each of `asking`
   for (ChangedEntry& entry : *entries) {
-    if (entry.blob && outlines) entry.outline = &(*outlines)[next];
-    if (entry.blob) ++next;
     const std::vector<char>& flags = m_entry_watchers.at(entry.path);
     for (std::size_t i = 0; i < flags.size(); ++i) {
       if (!flags[i] || marked[i]) continue;
