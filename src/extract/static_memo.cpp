@@ -525,7 +525,7 @@ void IncrementalStaticSource::settle_by_digests(
       queries_of[k].push_back(at->second);
     }
   }
-  auto digests = m_extractor.digests(view.tree(), queries);
+  auto digests = m_extractor.digests_of_sets(view.tree(), queries);
   for (std::size_t k = 0; k < asking.size(); ++k) {
     bool same = digests.has_value();
     for (std::size_t j = 0; same && j < asking[k].second.size(); ++j)

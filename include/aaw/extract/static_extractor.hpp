@@ -92,6 +92,9 @@ class StaticExtractor {
   Result<std::vector<std::string>> digests(SourceTree& tree, const std::vector<DigestQuery>& queries);
   // The outline of each blob, in order.
   Result<std::vector<ModuleOutline>> outlines(SourceTree& tree, const std::vector<ObjectId>& blobs);
+  // digests() without outlines: every set of names asked of Python (for sets an outline could not
+  // answer already).
+  Result<std::vector<std::string>> digests_of_sets(SourceTree& tree, const std::vector<DigestQuery>& queries);
 
   // Whether each function is there in `tree`, and if not what is bound where it was looked for
   // (src/python/aaw_lookup.py). An Error means the Python helper itself failed.
@@ -107,8 +110,6 @@ class StaticExtractor {
                                                             const std::vector<MonitoredFunction>& functions);
 
  private:
-  // digests(), each set of names asked of Python.
-  Result<std::vector<std::string>> digests_of_sets(SourceTree& tree, const std::vector<DigestQuery>& queries);
   // `request` with the static section's source_roots and module_aliases, when set.
   Json with_options(Json request) const;
 
