@@ -8,6 +8,10 @@
 #include "aaw/extract/source_registry.hpp"
 
 namespace aaw {
+
+// Functions resolved in one call to Python at most (see examine).
+constexpr std::size_t k_resolution_batch = 64;
+
 // One commit's tree, with every answer cached: many functions consult the same files and
 // directories (a package's __init__.py), so each is looked up once per commit.
 class IncrementalStaticSource::CommitView {
@@ -268,14 +272,19 @@ Result<IncrementalStaticSource::Resolved> IncrementalStaticSource::examine(
     stale.insert(stale.end(), also_stale->begin(), also_stale->end());
   }
   Resolved resolved;
-  if (stale.empty()) return resolved;
-  std::vector<MonitoredFunction> asked;
-  for (std::size_t i : stale) asked.push_back(functions[i]);
-  auto extractions = m_extractor.extract(view.tree(), asked, view.known());
-  if (!extractions) return extractions.error();
-  for (std::size_t j = 0; j < stale.size(); ++j) {
-    resolved.emplace_back(stale[j], (*extractions)[j].state);
-    replace_memo(asked[j], stale[j], std::move((*extractions)[j]), view, indexed);
+  // In batches: what one resolution call returns (every probe of every function, as Python
+  // objects, then JSON, then memos) is held at once, and an edit every function reads through (a
+  // package's star imports) would make that the run's peak of memory.
+  for (std::size_t first = 0; first < stale.size(); first += k_resolution_batch) {
+    std::size_t end = std::min(stale.size(), first + k_resolution_batch);
+    std::vector<MonitoredFunction> asked;
+    for (std::size_t j = first; j < end; ++j) asked.push_back(functions[stale[j]]);
+    auto extractions = m_extractor.extract(view.tree(), asked, view.known());
+    if (!extractions) return extractions.error();
+    for (std::size_t j = first; j < end; ++j) {
+      resolved.emplace_back(stale[j], (*extractions)[j - first].state);
+      replace_memo(asked[j - first], stale[j], std::move((*extractions)[j - first]), view, indexed);
+    }
   }
   m_resolved += stale.size();
   std::sort(resolved.begin(), resolved.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
