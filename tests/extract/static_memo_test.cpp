@@ -216,6 +216,26 @@ TEST_F(SignatureSourceTest, AdvanceAnswersFromTheOutlineOfAChangedModule) {
   EXPECT_EQ((*shadowed)[0].state.signature.text(), "(shadow)");
 }
 
+// More stale functions than one call to Python resolves (they go in batches): each gets its own
+// state, in its own position.
+TEST_F(SignatureSourceTest, ManyFunctionsResolvedAtOnceKeepTheirPositions) {
+  std::string text;
+  std::vector<MonitoredFunction> many;
+  for (int i = 0; i < 150; ++i) {
+    text += "def f" + std::to_string(i) + "(a" + std::to_string(i) + "):\n    pass\n";
+    many.push_back({"from pkg.many import f" + std::to_string(i), "f" + std::to_string(i)});
+  }
+  m_repo.write_file("pkg/many.py", text);
+  std::string commit = m_repo.commit("many functions");
+  open();
+  auto states = m_source->extract(ObjectId{commit}, many);
+  ASSERT_TRUE(states) << states.error().message();
+  ASSERT_EQ(states->size(), many.size());
+  for (std::size_t i = 0; i < many.size(); ++i)
+    EXPECT_EQ((*states)[i].signature.text(), "(a" + std::to_string(i) + ")") << i;
+  EXPECT_EQ(m_source->resolved_count(), many.size());
+}
+
 TEST_F(SignatureSourceTest, AdvanceWithAFunctionListedTwiceStaysRight) {
   m_repo.write_file("pkg/a.py", "def f(x):\n    pass\n");
   std::string second = m_repo.commit("f loses y");
