@@ -322,14 +322,16 @@ class SqliteStateStore final : public StateStore {
     if (!*status) return std::vector<FunctionState>{};
     auto rows = rows_at((*status)->sequence);
     if (!rows) return rows.error();
+    auto names = function_names();
+    if (!names) return names.error();
     std::vector<FunctionState> states;
     states.reserve(rows->size());
     for (const auto& [function, state] : *rows) {
-      auto named = function_by_id(function);
-      if (!named) return named.error();
+      auto named = names->find(function);
+      if (named == names->end()) return m_db.corrupt("no function " + std::to_string(function));
       auto parsed = state_by_id(state);
       if (!parsed) return parsed.error();
-      states.push_back(FunctionState{*named, **parsed});
+      states.push_back(FunctionState{named->second, **parsed});
     }
     return states;
   }
@@ -613,8 +615,6 @@ class SqliteStateStore final : public StateStore {
   // the hint only the changed positions are looked up; the others keep that commit's rows.
   Result<void> write_states(std::int64_t sequence, const CommitRecord& record, bool is_new) {
     const std::vector<FunctionState>& states = record.states;
-    auto cleared = run(m_db, "DELETE FROM commit_states WHERE commit_sequence = ?1", sequence);
-    if (!cleared) return cleared;
     m_written_since = record.since && m_written && m_written->commit == record.since->commit &&
                       m_written->rows.size() == states.size() && m_written->sequence != sequence;
     WrittenStates written{record.commit.id, sequence, std::nullopt, {}};
@@ -637,17 +637,9 @@ class SqliteStateStore final : public StateStore {
       }
     }
     m_written.reset();  // set again once every row is written
-    auto marked =
-        written.keyframe
-            ? run(m_db, "UPDATE commits SET keyframe = ?2 WHERE sequence = ?1", sequence, *written.keyframe)
-            : run(m_db, "UPDATE commits SET keyframe = NULL WHERE sequence = ?1", sequence);
-    if (!marked) return marked;
+    if (auto cleared = clear_rows(sequence, written.keyframe); !cleared) return cleared;
     auto insert = [&](std::size_t position) -> Result<void> {
-      auto [function, state] = written.rows[position];
-      auto inserted = run(m_db,
-                          "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) "
-                          "VALUES(?1, ?2, ?3, ?4)",
-                          sequence, function, state, static_cast<std::int64_t>(position));
+      auto inserted = insert_row(sequence, position, written.rows[position]);
       if (!inserted)
         return inserted.error().context("function '" + states[position].function.function_path + "'");
       return {};
@@ -721,18 +713,10 @@ class SqliteStateStore final : public StateStore {
       rows.push_back(std::move(*at));
     }
     for (std::size_t i = 0; i < dependents.size(); ++i) {
-      auto cleared = run(m_db, "DELETE FROM commit_states WHERE commit_sequence = ?1", dependents[i]);
-      if (cleared)
-        cleared = run(m_db, "UPDATE commits SET keyframe = NULL WHERE sequence = ?1", dependents[i]);
-      if (!cleared) return cleared;
-      for (std::size_t position = 0; position < rows[i].size(); ++position) {
-        auto inserted = run(m_db,
-                            "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) "
-                            "VALUES(?1, ?2, ?3, ?4)",
-                            dependents[i], rows[i][position].first, rows[i][position].second,
-                            static_cast<std::int64_t>(position));
-        if (!inserted) return inserted;
-      }
+      if (auto cleared = clear_rows(dependents[i], std::nullopt); !cleared) return cleared;
+      for (std::size_t position = 0; position < rows[i].size(); ++position)
+        if (auto inserted = insert_row(dependents[i], position, rows[i][position]); !inserted)
+          return inserted;
     }
     if (!dependents.empty() && m_written &&
         std::find(dependents.begin(), dependents.end(), m_written->sequence) != dependents.end())
@@ -740,13 +724,34 @@ class SqliteStateStore final : public StateStore {
     return {};
   }
 
-  Result<MonitoredFunction> function_by_id(std::int64_t id) {
-    auto query = m_db.query("SELECT import_statement, function_path FROM functions WHERE id = ?1");
+  // Every function recorded, by id (a few hundred rows at most: read whole).
+  Result<std::unordered_map<std::int64_t, MonitoredFunction>> function_names() {
+    auto query = m_db.query("SELECT id, import_statement, function_path FROM functions");
     if (!query) return query.error();
-    auto row = query->bind(1, id).step();
-    if (!row) return row.error();
-    if (!*row) return m_db.corrupt("no function " + std::to_string(id));
-    return MonitoredFunction{query->text(0), query->text(1)};
+    std::unordered_map<std::int64_t, MonitoredFunction> names;
+    for (;;) {
+      auto row = query->step();
+      if (!row) return row.error();
+      if (!*row) return names;
+      names.emplace(query->integer(0), MonitoredFunction{query->text(1), query->text(2)});
+    }
+  }
+
+  // Makes the commit `sequence` hold no row yet, as a keyframe (nullopt) or a chain from one.
+  Result<void> clear_rows(std::int64_t sequence, std::optional<std::int64_t> keyframe) {
+    auto cleared = run(m_db, "DELETE FROM commit_states WHERE commit_sequence = ?1", sequence);
+    if (!cleared) return cleared;
+    if (keyframe)
+      return run(m_db, "UPDATE commits SET keyframe = ?2 WHERE sequence = ?1", sequence, *keyframe);
+    return run(m_db, "UPDATE commits SET keyframe = NULL WHERE sequence = ?1", sequence);
+  }
+
+  Result<void> insert_row(std::int64_t sequence, std::size_t position,
+                          std::pair<std::int64_t, std::int64_t> row) {
+    return run(
+        m_db,
+        "INSERT INTO commit_states(commit_sequence, function_id, state_id, position) VALUES(?1, ?2, ?3, ?4)",
+        sequence, row.first, row.second, static_cast<std::int64_t>(position));
   }
 
   // (function id, state id) of one state to record.
