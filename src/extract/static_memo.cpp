@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <numeric>
 #include <unordered_map>
 
 #include "aaw/extract/source_registry.hpp"
@@ -11,6 +12,15 @@ namespace aaw {
 
 // Functions resolved in one call to Python at most (see examine).
 constexpr std::size_t k_resolution_batch = 64;
+
+namespace {
+// 0, 1, ..., count - 1: every function of a list.
+std::vector<std::size_t> every_position(std::size_t count) {
+  std::vector<std::size_t> positions(count);
+  std::iota(positions.begin(), positions.end(), std::size_t{0});
+  return positions;
+}
+}  // namespace
 
 // One commit's tree, with every answer cached: many functions consult the same files and
 // directories (a package's __init__.py), so each is looked up once per commit.
@@ -318,9 +328,7 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
   CommitView view(**tree);
   ++m_generation;
   auto changed = changed_directories(view);
-  std::vector<std::size_t> positions(functions.size());
-  for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
-  auto resolved = examine(view, functions, positions, changed, indexed);
+  auto resolved = examine(view, functions, every_position(functions.size()), changed, indexed);
   if (!resolved) return resolved.error();
   std::vector<SignatureState> states(functions.size());
   auto next = resolved->begin();
@@ -353,8 +361,7 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
     if (!found) return found.error();
     positions = std::move(*found);
   } else {
-    positions.resize(functions.size());
-    for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i;
+    positions = every_position(functions.size());
   }
   std::size_t untouched = functions.size() - positions.size();
   auto resolved = examine(view, functions, positions, changed, true);
@@ -436,6 +443,15 @@ void IncrementalStaticSource::unwatch(std::size_t position, const Memo& memo) {
   }
 }
 
+// The probes `memo` made of the entry; null when it made none.
+const std::vector<PathProbe>* IncrementalStaticSource::probes_of(const Memo& memo,
+                                                                 const ChangedEntry& entry) {
+  auto watch = memo.directories.find(entry.dir);
+  if (watch == memo.directories.end()) return nullptr;
+  auto probes = watch->second.probes.find(entry.name);
+  return probes == watch->second.probes.end() ? nullptr : &probes->second;
+}
+
 // Whether every probe `memo` made of the entry `name` of `dir` reads the same now: a directory
 // still a directory (what changed under it is probed apart), and in `blob`, the file there now, by
 // its outline: a module asked only about names it does not bind, which it still does not bind
@@ -445,12 +461,10 @@ void IncrementalStaticSource::unwatch(std::size_t position, const Memo& memo) {
 IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const Memo& memo,
                                                                          const ChangedEntry& entry,
                                                                          std::vector<const PathProbe*>& ask) {
-  auto watch = memo.directories.find(entry.dir);
-  if (watch == memo.directories.end()) return Holds::no;
-  auto probes = watch->second.probes.find(entry.name);
-  if (probes == watch->second.probes.end()) return Holds::no;
+  const std::vector<PathProbe>* probes = probes_of(memo, entry);
+  if (!probes) return Holds::no;
   std::size_t asked = ask.size();
-  for (const PathProbe& probe : probes->second) {
+  for (const PathProbe& probe : *probes) {
     if (probe.directory) {  // still a directory, or still none: what is under it is probed apart
       if (!entry.directory || *probe.directory != *entry.directory) return Holds::no;
       continue;
@@ -472,11 +486,9 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
 // now: one of a changed file, about names none of which starts with '<' (a packaging file's roots
 // are asked of Python, and a file that is no module is never outlined).
 bool IncrementalStaticSource::wants_outline(const Memo& memo, const ChangedEntry& entry) {
-  auto watch = memo.directories.find(entry.dir);
-  if (watch == memo.directories.end() || !entry.blob) return false;
-  auto probes = watch->second.probes.find(entry.name);
-  if (probes == watch->second.probes.end()) return false;
-  for (const PathProbe& probe : probes->second) {
+  const std::vector<PathProbe>* probes = probes_of(memo, entry);
+  if (!probes || !entry.blob) return false;
+  for (const PathProbe& probe : *probes) {
     if (probe.directory || !probe.blob || !probe.digest || *probe.blob == *entry.blob) continue;
     const auto& names = probe.digest_names;
     if (!names.empty() && std::none_of(names.begin(), names.end(),

@@ -100,6 +100,7 @@ class IncrementalStaticSource final : public SignatureSource {
     const ModuleOutline* outline = nullptr;  // of that file, when known
   };
   enum class Holds { yes, no, ask };
+  static const std::vector<PathProbe>* probes_of(const Memo& memo, const ChangedEntry& entry);
   static bool wants_outline(const Memo& memo, const ChangedEntry& entry);
   static Holds holds_by_outline(const Memo& memo, const ChangedEntry& entry,
                                 std::vector<const PathProbe*>& ask);
