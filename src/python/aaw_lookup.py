@@ -28,14 +28,14 @@ def lookup_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     functions = args.get("functions") if isinstance(args, dict) else None
     if not isinstance(functions, list):
         raise TypeError("lookup_all expects {'functions': [...]}")
-    roots, aliases = args.get("source_roots"), args.get("module_aliases")
-    return [lookup(function, host, roots, aliases) for function in functions]
+    # One session for all: what the tree holds is looked up once, not once per function.
+    session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
+    return [lookup(function, session) for function in functions]
 
 
-def lookup(function: Dict[str, Any], host: Any, source_roots: Optional[List[str]] = None,
-           module_aliases: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-    """One function's verdict, resolved as aaw_static resolves it (the same static options)."""
-    session = aaw_resolver.Session(host, source_roots, module_aliases)
+def lookup(function: Dict[str, Any], session: "aaw_resolver.Session") -> Dict[str, Any]:
+    """One function's verdict, resolved as aaw_static resolves it (the session has the same
+    static options)."""
     state = session.resolve_function(function)["state"]
     if state.get("status") == "ok":
         return _verdict("found", "")
