@@ -1,32 +1,53 @@
 #include "aaw/core/log.hpp"
 
-#include <spdlog/pattern_formatter.h>
+#include <spdlog/details/os.h>
+#include <spdlog/formatter.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <mutex>
 
 namespace aaw {
 namespace {
 
-constexpr const char* k_pattern = "%Y-%m-%d %H:%M:%S,%e - aiter_api_watcher - %* - %v";
-
-// Python logging's level names, which the original log used; spdlog's own are lower case.
-class PythonLevelName final : public spdlog::custom_flag_formatter {
+// The original tool's line, "2025-04-26 17:41:54,547 - aiter_api_watcher - INFO - message", in
+// local time, with Python logging's level names (spdlog's own are lower case). Written by hand
+// rather than by spdlog's pattern_formatter: a replay logs a line per function per commit, millions
+// of them, and here the date is formatted once per second, not once per line.
+class OriginalLineFormatter final : public spdlog::formatter {
  public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-    std::string_view name = level_name(msg.level);
-    dest.append(name.data(), name.data() + name.size());
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    using std::chrono::duration_cast;
+    auto since_epoch = msg.time.time_since_epoch();
+    auto second = duration_cast<std::chrono::seconds>(since_epoch);
+    if (m_date_size == 0 || second != m_second) {
+      std::tm local = spdlog::details::os::localtime(static_cast<std::time_t>(second.count()));
+      m_date_size = std::strftime(m_date, sizeof m_date, "%Y-%m-%d %H:%M:%S,", &local);
+      m_second = second;
+    }
+    auto millis = duration_cast<std::chrono::milliseconds>(since_epoch - second).count();
+    const char digits[3] = {static_cast<char>('0' + millis / 100), static_cast<char>('0' + millis / 10 % 10),
+                            static_cast<char>('0' + millis % 10)};
+    dest.append(m_date, m_date + m_date_size);
+    dest.append(digits, digits + 3);
+    append(dest, " - aiter_api_watcher - ");
+    append(dest, level_name(msg.level));
+    append(dest, " - ");
+    dest.append(msg.payload.begin(), msg.payload.end());
+    append(dest, "\n");
   }
-  std::unique_ptr<custom_flag_formatter> clone() const override {
-    return std::make_unique<PythonLevelName>();
-  }
+  std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<OriginalLineFormatter>(); }
 
  private:
+  static void append(spdlog::memory_buf_t& dest, std::string_view text) {
+    dest.append(text.data(), text.data() + text.size());
+  }
   static std::string_view level_name(spdlog::level::level_enum level) {
     switch (level) {
       case spdlog::level::trace:
@@ -44,13 +65,13 @@ class PythonLevelName final : public spdlog::custom_flag_formatter {
         return "NOTSET";
     }
   }
+
+  std::chrono::seconds m_second{0};
+  char m_date[32] = {};  // "2025-04-26 17:41:54," of m_second
+  std::size_t m_date_size = 0;
 };
 
-std::unique_ptr<spdlog::formatter> make_formatter() {
-  auto formatter = std::make_unique<spdlog::pattern_formatter>();
-  formatter->add_flag<PythonLevelName>('*').set_pattern(k_pattern);
-  return formatter;
-}
+std::unique_ptr<spdlog::formatter> make_formatter() { return std::make_unique<OriginalLineFormatter>(); }
 
 spdlog::level::level_enum parse_level(const std::string& level) {
   if (level == "trace") return spdlog::level::trace;
