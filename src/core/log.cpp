@@ -42,7 +42,9 @@ class OriginalLineFormatter final : public spdlog::formatter {
     dest.append(msg.payload.begin(), msg.payload.end());
     append(dest, "\n");
   }
-  std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<OriginalLineFormatter>(); }
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<OriginalLineFormatter>();
+  }
 
  private:
   static void append(spdlog::memory_buf_t& dest, std::string_view text) {

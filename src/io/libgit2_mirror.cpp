@@ -255,8 +255,11 @@ Result<std::vector<std::string>> Libgit2SourceTree::changed_entries(const Object
   for (size_t i = 0; i < git_tree_entrycount(b); ++i) {
     const git_tree_entry* e = git_tree_entry_byindex(b, i);
     auto it = old_entries.find(git_tree_entry_name(e));
-    if (it == old_entries.end() || !git_oid_equal(git_tree_entry_id(it->second), git_tree_entry_id(e)) ||
-        git_tree_entry_filemode(it->second) != git_tree_entry_filemode(e)) {
+    bool still_directory = it != old_entries.end() && git_tree_entry_filemode(e) == GIT_FILEMODE_TREE &&
+                           git_tree_entry_filemode(it->second) == GIT_FILEMODE_TREE;
+    if (it == old_entries.end() ||
+        (!still_directory && (!git_oid_equal(git_tree_entry_id(it->second), git_tree_entry_id(e)) ||
+                              git_tree_entry_filemode(it->second) != git_tree_entry_filemode(e)))) {
       changed.emplace_back(git_tree_entry_name(e));
     }
     if (it != old_entries.end()) old_entries.erase(it);

@@ -685,6 +685,31 @@ TEST_F(Libgit2MirrorTest, TreeOutlivesItsMirror) {
   EXPECT_EQ(value_of(tree->read_blob(*value_of(tree->find_blob("README.md")))), "hello\n");
 }
 
+TEST_F(Libgit2MirrorTest, ChangedEntriesNameWhatReadsOtherwiseAtItsOwnPath) {
+  m_origin.write_file("setup.py", "setup()\n");
+  m_origin.write_file("docs/index.md", "docs\n");
+  m_origin.write_file("kind", "a file\n");
+  const std::string before = m_origin.commit("before");
+  m_origin.write_file("setup.py", "setup(name='aiter')\n");    // changed content
+  m_origin.write_file("aiter/ops/gemm.py", "def gemm(a):\n");  // only under a subdirectory
+  m_origin.remove_file("docs/index.md");                       // a directory gone
+  m_origin.remove_file("kind");
+  m_origin.write_file("kind/now.py", "x = 1\n");  // a file become a directory
+  m_origin.write_file("added.py", "y = 2\n");
+  const std::string after = m_origin.commit("after");
+  auto mirror = open_origin();
+  auto old_tree = value_of(mirror->tree(ObjectId{before}));
+  auto new_tree = value_of(mirror->tree(ObjectId{after}));
+  ASSERT_TRUE(new_tree->has_directory_ids());
+  auto names = value_of(new_tree->changed_entries(*value_of(old_tree->directory_id("")),
+                                                  *value_of(new_tree->directory_id(""))));
+  std::sort(names.begin(), names.end());
+  // "aiter" is a directory on both sides: at its own path nothing reads otherwise, and what
+  // changed under it is told by the directory id of aiter/ itself.
+  EXPECT_EQ(names, (std::vector<std::string>{"added.py", "docs", "kind", "setup.py"}));
+  EXPECT_NE(*value_of(old_tree->directory_id("aiter")), *value_of(new_tree->directory_id("aiter")));
+}
+
 TEST_F(Libgit2MirrorTest, TreeOfUnknownCommitIsNotFound) {
   const auto tree = open_origin()->tree(ObjectId{std::string(40, 'b')});
   ASSERT_FALSE(tree);

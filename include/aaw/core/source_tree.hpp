@@ -50,7 +50,9 @@ class SourceTree {
     return std::optional<ObjectId>();
   }
   // The names of the entries that differ between two versions of one directory (added, removed,
-  // or changed content or mode), given their directory ids.
+  // or changed content or mode), given their directory ids. A subdirectory on both sides is not
+  // one, whatever changed under it: at its own path it is still a directory and still no file,
+  // and what changed under it shows in its own directory id.
   virtual Result<std::vector<std::string>> changed_entries(const ObjectId& /*before*/,
                                                            const ObjectId& /*after*/) {
     return Error(ErrorCode::internal, "changed_entries: this tree has no directory ids");
