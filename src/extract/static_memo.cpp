@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "aaw/extract/source_registry.hpp"
 
@@ -19,6 +21,11 @@ std::vector<std::size_t> every_position(std::size_t count) {
   std::vector<std::size_t> positions(count);
   std::iota(positions.begin(), positions.end(), std::size_t{0});
   return positions;
+}
+// The directory `dir` is in ("" for one at the root).
+std::string_view parent_of(std::string_view dir) {
+  auto slash = dir.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : dir.substr(0, slash);
 }
 }  // namespace
 
@@ -94,12 +101,22 @@ IncrementalStaticSource::Memo IncrementalStaticSource::make_memo(Extraction extr
         view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
     watch.id = id ? *id : std::nullopt;
     if (id && view.has_directory_ids()) {
-      m_watched.emplace(dir, *id);
+      watch_directory(dir, *id, view);
     } else {
       memo.checked = 0;  // never checked by the watched directories alone
     }
   }
   return memo;
+}
+
+// Watches `dir` (at `id` now) and every directory above it, so that changed_directories can skip
+// what lies under a directory that did not change.
+void IncrementalStaticSource::watch_directory(const std::string& dir, const std::optional<ObjectId>& id,
+                                              CommitView& view) {
+  if (!m_watched.emplace(dir, id).second || dir.empty()) return;
+  std::string parent = split_tree_path(dir).first;
+  auto parent_id = view.directory_id(parent);
+  if (parent_id) watch_directory(parent, *parent_id, view);
 }
 
 IncrementalStaticSource::Verdict IncrementalStaticSource::check(Memo& memo, CommitView& view,
@@ -155,7 +172,15 @@ std::optional<std::vector<std::string>> IncrementalStaticSource::changed_directo
   bool known = view.has_directory_ids() && m_watched_generation + 1 == m_generation;
   std::vector<std::string> changed;
   m_watched_generation = view.has_directory_ids() ? m_generation : 0;
+  // Directories come before those under them, and each has its parent watched: under one whose
+  // id is what it was at the last extraction nothing changed. Only when every id is of that one
+  // extraction: an id kept from an older one says nothing of what lies under it since.
+  std::unordered_set<std::string_view> unchanged;
   for (auto& [dir, id] : m_watched) {
+    if (known && !dir.empty() && unchanged.contains(parent_of(dir))) {
+      unchanged.insert(dir);
+      continue;
+    }
     auto now =
         view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
     if (!now) {
@@ -166,6 +191,8 @@ std::optional<std::vector<std::string>> IncrementalStaticSource::changed_directo
       changed.push_back(dir);
       if (before) before->push_back(id);
       id = *now;
+    } else {
+      unchanged.insert(dir);
     }
   }
   if (!known) return std::nullopt;

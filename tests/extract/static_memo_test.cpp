@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "aaw/io/libgit2_mirror.hpp"
 #include "support/git_fixture.hpp"
@@ -192,6 +193,38 @@ TEST_F(SignatureSourceTest, AdvanceLooksOnlyAtFunctionsThatReadWhatChanged) {
   ASSERT_TRUE(back) << back.error().message();
   ASSERT_EQ(back->size(), 1u);
   EXPECT_EQ((*back)[0].position, 1u);
+}
+
+// Directories whose id did not change are not looked into: a change deep under directories that
+// the commits before left alone is still found, and one beside them costs no look.
+TEST_F(SignatureSourceTest, AdvanceFindsAChangeDeepUnderDirectoriesLeftAloneBefore) {
+  m_repo.write_file("pkg/deep/inner/m.py", "def d(x):\n    pass\n");
+  m_repo.write_file("docs/guide/index.md", "one\n");
+  std::string start = m_repo.commit("deep module");
+  m_repo.write_file("docs/guide/index.md", "two\n");
+  std::string beside = m_repo.commit("docs only, in a directory of its own");
+  m_repo.write_file("pkg/deep/inner/m.py", "def d(x, y=2):\n    pass\n");
+  std::string deep = m_repo.commit("d grows");
+  m_repo.write_file("pkg/deep/inner/m.py", "def d(x, y=3):\n    pass\n");
+  m_repo.write_file("pkg/deep/other.py", "z = 1\n");
+  std::string again = m_repo.commit("d changes again beside a new module");
+  m_functions.push_back({"from pkg.deep.inner.m import d", "d"});
+  open();
+  auto states = extract(start);
+  ASSERT_EQ(states.size(), 3u);
+  auto none = m_source->advance(ObjectId{start}, ObjectId{beside}, m_functions, states);
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(m_source->untouched_count(), 3u);
+  for (const auto& [from, to, text] :
+       {std::tuple{beside, deep, "(x, y=2)"}, std::tuple{deep, again, "(x, y=3)"}}) {
+    auto updates = m_source->advance(ObjectId{from}, ObjectId{to}, m_functions, states);
+    ASSERT_TRUE(updates) << updates.error().message();
+    ASSERT_EQ(updates->size(), 1u) << "at " << to;
+    EXPECT_EQ((*updates)[0].position, 2u);
+    EXPECT_EQ((*updates)[0].state.signature.text(), text);
+    states[2] = (*updates)[0].state;
+  }
 }
 
 // An edit of a module that only adds names no function asks about is answered by the module's

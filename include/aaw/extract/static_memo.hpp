@@ -115,6 +115,7 @@ class IncrementalStaticSource final : public SignatureSource {
                                              CommitView& view);
 
   Memo make_memo(Extraction extraction, CommitView& view);
+  void watch_directory(const std::string& dir, const std::optional<ObjectId>& id, CommitView& view);
   Verdict check(Memo& memo, CommitView& view, Pending& pending);
   Verdict check_changed(Memo& memo, const std::vector<std::string>& changed, CommitView& view,
                         Pending& pending);
@@ -137,7 +138,7 @@ class IncrementalStaticSource final : public SignatureSource {
   // only look at the directories that changed since, found once for all memos.
   std::uint64_t m_generation = 0;
   std::uint64_t m_watched_generation = 0;
-  std::unordered_map<std::string, std::optional<ObjectId>> m_watched;
+  std::map<std::string, std::optional<ObjectId>> m_watched;  // each with the directory above it
   // The last extraction: its commit and functions, each function's memo (null: none, so it is
   // extracted again at every commit), and per watched directory and per entry of one that a memo
   // read (its path) a flag per position saying whether that function's memo watches it. m_all_current: the
