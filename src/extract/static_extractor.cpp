@@ -311,6 +311,44 @@ Result<std::vector<std::string>> StaticExtractor::digests_of_sets(SourceTree& tr
   return out;
 }
 
+Result<std::vector<StaticExtractor::StarAnswers>> StaticExtractor::star_additions(
+    SourceTree& tree, const std::vector<StarCheck>& checks) {
+  Json request = with_options({{"checks", Json::array()}});
+  for (const StarCheck& check : checks) {
+    Json asks = Json::array();
+    for (const std::vector<std::string>* names : check.asks) asks.push_back(*names);
+    request["checks"].push_back({{"path", check.path},
+                                 {"before", check.before.hex},
+                                 {"after", check.after.hex},
+                                 {"asks", std::move(asks)}});
+  }
+  auto answer = m_python.call("aaw_static", "star_additions", request, tree_callbacks(tree));
+  if (!answer) return answer.error().context("checking added star imports");
+  if (!answer->is_array() || answer->size() != checks.size())
+    return malformed("no list with one answer per module").context("checking added star imports");
+  std::vector<StarAnswers> out;
+  for (std::size_t c = 0; c < checks.size(); ++c) {
+    const Json& answers = (*answer)[c];
+    if (!answers.is_array() || answers.size() != checks[c].asks.size())
+      return malformed("no list with one answer per ask").context("checking added star imports");
+    StarAnswers& kept = out.emplace_back();
+    for (const Json& consulted : answers) {
+      if (!consulted.is_array()) {
+        kept.emplace_back();
+        continue;
+      }
+      std::vector<PathProbe> probes;
+      for (const Json& entry : consulted) {
+        auto probe = probe_from_json(entry);
+        if (!probe) return probe.error().context("checking added star imports");
+        probes.push_back(std::move(*probe));
+      }
+      kept.emplace_back(std::move(probes));
+    }
+  }
+  return out;
+}
+
 Result<ParseStats> StaticExtractor::parse_stats() {
   auto answer = m_python.call("aaw_static", "stats", Json::object(), {});
   if (!answer) return answer.error().context("reading the parser's counters");

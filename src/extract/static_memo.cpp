@@ -3,8 +3,10 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -383,6 +385,7 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
   std::vector<std::optional<ObjectId>> before;
   auto changed = changed_directories(view, &before);
   std::vector<std::size_t> positions;
+  std::size_t kept_before = m_kept_by_stars;
   if (changed) {
     auto found = concerned(*changed, before, view);
     if (!found) return found.error();
@@ -394,7 +397,7 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
   auto resolved = examine(view, functions, positions, changed, true);
   if (!resolved) return resolved.error();
   m_reused += untouched;
-  m_untouched += untouched;
+  m_untouched += untouched - (m_kept_by_stars - kept_before);
   reindex(commit, functions, true);
   std::vector<StateUpdate> updates;
   for (auto& [i, state] : *resolved)
@@ -487,10 +490,9 @@ const std::vector<PathProbe>* IncrementalStaticSource::probes_of(const Memo& mem
 // function.
 IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const Memo& memo,
                                                                          const ChangedEntry& entry,
-                                                                         std::vector<const PathProbe*>& ask) {
+                                                                         Asking& asking) {
   const std::vector<PathProbe>* probes = probes_of(memo, entry);
   if (!probes) return Holds::no;
-  std::size_t asked = ask.size();
   for (const PathProbe& probe : *probes) {
     if (probe.directory) {  // still a directory, or still none: what is under it is probed apart
       if (!entry.directory || *probe.directory != *entry.directory) return Holds::no;
@@ -500,13 +502,13 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
     if (*probe.blob == *entry.blob) continue;
     auto digest = entry.outline ? entry.outline->digest(probe.digest_names) : std::nullopt;
     if (!digest) {
-      ask.push_back(&probe);
+      asking.digests.push_back(&probe);
     } else if (*digest != *probe.digest) {
-      ask.resize(asked);
-      return Holds::no;
+      if (!entry.outline->parsed()) return Holds::no;
+      asking.stars.push_back(&probe);
     }
   }
-  return ask.size() == asked ? Holds::yes : Holds::ask;
+  return asking.digests.empty() && asking.stars.empty() ? Holds::yes : Holds::ask;
 }
 
 // Whether a probe `memo` made of the entry could be answered by the outline of the file there
@@ -557,15 +559,14 @@ Result<std::vector<IncrementalStaticSource::ChangedEntry>> IncrementalStaticSour
 // The probes an outline could not answer for, each distinct set of names asked once (every
 // function asks a packaging file the same): a function whose probe reads otherwise now is marked.
 // Without the digests, every one of them is.
-void IncrementalStaticSource::settle_by_digests(
-    const std::vector<std::pair<std::size_t, std::vector<const PathProbe*>>>& asking,
-    const std::vector<const ChangedEntry*>& asked_of, CommitView& view, std::vector<char>& marked) {
+void IncrementalStaticSource::settle_by_digests(const std::vector<Asking>& asking, CommitView& view,
+                                                std::vector<char>& marked) {
   std::vector<StaticExtractor::DigestQuery> queries;
   std::unordered_map<std::string, std::size_t> query_of;  // blob and names -> query
   std::vector<std::vector<std::size_t>> queries_of(asking.size());
   for (std::size_t k = 0; k < asking.size(); ++k) {
-    const ObjectId& blob = *asked_of[k]->blob;
-    for (const PathProbe* probe : asking[k].second) {
+    const ObjectId& blob = *asking[k].entry->blob;
+    for (const PathProbe* probe : asking[k].digests) {
       std::string key = blob.hex;
       for (const std::string& name : probe->digest_names) key += '\n' + name;
       auto [at, added] = query_of.emplace(std::move(key), queries.size());
@@ -573,13 +574,101 @@ void IncrementalStaticSource::settle_by_digests(
       queries_of[k].push_back(at->second);
     }
   }
+  if (queries.empty()) return;
   auto digests = m_extractor.digests_of_sets(view.tree(), queries);
   for (std::size_t k = 0; k < asking.size(); ++k) {
     bool same = digests.has_value();
-    for (std::size_t j = 0; same && j < asking[k].second.size(); ++j)
-      same = (*digests)[queries_of[k][j]] == *asking[k].second[j]->digest;
-    if (!same) marked[asking[k].first] = 1;
+    for (std::size_t j = 0; same && j < asking[k].digests.size(); ++j)
+      same = (*digests)[queries_of[k][j]] == *asking[k].digests[j]->digest;
+    if (!same) marked[asking[k].position] = 1;
   }
+}
+
+// The functions left in doubt by a module that no longer reads the same for names it does not
+// bind: when its new version only adds star imports, none of which binds a name the function
+// asked (Python checks each module once for all of them), what the function resolves to is
+// unchanged, and its memo takes what the check read instead of a resolution. The others are
+// marked. One edit of a package's star imports costs one check, not one resolution per function
+// imported through it.
+void IncrementalStaticSource::settle_by_stars(const std::vector<Asking>& asking, CommitView& view,
+                                              std::vector<char>& marked) {
+  struct Place {
+    const PathProbe* probe;
+    std::size_t check, ask;
+  };
+  std::vector<StaticExtractor::StarCheck> checks;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> check_of;  // path, before, after
+  std::map<std::size_t, std::vector<Place>> places;                                   // by position
+  for (const Asking& a : asking) {
+    if (a.stars.empty() || marked[a.position]) continue;
+    for (const PathProbe* probe : a.stars) {
+      auto [at, added] = check_of.emplace(
+          std::make_tuple(a.entry->path, probe->blob->hex, a.entry->blob->hex), checks.size());
+      if (added) checks.push_back({a.entry->path, *probe->blob, *a.entry->blob, {}});
+      places[a.position].push_back({probe, at->second, checks[at->second].asks.size()});
+      checks[at->second].asks.push_back(&probe->digest_names);
+    }
+  }
+  if (checks.empty()) return;
+  auto answers = m_extractor.star_additions(view.tree(), checks);
+  for (const auto& [position, found] : places) {
+    if (marked[position]) continue;
+    std::vector<StarAnswer> kept;
+    for (const Place& place : found) {
+      if (!answers || !(*answers)[place.check][place.ask]) break;
+      kept.emplace_back(place.probe, &*(*answers)[place.check][place.ask]);
+    }
+    if (kept.size() != found.size()) {
+      marked[position] = 1;
+      continue;
+    }
+    Memo& memo = *m_positions[position];
+    Memo patched = with_star_answers(memo, kept, view);
+    unwatch(position, memo);
+    memo = std::move(patched);
+    watch(position, memo);
+    ++m_kept_by_stars;
+  }
+}
+
+IncrementalStaticSource::Memo IncrementalStaticSource::with_star_answers(
+    const Memo& memo, const std::vector<StarAnswer>& answers, CommitView& view) {
+  Memo patched{memo.state, {}, memo.checked};
+  for (const auto& [dir, watch] : memo.directories) {
+    DirectoryWatch& copy = patched.directories[dir];
+    copy.id = watch.id;
+    for (const auto& [name, probes] : watch.probes) {
+      std::vector<PathProbe>& list = copy.probes[name];
+      for (const PathProbe& probe : probes) {
+        auto answer = std::find_if(answers.begin(), answers.end(),
+                                   [&](const StarAnswer& a) { return a.first == &probe; });
+        if (answer == answers.end()) list.push_back(probe);  // else its new self comes with the answer
+      }
+    }
+  }
+  for (const auto& [probe, read] : answers)
+    for (const PathProbe& added : *read) add_probe(patched, added, view);
+  return patched;
+}
+
+// Adds `probe` to `memo` unless it holds the same already, watching its directory if new.
+void IncrementalStaticSource::add_probe(Memo& memo, const PathProbe& probe, CommitView& view) {
+  auto [dir, name] = split_tree_path(probe.path);
+  auto [watch, added] = memo.directories.try_emplace(dir);
+  if (added) {
+    auto id =
+        view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
+    watch->second.id = id ? *id : std::nullopt;
+    if (id && view.has_directory_ids()) {
+      watch_directory(dir, *id, view);
+    } else {
+      memo.checked = 0;
+    }
+  }
+  std::vector<PathProbe>& probes = watch->second.probes[name];
+  for (const PathProbe& known : probes)
+    if (known == probe && known.digest == probe.digest && known.digest_names == probe.digest_names) return;
+  probes.push_back(probe);
 }
 
 // The positions whose memo read an entry of the `changed` directories that differs now from the
@@ -607,22 +696,19 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
   auto outlines = blobs.empty() ? Result<std::vector<ModuleOutline>>(std::vector<ModuleOutline>{})
                                 : m_extractor.outlines(view.tree(), blobs);
   for (std::size_t k = 0; outlines && k < outlined.size(); ++k) outlined[k]->outline = &(*outlines)[k];
-  std::vector<std::pair<std::size_t, std::vector<const PathProbe*>>> asking;  // position, probes
-  std::vector<const ChangedEntry*> asked_of;                                  // the entry of each of `asking`
+  std::vector<Asking> asking;
   for (ChangedEntry& entry : *entries) {
     const std::vector<char>& flags = m_entry_watchers.at(entry.path);
     for (std::size_t i = 0; i < flags.size(); ++i) {
       if (!flags[i] || marked[i]) continue;
-      std::vector<const PathProbe*> ask;
+      Asking ask{i, &entry, {}, {}};
       Holds holds = m_positions[i] ? holds_by_outline(*m_positions[i], entry, ask) : Holds::no;
       if (holds == Holds::no) marked[i] = 1;
-      if (holds == Holds::ask) {
-        asking.emplace_back(i, std::move(ask));
-        asked_of.push_back(&entry);
-      }
+      if (holds == Holds::ask) asking.push_back(std::move(ask));
     }
   }
-  if (!asking.empty()) settle_by_digests(asking, asked_of, view, marked);
+  settle_by_digests(asking, view, marked);
+  settle_by_stars(asking, view, marked);
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < marked.size(); ++i)
     if (marked[i] || !m_positions[i]) out.push_back(i);
@@ -632,8 +718,10 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
 std::string IncrementalStaticSource::work_summary() const {
   std::string summary = fmt::format(
       "Static extraction: {} function states resolved in Python, {} reused unchanged ({} without a look: "
-      "nothing they read changed, or only in names they do not ask about)",
-      m_resolved, m_reused, m_untouched);
+      "nothing they read changed, or only in names they do not ask about; {} kept through a check of the "
+      "star "
+      "imports a module added)",
+      m_resolved, m_reused, m_untouched, m_kept_by_stars);
   auto stats = m_extractor.parse_stats();
   if (stats)
     summary +=

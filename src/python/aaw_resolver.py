@@ -157,6 +157,66 @@ class Session:
                       for path, found in self.consulted_dirs.items()]
         return {"state": state, "consulted": consulted}
 
+    def star_additions(self, path, before, after, asks):
+        """The module at `path` changed from blob `before` to `after`. Per entry of `asks` (the
+        names one function asked of it): when the new version only adds star imports for those
+        names (aaw_summary.added_stars) and none of them exports any of the names, nothing that
+        function resolved changed, and the answer is what a resolution would add to what it
+        consulted: its probe of the module at `after`, then what checking the added imports read.
+        Else None: resolve that function again. One call answers a star-import edit of a package's
+        __init__ for every function imported through it."""
+        try:
+            module = self._module_at_path(path, after)
+            if module is None:
+                return [None] * len(asks)
+            old = self._summary(_Module(module.name, path, before, module.is_package))
+            new = self._summary(module)
+        except (_SyntaxFailure, _HostFailure, _TooDeep, RecursionError):
+            return [None] * len(asks)
+        return [self._unchanged_by_stars(module, aaw_summary.added_stars(old, new, names), names)
+                for names in asks]
+
+    def _unchanged_by_stars(self, module, added, names):
+        if not added:
+            return None
+        self._start_function()
+        self._note(("b", module.path, module.blob))
+        try:
+            for name in names:
+                self._ask(module, name)
+            for star in added:
+                target = self._import_target(module, star.level, star.module, star.line)
+                if isinstance(target, _Outside):
+                    return None  # the name might come from it: only a resolution can say
+                if isinstance(target, _Module) and any(self._exports(target, name) for name in names):
+                    return None
+        except (_SyntaxFailure, _HostFailure, _TooDeep, RecursionError):
+            return None
+        consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
+        return consulted + [{"path": path, "blob": None, "directory": found}
+                            for path, found in self.consulted_dirs.items()]
+
+    def _module_at_path(self, path, blob):
+        """The module whose file is `path`, found as an import of its name finds it, when that
+        file is blob `blob`; None when its name does not find it there."""
+        for root in self._candidate_roots():
+            if not path.startswith(root):
+                continue
+            rest = path[len(root):]
+            if rest.endswith("/__init__.py"):
+                name = rest[:-len("/__init__.py")]
+            elif rest.endswith(".py"):
+                name = rest[:-len(".py")]
+            else:
+                continue
+            name = name.replace("/", ".")
+            if not all(part.isidentifier() for part in name.split(".")):
+                continue
+            module = self._find_module(name)
+            if module is not None and module.path == path and module.blob == blob:
+                return module
+        return None
+
     def _ask_positions_quoted_by(self, detail):
         """Asks for the positions in the modules whose lines `detail` quotes ("m.py:12", "(line 12)
         in m.py"); in every module asked when it quotes a line but names none of them."""

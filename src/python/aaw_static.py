@@ -105,6 +105,17 @@ def module_outlines(args: Dict[str, Any], host: Any) -> List[Any]:
             for blob in args.get("blobs", [])]
 
 
+@_profiled
+def star_additions(args: Dict[str, Any], host: Any) -> List[Any]:
+    """args = {"checks": [{"path", "before", "after", "asks": [[name, ...], ...]}], "source_roots",
+    "module_aliases", "cache_bytes"}, with the host of the tree where `after` is: per check, per
+    ask, aaw_resolver.Session.star_additions's answer (None, or the consulted entries to add)."""
+    _bound_cache(args)
+    session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
+    return [session.star_additions(check["path"], check["before"], check["after"], check["asks"])
+            for check in args.get("checks", [])]
+
+
 def _digest_of(blob: str, names: Any, host: Any) -> Any:
     names = sorted(names or ())
     if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots

@@ -461,6 +461,45 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
+def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailure]",
+                names: List[str]) -> "Optional[List[Star]]":
+    """The star imports `new` adds to `old` when that is all that differs between the two for
+    resolving `names`: the old star imports all still there in the same order, the bindings of
+    each name in the same places among them, the same __all__, and the same dynamic definitions.
+    Then what `names` resolve to differs only if an added star import binds one of them. None
+    otherwise, when nothing was added, and for a pseudo-name (what it reads is not all here)."""
+    if isinstance(old, ParseFailure) or isinstance(new, ParseFailure):
+        return None
+    if not names or any(name.startswith("<") for name in names):
+        return None
+    if (repr(old.all_names), old.all_dynamic, bool(old.dynamic)) != \
+            (repr(new.all_names), new.all_dynamic, bool(new.dynamic)):
+        return None
+    kept = [text for _, _, text in _events_of(old, "*")]
+    added = set()
+    matched = 0
+    for index, _, text in _events_of(new, "*"):
+        if matched < len(kept) and text == kept[matched]:
+            matched += 1
+        else:
+            added.add(index)
+    if matched < len(kept) or not added:
+        return None
+    if _sequence(old, names, ()) != _sequence(new, names, added):
+        return None
+    return [star for index, star in new.stars if index in added]
+
+
+def _sequence(summary: "Scope", names: List[str], left_out) -> list:
+    """The star imports (but those at the indexes `left_out`) and the bindings of `names`, in
+    textual order, without their indexes."""
+    events = [event for event in _events_of(summary, "*") if event[0] not in left_out]
+    for name in sorted(set(names)):
+        events += _events_of(summary, name)
+    events.sort(key=lambda event: event[0])
+    return [(name, text) for _, name, text in events]
+
+
 def safe_digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[str]:
     """digest(), or None (nothing vouched for: resolve again whenever the file changes) for a
     module whose bindings are nested too deeply to describe."""

@@ -227,6 +227,55 @@ TEST_F(SignatureSourceTest, AdvanceFindsAChangeDeepUnderDirectoriesLeftAloneBefo
   }
 }
 
+// A star import added to a package, binding none of the names asked through it, costs one check
+// and no resolution; the functions' memos then watch the new module, so that a later edit making
+// it bind one of them is found.
+TEST_F(SignatureSourceTest, AdvanceKeepsWhatAnAddedStarImportBindsNothingOf) {
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n");
+  m_repo.write_file("pkg/__init__.py", "from .c import *\nfrom .a import *\nfrom .b import *\n");
+  std::string adds_c = m_repo.commit("pkg star-imports c");
+  m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n");
+  std::string moves_c = m_repo.commit("c's star import moves last");
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n\n\ndef f(shadow):\n    pass\n");
+  std::string shadows_f = m_repo.commit("c's f shadows a's");
+  open();
+  auto states = extract(m_first);
+  auto kept = m_source->advance(ObjectId{m_first}, ObjectId{adds_c}, m_functions, states);
+  ASSERT_TRUE(kept) << kept.error().message();
+  EXPECT_TRUE(kept->empty());
+  EXPECT_EQ(m_source->resolved_count(), 2u) << "no function resolved again";
+  EXPECT_EQ(m_source->kept_by_stars_count(), 1u) << "pkg.f is read through pkg's star imports";
+  // A reordering is no addition: resolved again, and still the same.
+  auto reordered = m_source->advance(ObjectId{adds_c}, ObjectId{moves_c}, m_functions, states);
+  ASSERT_TRUE(reordered) << reordered.error().message();
+  EXPECT_TRUE(reordered->empty());
+  EXPECT_EQ(m_source->resolved_count(), 3u);
+  auto shadowed = m_source->advance(ObjectId{moves_c}, ObjectId{shadows_f}, m_functions, states);
+  ASSERT_TRUE(shadowed) << shadowed.error().message();
+  ASSERT_EQ(shadowed->size(), 1u);
+  EXPECT_EQ((*shadowed)[0].position, 0u);
+  EXPECT_EQ((*shadowed)[0].state.signature.text(), "(shadow)");
+}
+
+// The same when the module that binds the name is the one added last, after a check kept it.
+TEST_F(SignatureSourceTest, AdvanceFindsANameAModuleKeptByAStarCheckComesToBind) {
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n");
+  m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n");
+  std::string adds_c = m_repo.commit("pkg star-imports c last");
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n\n\ndef f(shadow):\n    pass\n");
+  std::string shadows_f = m_repo.commit("c's f shadows a's");
+  open();
+  auto states = extract(m_first);
+  auto kept = m_source->advance(ObjectId{m_first}, ObjectId{adds_c}, m_functions, states);
+  ASSERT_TRUE(kept) << kept.error().message();
+  EXPECT_TRUE(kept->empty());
+  EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
+  auto shadowed = m_source->advance(ObjectId{adds_c}, ObjectId{shadows_f}, m_functions, states);
+  ASSERT_TRUE(shadowed) << shadowed.error().message();
+  ASSERT_EQ(shadowed->size(), 1u);
+  EXPECT_EQ((*shadowed)[0].state.signature.text(), "(shadow)");
+}
+
 // An edit of a module that only adds names no function asks about is answered by the module's
 // outline: no function is looked at. One that makes a star import bind a monitored name reaches
 // that function.

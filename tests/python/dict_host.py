@@ -9,6 +9,7 @@ import hashlib
 class DictHost:
     def __init__(self, files=None):
         self.files = {}
+        self.objects = {}  # every text ever written, by blob id: git keeps old versions' blobs
         self.reads = []
         self.failing = set()  # paths whose lookup raises, as a missing git object does
         for path, text in (files or {}).items():
@@ -16,6 +17,7 @@ class DictHost:
 
     def write(self, path, text):
         self.files[path] = text
+        self.objects[self.blob_id(text)] = text
 
     def remove(self, path):
         del self.files[path]
@@ -36,6 +38,8 @@ class DictHost:
 
     def read_blob(self, blob):
         self.reads.append(blob)
+        if blob in self.objects:
+            return self.objects[blob]
         for text in self.files.values():
             if self.blob_id(text) == blob:
                 return text

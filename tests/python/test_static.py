@@ -232,6 +232,66 @@ class ConsultedTest(unittest.TestCase):
                                                         {"blob": blob, "names": ["g"]}]}, host)
         self.assertEqual(by_set, [f, g, f])
 
+    # -- star_additions: a star-import edit settled once for every function read through it ----
+
+    def star_check(self, host, path, before, asks):
+        [answers] = aaw_static.star_additions({"checks": [{"path": path, "before": before,
+                                                           "after": host.find_blob(path), "asks": asks}]}, host)
+        return answers
+
+    def star_host(self):
+        return DictHost({"pkg/__init__.py": "from .a import *\nfrom .b import *\n",
+                         "pkg/a.py": "def f(x):\n    pass\n", "pkg/b.py": "def g(z):\n    pass\n",
+                         "pkg/c.py": "def h(q):\n    pass\n"})
+
+    def test_star_imports_added_that_bind_none_of_the_names_keep_the_resolution(self):
+        host = self.star_host()
+        before = host.find_blob("pkg/__init__.py")
+        old = resolve(None, "import pkg", "pkg.f", host)
+        host.write("pkg/__init__.py", "from .c import *\nfrom .a import *\nfrom .b import *\n"
+                                      "from .d import *\n")
+        [added] = self.star_check(host, "pkg/__init__.py", before, [["f"]])
+        fresh = resolve(None, "import pkg", "pkg.f", host)
+        self.assertEqual(fresh["state"], old["state"])
+        by_path = {entry["path"]: entry for entry in added}
+        # The module's own probe at the new blob, with the digest a resolution there gives it.
+        [init] = [e for e in fresh["consulted"] if e["path"] == "pkg/__init__.py"]
+        self.assertEqual(by_path["pkg/__init__.py"], init)
+        # What was read to see that the added imports bind no f: c.py, and d (there is none).
+        self.assertEqual(by_path["pkg/c.py"]["blob"], host.find_blob("pkg/c.py"))
+        self.assertIn("pkg/d.py", by_path)
+        # With what the function consulted before, every path a resolution now reads is probed.
+        kept = {e["path"] for e in old["consulted"]} | set(by_path)
+        self.assertLessEqual({e["path"] for e in fresh["consulted"]}, kept)
+
+    def test_a_star_import_added_that_binds_a_name_asks_for_a_resolution(self):
+        host = self.star_host()
+        before = host.find_blob("pkg/__init__.py")
+        host.write("pkg/c.py", "def f(shadow):\n    pass\n")
+        host.write("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n")
+        f, g, both = self.star_check(host, "pkg/__init__.py", before, [["f"], ["g"], ["g", "f"]])
+        self.assertIsNone(f)
+        self.assertIn("pkg/c.py", [entry["path"] for entry in g])  # c binds no g
+        self.assertIsNone(both)
+
+    def test_anything_but_star_imports_added_asks_for_a_resolution(self):
+        for edit in ("from .b import *\nfrom .a import *\n",          # reordered
+                     "from .a import *\n",                             # one removed
+                     "from .a import *\nfrom .b import *\nf = 1\n",    # the name bound
+                     "from .a import *\nfrom .b import *\nx = 2\n",    # no star import added
+                     "from .a import *\nfrom .b import *\nfrom os import *\n",  # from outside
+                     "from .a import *\nfrom .b import *\n__all__ = ['f']\n"):
+            with self.subTest(edit=edit):
+                host = self.star_host()
+                before = host.find_blob("pkg/__init__.py")
+                host.write("pkg/__init__.py", edit)
+                self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f"]]), [None])
+        host = self.star_host()
+        before = host.find_blob("pkg/__init__.py")
+        host.write("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n")
+        self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f", "<positions>"]]), [None])
+        self.assertEqual(self.star_check(host, "pkg/__init__.py", "0" * 40, [["f"]]), [None], "an unreadable old blob")
+
 
 if __name__ == "__main__":
     unittest.main()

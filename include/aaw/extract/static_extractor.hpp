@@ -48,6 +48,8 @@ class ModuleOutline {
   // The digest of `names` in the module; nullopt when Python must be asked (an empty set, a
   // pseudo-name starting with '<', a name the module binds).
   std::optional<std::string> digest(const std::vector<std::string>& names) const;
+  // False for a module that does not parse.
+  bool parsed() const { return !m_any; }
 
  private:
   std::optional<std::string> m_any;  // a module that does not parse: every set's digest
@@ -95,6 +97,18 @@ class StaticExtractor {
   // digests() without outlines: every set of names asked of Python (for sets an outline could not
   // answer already).
   Result<std::vector<std::string>> digests_of_sets(SourceTree& tree, const std::vector<DigestQuery>& queries);
+
+  // A module changed from `before` to `after` at `path` in `tree`, and one function asked each of
+  // `asks` of it. Per ask (src/python/aaw_resolver.py Session.star_additions): when the change
+  // only adds star imports none of which binds those names, the probes a resolution would add
+  // (the module's own at `after` first); nullopt when that function must be resolved again.
+  struct StarCheck {
+    std::string path;
+    ObjectId before, after;
+    std::vector<const std::vector<std::string>*> asks;
+  };
+  using StarAnswers = std::vector<std::optional<std::vector<PathProbe>>>;  // one per ask
+  Result<std::vector<StarAnswers>> star_additions(SourceTree& tree, const std::vector<StarCheck>& checks);
 
   // Whether each function is there in `tree`, and if not what is bound where it was looked for
   // (src/python/aaw_lookup.py). An Error means the Python helper itself failed.

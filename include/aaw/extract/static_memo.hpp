@@ -52,6 +52,8 @@ class IncrementalStaticSource final : public SignatureSource {
   std::size_t reused_count() const { return m_reused; }
   // Of the reused, how many advance() never had to look at (no directory they watch changed).
   std::size_t untouched_count() const { return m_untouched; }
+  // Of the reused, how many a check of the star imports a module added kept (settle_by_stars).
+  std::size_t kept_by_stars_count() const { return m_kept_by_stars; }
 
  private:
   using Key = std::pair<std::string, std::string>;  // import statement, function path
@@ -100,13 +102,26 @@ class IncrementalStaticSource final : public SignatureSource {
     const ModuleOutline* outline = nullptr;  // of that file, when known
   };
   enum class Holds { yes, no, ask };
+  // What is left to ask Python about a function's probes of a changed entry before it is known
+  // whether the change concerns it: the digests of sets of names the entry's outline cannot
+  // answer for, and the probes whose names it does not bind but whose digest changed (the entry
+  // may only have added star imports that bind none of them).
+  struct Asking {
+    std::size_t position;
+    const ChangedEntry* entry;
+    std::vector<const PathProbe*> digests;
+    std::vector<const PathProbe*> stars;
+  };
   static const std::vector<PathProbe>* probes_of(const Memo& memo, const ChangedEntry& entry);
   static bool wants_outline(const Memo& memo, const ChangedEntry& entry);
-  static Holds holds_by_outline(const Memo& memo, const ChangedEntry& entry,
-                                std::vector<const PathProbe*>& ask);
-  void settle_by_digests(const std::vector<std::pair<std::size_t, std::vector<const PathProbe*>>>& asking,
-                         const std::vector<const ChangedEntry*>& asked_of, CommitView& view,
-                         std::vector<char>& marked);
+  static Holds holds_by_outline(const Memo& memo, const ChangedEntry& entry, Asking& asking);
+  void settle_by_digests(const std::vector<Asking>& asking, CommitView& view, std::vector<char>& marked);
+  void settle_by_stars(const std::vector<Asking>& asking, CommitView& view, std::vector<char>& marked);
+  // `memo` with each probe of `answers` replaced by what the star-import check found there now,
+  // and the rest of what it read added.
+  using StarAnswer = std::pair<const PathProbe*, const std::vector<PathProbe>*>;
+  Memo with_star_answers(const Memo& memo, const std::vector<StarAnswer>& answers, CommitView& view);
+  void add_probe(Memo& memo, const PathProbe& probe, CommitView& view);
   Result<std::vector<ChangedEntry>> changed_entries(const std::vector<std::string>& changed,
                                                     const std::vector<std::optional<ObjectId>>& before,
                                                     CommitView& view, std::vector<char>& marked);
@@ -153,6 +168,7 @@ class IncrementalStaticSource final : public SignatureSource {
   std::size_t m_resolved = 0;
   std::size_t m_reused = 0;
   std::size_t m_untouched = 0;
+  std::size_t m_kept_by_stars = 0;  // of m_reused: functions a star-import check kept
 };
 
 // The "static" entry of the source registry: an IncrementalStaticSource on the mirror and the
