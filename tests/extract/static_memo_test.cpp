@@ -37,6 +37,16 @@ class SignatureSourceTest : public ::testing::Test {
     return states ? *states : std::vector<SignatureState>{};
   }
 
+  // advance() from `from` to `to`, its updates applied to `states`.
+  std::vector<StateUpdate> advance(const std::string& from, const std::string& to,
+                                   std::vector<SignatureState>& states) {
+    auto updates = m_source->advance(ObjectId{from}, ObjectId{to}, m_functions, states);
+    EXPECT_TRUE(updates) << updates.error().message();
+    if (!updates) return {};
+    for (const StateUpdate& update : *updates) states[update.position] = update.state;
+    return *updates;
+  }
+
   test::TempDir m_dir{"aaw-source"};
   test::GitFixture m_repo{m_dir.path() / "upstream"};
   StaticExtractor m_extractor{test::shared_python()};
@@ -212,18 +222,14 @@ TEST_F(SignatureSourceTest, AdvanceFindsAChangeDeepUnderDirectoriesLeftAloneBefo
   open();
   auto states = extract(start);
   ASSERT_EQ(states.size(), 3u);
-  auto none = m_source->advance(ObjectId{start}, ObjectId{beside}, m_functions, states);
-  ASSERT_TRUE(none) << none.error().message();
-  EXPECT_TRUE(none->empty());
+  EXPECT_TRUE(advance(start, beside, states).empty());
   EXPECT_EQ(m_source->untouched_count(), 3u);
   for (const auto& [from, to, text] :
        {std::tuple{beside, deep, "(x, y=2)"}, std::tuple{deep, again, "(x, y=3)"}}) {
-    auto updates = m_source->advance(ObjectId{from}, ObjectId{to}, m_functions, states);
-    ASSERT_TRUE(updates) << updates.error().message();
-    ASSERT_EQ(updates->size(), 1u) << "at " << to;
-    EXPECT_EQ((*updates)[0].position, 2u);
-    EXPECT_EQ((*updates)[0].state.signature.text(), text);
-    states[2] = (*updates)[0].state;
+    auto updates = advance(from, to, states);
+    ASSERT_EQ(updates.size(), 1u) << "at " << to;
+    EXPECT_EQ(updates[0].position, 2u);
+    EXPECT_EQ(updates[0].state.signature.text(), text);
   }
 }
 
@@ -240,21 +246,16 @@ TEST_F(SignatureSourceTest, AdvanceKeepsWhatAnAddedStarImportBindsNothingOf) {
   std::string shadows_f = m_repo.commit("c's f shadows a's");
   open();
   auto states = extract(m_first);
-  auto kept = m_source->advance(ObjectId{m_first}, ObjectId{adds_c}, m_functions, states);
-  ASSERT_TRUE(kept) << kept.error().message();
-  EXPECT_TRUE(kept->empty());
+  EXPECT_TRUE(advance(m_first, adds_c, states).empty());
   EXPECT_EQ(m_source->resolved_count(), 2u) << "no function resolved again";
   EXPECT_EQ(m_source->kept_by_stars_count(), 1u) << "pkg.f is read through pkg's star imports";
   // A reordering is no addition: resolved again, and still the same.
-  auto reordered = m_source->advance(ObjectId{adds_c}, ObjectId{moves_c}, m_functions, states);
-  ASSERT_TRUE(reordered) << reordered.error().message();
-  EXPECT_TRUE(reordered->empty());
+  EXPECT_TRUE(advance(adds_c, moves_c, states).empty());
   EXPECT_EQ(m_source->resolved_count(), 3u);
-  auto shadowed = m_source->advance(ObjectId{moves_c}, ObjectId{shadows_f}, m_functions, states);
-  ASSERT_TRUE(shadowed) << shadowed.error().message();
-  ASSERT_EQ(shadowed->size(), 1u);
-  EXPECT_EQ((*shadowed)[0].position, 0u);
-  EXPECT_EQ((*shadowed)[0].state.signature.text(), "(shadow)");
+  auto shadowed = advance(moves_c, shadows_f, states);
+  ASSERT_EQ(shadowed.size(), 1u);
+  EXPECT_EQ(shadowed[0].position, 0u);
+  EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
 }
 
 // The same when the module that binds the name is the one added last, after a check kept it.
@@ -266,14 +267,11 @@ TEST_F(SignatureSourceTest, AdvanceFindsANameAModuleKeptByAStarCheckComesToBind)
   std::string shadows_f = m_repo.commit("c's f shadows a's");
   open();
   auto states = extract(m_first);
-  auto kept = m_source->advance(ObjectId{m_first}, ObjectId{adds_c}, m_functions, states);
-  ASSERT_TRUE(kept) << kept.error().message();
-  EXPECT_TRUE(kept->empty());
+  EXPECT_TRUE(advance(m_first, adds_c, states).empty());
   EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
-  auto shadowed = m_source->advance(ObjectId{adds_c}, ObjectId{shadows_f}, m_functions, states);
-  ASSERT_TRUE(shadowed) << shadowed.error().message();
-  ASSERT_EQ(shadowed->size(), 1u);
-  EXPECT_EQ((*shadowed)[0].state.signature.text(), "(shadow)");
+  auto shadowed = advance(adds_c, shadows_f, states);
+  ASSERT_EQ(shadowed.size(), 1u);
+  EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
 }
 
 // An edit of a module that only adds names no function asks about is answered by the module's
