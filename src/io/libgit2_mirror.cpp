@@ -50,6 +50,8 @@ constexpr std::size_t k_readable_name_max = 64;
 // commits (what the cache holds outgrows the sizes it counts against its bound); with 1 MiB
 // it stays flat, and aiter's history replays as fast (CommitView keeps each commit's trees).
 constexpr std::size_t k_object_cache_bytes = std::size_t{1} << 20;
+constexpr std::size_t k_pack_window_bytes = std::size_t{1} << 20;
+constexpr std::size_t k_pack_mapped_bytes = std::size_t{8} << 20;
 
 // ---- libgit2 handles -------------------------------------------------------------------------
 
@@ -66,6 +68,11 @@ struct Session {
     // libgit2 keeps recently read objects (trees, blobs) in a process-wide cache of 256 MiB by
     // default; a long replay reads thousands of trees, so bound it: RSS must not grow with commits.
     git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(k_object_cache_bytes));
+    // Pack files are read through mapped windows, by default of 1 GiB each up to 8 GiB in all:
+    // every page of the packs a long replay touches would stay resident, and a mirror's packs grow
+    // with every fetch. Smaller windows, and few of them, are unmapped least recently used first.
+    git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, static_cast<size_t>(k_pack_window_bytes));
+    git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, static_cast<size_t>(k_pack_mapped_bytes));
     // libgit2 hashes every object it reads again (collision-detecting SHA-1) to compare with its
     // id: 3 % of a replay of aiter's history. git itself checks on fetch and fsck, not on each
     // read; the fetch into the mirror still checks what arrives.
