@@ -504,7 +504,7 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
     if (!digest) {
       asking.digests.push_back(&probe);
     } else if (*digest != *probe.digest) {
-      if (!entry.outline->parsed()) return Holds::no;
+      if (!star_checkable(probe, entry)) return Holds::no;
       asking.stars.push_back(&probe);
     }
   }
@@ -559,7 +559,7 @@ Result<std::vector<IncrementalStaticSource::ChangedEntry>> IncrementalStaticSour
 // The probes an outline could not answer for, each distinct set of names asked once (every
 // function asks a packaging file the same): a function whose probe reads otherwise now is marked.
 // Without the digests, every one of them is.
-void IncrementalStaticSource::settle_by_digests(const std::vector<Asking>& asking, CommitView& view,
+void IncrementalStaticSource::settle_by_digests(std::vector<Asking>& asking, CommitView& view,
                                                 std::vector<char>& marked) {
   std::vector<StaticExtractor::DigestQuery> queries;
   std::unordered_map<std::string, std::size_t> query_of;  // blob and names -> query
@@ -577,11 +577,25 @@ void IncrementalStaticSource::settle_by_digests(const std::vector<Asking>& askin
   if (queries.empty()) return;
   auto digests = m_extractor.digests_of_sets(view.tree(), queries);
   for (std::size_t k = 0; k < asking.size(); ++k) {
-    bool same = digests.has_value();
-    for (std::size_t j = 0; same && j < asking[k].digests.size(); ++j)
-      same = (*digests)[queries_of[k][j]] == *asking[k].digests[j]->digest;
-    if (!same) marked[asking[k].position] = 1;
+    Asking& a = asking[k];
+    for (std::size_t j = 0; j < a.digests.size() && !marked[a.position]; ++j) {
+      if (digests && (*digests)[queries_of[k][j]] == *a.digests[j]->digest) continue;
+      if (digests && star_checkable(*a.digests[j], *a.entry)) {
+        a.stars.push_back(a.digests[j]);  // names it binds: its star imports may still have only grown
+      } else {
+        marked[a.position] = 1;
+      }
+    }
   }
+}
+
+// Whether a probe whose digest changed may still hold by a check of the star imports its module
+// added: it asks names, no pseudo-name, of a module that parses.
+bool IncrementalStaticSource::star_checkable(const PathProbe& probe, const ChangedEntry& entry) {
+  const auto& names = probe.digest_names;
+  return entry.outline && entry.outline->parsed() && !names.empty() &&
+         std::none_of(names.begin(), names.end(),
+                      [](const std::string& name) { return name.starts_with('<'); });
 }
 
 // The functions left in doubt by a module that no longer reads the same for names it does not

@@ -165,11 +165,15 @@ class Session:
         consulted: its probe of the module at `after`, then what checking the added imports read.
         Else None: resolve that function again. One call answers a star-import edit of a package's
         __init__ for every function imported through it."""
+        # Only an old version still parsed is compared: parsing it again would cost about what the
+        # resolutions it could spare do.
+        old = self.summaries.get(before) or aaw_summary.cached(before)
+        if old is None:
+            return [None] * len(asks)
         try:
             module = self._module_at_path(path, after)
             if module is None:
                 return [None] * len(asks)
-            old = self._summary(_Module(module.name, path, before, module.is_package))
             new = self._summary(module)
         except (_SyntaxFailure, _HostFailure, _TooDeep, RecursionError):
             return [None] * len(asks)

@@ -258,6 +258,26 @@ TEST_F(SignatureSourceTest, AdvanceKeepsWhatAnAddedStarImportBindsNothingOf) {
   EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
 }
 
+// A name the package binds itself (an explicit import) asks a digest, not the outline; a star
+// import added after it is checked the same way, and one that binds the name is found.
+TEST_F(SignatureSourceTest, AdvanceKeepsANameThePackageBindsWhenItOnlyAddsStarImports) {
+  m_repo.write_file("pkg/__init__.py", "from .a import f\nfrom .b import *\n");
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n");
+  std::string binds_f = m_repo.commit("pkg imports f by name");
+  m_repo.write_file("pkg/__init__.py", "from .a import f\nfrom .b import *\nfrom .c import *\n");
+  std::string adds_c = m_repo.commit("pkg star-imports c after f");
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n\n\ndef f(shadow):\n    pass\n");
+  std::string shadows_f = m_repo.commit("c's f shadows the imported one");
+  open();
+  auto states = extract(binds_f);
+  EXPECT_TRUE(advance(binds_f, adds_c, states).empty());
+  EXPECT_EQ(m_source->resolved_count(), 2u) << "no function resolved again";
+  EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
+  auto shadowed = advance(adds_c, shadows_f, states);
+  ASSERT_EQ(shadowed.size(), 1u);
+  EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
+}
+
 // The same when the module that binds the name is the one added last, after a check kept it.
 TEST_F(SignatureSourceTest, AdvanceFindsANameAModuleKeptByAStarCheckComesToBind) {
   m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n");

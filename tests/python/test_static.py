@@ -267,6 +267,7 @@ class ConsultedTest(unittest.TestCase):
     def test_a_star_import_added_that_binds_a_name_asks_for_a_resolution(self):
         host = self.star_host()
         before = host.find_blob("pkg/__init__.py")
+        resolve(None, "import pkg", "pkg.g", host)  # the memo's resolution parsed the old version
         host.write("pkg/c.py", "def f(shadow):\n    pass\n")
         host.write("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n")
         f, g, both = self.star_check(host, "pkg/__init__.py", before, [["f"], ["g"], ["g", "f"]])
@@ -284,6 +285,7 @@ class ConsultedTest(unittest.TestCase):
             with self.subTest(edit=edit):
                 host = self.star_host()
                 before = host.find_blob("pkg/__init__.py")
+                resolve(None, "import pkg", "pkg.f", host)
                 host.write("pkg/__init__.py", edit)
                 self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f"]]), [None])
         host = self.star_host()
@@ -291,6 +293,16 @@ class ConsultedTest(unittest.TestCase):
         host.write("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n")
         self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f", "<positions>"]]), [None])
         self.assertEqual(self.star_check(host, "pkg/__init__.py", "0" * 40, [["f"]]), [None], "an unreadable old blob")
+
+    def test_an_old_version_no_longer_parsed_is_not_parsed_again_for_a_star_check(self):
+        host = self.star_host()
+        before = host.find_blob("pkg/__init__.py")
+        resolve(None, "import pkg", "pkg.f", host)
+        host.write("pkg/__init__.py", "from .c import *\nfrom .a import *\nfrom .b import *\n")
+        aaw_summary.clear_cache()
+        del host.reads[:]
+        self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f"]]), [None])
+        self.assertNotIn(before, host.reads, "the old version is not read")
 
 
 if __name__ == "__main__":

@@ -115,7 +115,8 @@ class IncrementalStaticSource final : public SignatureSource {
   static const std::vector<PathProbe>* probes_of(const Memo& memo, const ChangedEntry& entry);
   static bool wants_outline(const Memo& memo, const ChangedEntry& entry);
   static Holds holds_by_outline(const Memo& memo, const ChangedEntry& entry, Asking& asking);
-  void settle_by_digests(const std::vector<Asking>& asking, CommitView& view, std::vector<char>& marked);
+  static bool star_checkable(const PathProbe& probe, const ChangedEntry& entry);
+  void settle_by_digests(std::vector<Asking>& asking, CommitView& view, std::vector<char>& marked);
   void settle_by_stars(const std::vector<Asking>& asking, CommitView& view, std::vector<char>& marked);
   // `memo` with each probe of `answers` replaced by what the star-import check found there now,
   // and the rest of what it read added.
