@@ -188,11 +188,12 @@ class Session:
         try:
             for name in names:
                 self._ask(module, name)
+            identifiers = [name for name in names if not name.startswith("<")]
             for star in added:
                 target = self._import_target(module, star.level, star.module, star.line)
                 if isinstance(target, _Outside):
                     return None  # the name might come from it: only a resolution can say
-                if isinstance(target, _Module) and any(self._exports(target, name) for name in names):
+                if isinstance(target, _Module) and any(self._exports(target, name) for name in identifiers):
                     return None
         except (_SyntaxFailure, _HostFailure, _TooDeep, RecursionError):
             return None

@@ -452,8 +452,7 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     if IMPORTS in wanted:
         parts.append((IMPORTS, sorted(summary.imports), summary.dynamic_imports))
     if HOOKS in wanted:
-        parts.append((HOOKS, sorted(summary.hooks), sorted((k, sorted(v.items())) for k, v in summary.maps.items()),
-                      sorted(summary.getattr_cases.items())))
+        parts.append((HOOKS,) + _hooks_part(summary))
     if POSITIONS in wanted:
         parts.append((POSITIONS, [(index, star.line) for index, star in summary.stars],
                       [(name, [(index, _line_of(binding)) for index, binding in summary.bindings.get(name, ())])
@@ -467,10 +466,16 @@ def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailu
     resolving `names`: the old star imports all still there in the same order, the bindings of
     each name in the same places among them, the same __all__, and the same dynamic definitions.
     Then what `names` resolve to differs only if an added star import binds one of them. None
-    otherwise, when nothing was added, and for a pseudo-name (what it reads is not all here)."""
+    otherwise, when nothing was added, and for a pseudo-name but HOOKS (the import hooks, which
+    must then be the same: a name not found is looked for through them), since what the others
+    read is not all here."""
     if isinstance(old, ParseFailure) or isinstance(new, ParseFailure):
         return None
-    if not names or any(name.startswith("<") for name in names):
+    pseudo = [name for name in names if name.startswith("<")]
+    names = [name for name in names if not name.startswith("<")]
+    if not names or any(name != HOOKS for name in pseudo):
+        return None
+    if pseudo and _hooks_part(old) != _hooks_part(new):
         return None
     if (repr(old.all_names), old.all_dynamic, bool(old.dynamic)) != \
             (repr(new.all_names), new.all_dynamic, bool(new.dynamic)):
@@ -488,6 +493,13 @@ def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailu
     if _sequence(old, names, ()) != _sequence(new, names, added):
         return None
     return [star for index, star in new.stars if index in added]
+
+
+def _hooks_part(summary: "Scope") -> tuple:
+    """What HOOKS asks of a module: its import hooks, their maps of module names, the simple cases
+    of its __getattr__."""
+    return (sorted(summary.hooks), sorted((k, sorted(v.items())) for k, v in summary.maps.items()),
+            sorted(summary.getattr_cases.items()))
 
 
 def _sequence(summary: "Scope", names: List[str], left_out) -> list:

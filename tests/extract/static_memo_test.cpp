@@ -278,6 +278,30 @@ TEST_F(SignatureSourceTest, AdvanceKeepsANameThePackageBindsWhenItOnlyAddsStarIm
   EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
 }
 
+// A function not there yet is looked for through the package's import hooks too: a star import
+// added that binds it not keeps it unresolved without a resolution, and the one that comes to
+// bind it is found.
+TEST_F(SignatureSourceTest, AdvanceKeepsAFunctionNotThereYetThroughAStarImportAdded) {
+  m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom torch import *\n");
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n");
+  std::string outside = m_repo.commit("pkg star-imports torch");
+  m_repo.write_file("pkg/__init__.py",
+                    "from .a import *\nfrom .b import *\nfrom torch import *\nfrom .c import *\n");
+  std::string adds_c = m_repo.commit("pkg star-imports c");
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n\n\ndef later(p):\n    pass\n");
+  std::string defines_later = m_repo.commit("c defines later");
+  m_functions = {{"import pkg", "pkg.later"}};
+  open();
+  auto states = extract(outside);
+  ASSERT_EQ(states[0].status, Status::unresolved) << states[0].detail;
+  EXPECT_TRUE(advance(outside, adds_c, states).empty());
+  EXPECT_EQ(m_source->resolved_count(), 1u) << "not resolved again";
+  EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
+  auto found = advance(adds_c, defines_later, states);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].state.signature.text(), "(p)");
+}
+
 // The same when the module that binds the name is the one added last, after a check kept it.
 TEST_F(SignatureSourceTest, AdvanceFindsANameAModuleKeptByAStarCheckComesToBind) {
   m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n");

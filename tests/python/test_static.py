@@ -292,6 +292,15 @@ class ConsultedTest(unittest.TestCase):
         before = host.find_blob("pkg/__init__.py")
         host.write("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n")
         self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f", "<positions>"]]), [None])
+        self.assertIsNotNone(self.star_check(host, "pkg/__init__.py", before, [["f", "<hooks>"]])[0],
+                             "the import hooks are the same")
+        host.write("pkg/__init__.py", "from .a import *\nfrom .b import *\nfrom .c import *\n"
+                                      "def __getattr__(name):\n    if name == 'f':\n"
+                                      "        from .c import h\n        return h\n")
+        self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f", "<hooks>"]]), [None],
+                         "a __getattr__ case added")
+        self.assertEqual(self.star_check(host, "pkg/__init__.py", before, [["f"]]), [None],
+                         "a module-level __getattr__ may define any name")
         self.assertEqual(self.star_check(host, "pkg/__init__.py", "0" * 40, [["f"]]), [None], "an unreadable old blob")
 
     def test_an_old_version_no_longer_parsed_is_not_parsed_again_for_a_star_check(self):
