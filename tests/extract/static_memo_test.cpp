@@ -47,6 +47,22 @@ class SignatureSourceTest : public ::testing::Test {
     return *updates;
   }
 
+  // From `start` to `kept`, the one function read through a star import `kept` adds is kept by the
+  // star-import check, with no function resolved again; from `kept` to `found`, the first
+  // function's signature becomes `text`.
+  void expect_kept_then_found(const std::string& start, const std::string& kept, const std::string& found,
+                              const std::string& text) {
+    auto states = extract(start);
+    std::size_t resolved = m_source->resolved_count();
+    EXPECT_TRUE(advance(start, kept, states).empty());
+    EXPECT_EQ(m_source->resolved_count(), resolved) << "no function resolved again";
+    EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
+    auto updates = advance(kept, found, states);
+    ASSERT_EQ(updates.size(), 1u);
+    EXPECT_EQ(updates[0].position, 0u);
+    EXPECT_EQ(updates[0].state.signature.text(), text);
+  }
+
   test::TempDir m_dir{"aaw-source"};
   test::GitFixture m_repo{m_dir.path() / "upstream"};
   StaticExtractor m_extractor{test::shared_python()};
@@ -269,13 +285,7 @@ TEST_F(SignatureSourceTest, AdvanceKeepsANameThePackageBindsWhenItOnlyAddsStarIm
   m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n\n\ndef f(shadow):\n    pass\n");
   std::string shadows_f = m_repo.commit("c's f shadows the imported one");
   open();
-  auto states = extract(binds_f);
-  EXPECT_TRUE(advance(binds_f, adds_c, states).empty());
-  EXPECT_EQ(m_source->resolved_count(), 2u) << "no function resolved again";
-  EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
-  auto shadowed = advance(adds_c, shadows_f, states);
-  ASSERT_EQ(shadowed.size(), 1u);
-  EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
+  expect_kept_then_found(binds_f, adds_c, shadows_f, "(shadow)");
 }
 
 // A function not there yet is looked for through the package's import hooks too: a star import
@@ -292,14 +302,9 @@ TEST_F(SignatureSourceTest, AdvanceKeepsAFunctionNotThereYetThroughAStarImportAd
   std::string defines_later = m_repo.commit("c defines later");
   m_functions = {{"import pkg", "pkg.later"}};
   open();
-  auto states = extract(outside);
-  ASSERT_EQ(states[0].status, Status::unresolved) << states[0].detail;
-  EXPECT_TRUE(advance(outside, adds_c, states).empty());
-  EXPECT_EQ(m_source->resolved_count(), 1u) << "not resolved again";
-  EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
-  auto found = advance(adds_c, defines_later, states);
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].state.signature.text(), "(p)");
+  auto before = extract(outside);
+  ASSERT_EQ(before[0].status, Status::unresolved) << before[0].detail;
+  expect_kept_then_found(outside, adds_c, defines_later, "(p)");
 }
 
 // The same when the module that binds the name is the one added last, after a check kept it.
@@ -310,12 +315,7 @@ TEST_F(SignatureSourceTest, AdvanceFindsANameAModuleKeptByAStarCheckComesToBind)
   m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n\n\ndef f(shadow):\n    pass\n");
   std::string shadows_f = m_repo.commit("c's f shadows a's");
   open();
-  auto states = extract(m_first);
-  EXPECT_TRUE(advance(m_first, adds_c, states).empty());
-  EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
-  auto shadowed = advance(adds_c, shadows_f, states);
-  ASSERT_EQ(shadowed.size(), 1u);
-  EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
+  expect_kept_then_found(m_first, adds_c, shadows_f, "(shadow)");
 }
 
 // An edit of a module that only adds names no function asks about is answered by the module's
