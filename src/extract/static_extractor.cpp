@@ -112,6 +112,17 @@ Result<PathProbe> probe_from_json(const Json& json) {
   return probe;
 }
 
+// A list of consulted entries (the array is checked by the caller).
+Result<std::vector<PathProbe>> probes_from_json(const Json& consulted) {
+  std::vector<PathProbe> probes;
+  for (const Json& entry : consulted) {
+    auto probe = probe_from_json(entry);
+    if (!probe) return probe.error();
+    probes.push_back(std::move(*probe));
+  }
+  return probes;
+}
+
 Result<Extraction> extraction_from_json(const Json& json) {
   if (!json.is_object() || !json.contains("state") || !json.contains("consulted") ||
       !json["consulted"].is_array()) {
@@ -121,15 +132,9 @@ Result<Extraction> extraction_from_json(const Json& json) {
   if (!state) {
     return state.error();
   }
-  Extraction extraction{std::move(*state), {}};
-  for (const Json& entry : json["consulted"]) {
-    auto probe = probe_from_json(entry);
-    if (!probe) {
-      return probe.error();
-    }
-    extraction.consulted.push_back(std::move(*probe));
-  }
-  return extraction;
+  auto consulted = probes_from_json(json["consulted"]);
+  if (!consulted) return consulted.error();
+  return Extraction{std::move(*state), std::move(*consulted)};
 }
 
 Json functions_json(const std::vector<MonitoredFunction>& functions) {
@@ -337,13 +342,9 @@ Result<std::vector<StaticExtractor::StarAnswers>> StaticExtractor::star_addition
         kept.emplace_back();
         continue;
       }
-      std::vector<PathProbe> probes;
-      for (const Json& entry : consulted) {
-        auto probe = probe_from_json(entry);
-        if (!probe) return probe.error().context("checking added star imports");
-        probes.push_back(std::move(*probe));
-      }
-      kept.emplace_back(std::move(probes));
+      auto probes = probes_from_json(consulted);
+      if (!probes) return probes.error().context("checking added star imports");
+      kept.emplace_back(std::move(*probes));
     }
   }
   return out;

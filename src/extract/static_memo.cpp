@@ -98,17 +98,20 @@ IncrementalStaticSource::Memo IncrementalStaticSource::make_memo(Extraction extr
     view.remember(probe);
     memo.directories[dir].probes[name].push_back(std::move(probe));
   }
-  for (auto& [dir, watch] : memo.directories) {
-    auto id =
-        view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
-    watch.id = id ? *id : std::nullopt;
-    if (id && view.has_directory_ids()) {
-      watch_directory(dir, *id, view);
-    } else {
-      memo.checked = 0;  // never checked by the watched directories alone
-    }
-  }
+  for (auto& [dir, watch] : memo.directories) watch_new_directory(memo, dir, watch, view);
   return memo;
+}
+
+// Gives a directory new to `memo` its id now, and watches it.
+void IncrementalStaticSource::watch_new_directory(Memo& memo, const std::string& dir, DirectoryWatch& watch,
+                                                  CommitView& view) {
+  auto id = view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
+  watch.id = id ? *id : std::nullopt;
+  if (id && view.has_directory_ids()) {
+    watch_directory(dir, *id, view);
+  } else {
+    memo.checked = 0;  // never checked by the watched directories alone
+  }
 }
 
 // Watches `dir` (at `id` now) and every directory above it, so that changed_directories can skip
@@ -667,16 +670,7 @@ IncrementalStaticSource::Memo IncrementalStaticSource::with_star_answers(
 void IncrementalStaticSource::add_probe(Memo& memo, const PathProbe& probe, CommitView& view) {
   auto [dir, name] = split_tree_path(probe.path);
   auto [watch, added] = memo.directories.try_emplace(dir);
-  if (added) {
-    auto id =
-        view.has_directory_ids() ? view.directory_id(dir) : Result<std::optional<ObjectId>>(std::nullopt);
-    watch->second.id = id ? *id : std::nullopt;
-    if (id && view.has_directory_ids()) {
-      watch_directory(dir, *id, view);
-    } else {
-      memo.checked = 0;
-    }
-  }
+  if (added) watch_new_directory(memo, dir, watch->second, view);
   std::vector<PathProbe>& probes = watch->second.probes[name];
   for (const PathProbe& known : probes)
     if (known == probe && known.digest == probe.digest && known.digest_names == probe.digest_names) return;

@@ -150,12 +150,15 @@ class Session:
         # which digests leave out unless asked: a state is resolved again when a line it quotes
         # moves, so its detail never goes stale.
         self._ask_positions_quoted_by(state.get("detail") or "")
+        return {"state": state, "consulted": self._consulted_entries()}
+
+    def _consulted_entries(self):
+        """What this function's resolution looked at, as resolve_all reports it."""
         consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
         # Directory probes say whether the directory was there, so a caller re-checking them
         # notices one appearing or disappearing (namespace packages).
-        consulted += [{"path": path, "blob": None, "directory": found}
-                      for path, found in self.consulted_dirs.items()]
-        return {"state": state, "consulted": consulted}
+        return consulted + [{"path": path, "blob": None, "directory": found}
+                            for path, found in self.consulted_dirs.items()]
 
     def star_additions(self, path, before, after, asks):
         """The module at `path` changed from blob `before` to `after`. Per entry of `asks` (the
@@ -197,9 +200,7 @@ class Session:
                     return None
         except (_SyntaxFailure, _HostFailure, _TooDeep, RecursionError):
             return None
-        consulted = [self._consulted_entry(path, blob) for path, blob in self.consulted.items()]
-        return consulted + [{"path": path, "blob": None, "directory": found}
-                            for path, found in self.consulted_dirs.items()]
+        return self._consulted_entries()
 
     def _module_at_path(self, path, blob):
         """The module whose file is `path`, found as an import of its name finds it, when that

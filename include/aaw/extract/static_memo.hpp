@@ -104,8 +104,8 @@ class IncrementalStaticSource final : public SignatureSource {
   enum class Holds { yes, no, ask };
   // What is left to ask Python about a function's probes of a changed entry before it is known
   // whether the change concerns it: the digests of sets of names the entry's outline cannot
-  // answer for, and the probes whose names it does not bind but whose digest changed (the entry
-  // may only have added star imports that bind none of them).
+  // answer for, and the probes whose digest changed (by the outline or by those digests: the
+  // entry may only have added star imports that bind none of their names; settle_by_stars).
   struct Asking {
     std::size_t position;
     const ChangedEntry* entry;
@@ -131,6 +131,7 @@ class IncrementalStaticSource final : public SignatureSource {
                                              CommitView& view);
 
   Memo make_memo(Extraction extraction, CommitView& view);
+  void watch_new_directory(Memo& memo, const std::string& dir, DirectoryWatch& watch, CommitView& view);
   void watch_directory(const std::string& dir, const std::optional<ObjectId>& id, CommitView& view);
   Verdict check(Memo& memo, CommitView& view, Pending& pending);
   Verdict check_changed(Memo& memo, const std::vector<std::string>& changed, CommitView& view,
