@@ -13,6 +13,7 @@
 #include "aaw/io/libgit2_mirror.hpp"
 
 #include <git2.h>
+#include <git2/sys/repository.h>
 
 #include <algorithm>
 #include <array>
@@ -52,12 +53,15 @@ constexpr std::size_t k_readable_name_max = 64;
 constexpr std::size_t k_object_cache_bytes = std::size_t{1} << 20;
 constexpr std::size_t k_pack_window_bytes = std::size_t{1} << 20;
 constexpr std::size_t k_pack_mapped_bytes = std::size_t{8} << 20;
+// Trees handed out between two openings of the object database (renew_object_database).
+constexpr std::size_t k_trees_per_object_database = 256;
 
 // ---- libgit2 handles -------------------------------------------------------------------------
 
 using RemotePtr = std::unique_ptr<git_remote, GitFree<git_remote_free>>;
 using ObjectPtr = std::unique_ptr<git_object, GitFree<git_object_free>>;
 using RevwalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk_free>>;
+using OdbPtr = std::unique_ptr<git_odb, GitFree<git_odb_free>>;
 
 // libgit2's global state is reference counted, so each owner of handles may hold one count; the
 // mirror and every tree it hands out share one Session, whose repository is freed before the
@@ -236,6 +240,29 @@ Result<ObjectPtr> lookup_object(git_repository* repository, const ObjectId& id, 
   return object;
 }
 
+// The repository's object database opened anew. libgit2 keeps, for as long as a pack file is open,
+// a cache of the delta bases it inflated (16 MiB per pack in libgit2 1.5, with no option to bound
+// it); a replay of aiter's history fills it slowly, so RSS rose with the commits replayed. Pack
+// files are shared by path across object databases and freed with their last user, so the old
+// database goes first (an empty one stands in), then the new one opens the packs afresh. Objects
+// already read (the trees a CommitView holds) keep their own data and stay valid.
+Result<void> renew_object_database(git_repository* repository) {
+  git_buf objects{};
+  const int found = git_repository_item_path(&objects, repository, GIT_REPOSITORY_ITEM_OBJECTS);
+  const std::string directory = found == 0 ? std::string(objects.ptr, objects.size) : std::string();
+  git_buf_dispose(&objects);
+  if (found < 0) return git_failure(ErrorCode::git, "cannot find the object directory of the mirror");
+  git_odb* raw = nullptr;
+  if (git_odb_new(&raw) < 0) return git_failure(ErrorCode::git, "cannot make an object database");
+  OdbPtr empty(raw);
+  git_repository_set_odb(repository, empty.get());
+  if (git_odb_open(&raw, directory.c_str()) < 0)
+    return git_failure(ErrorCode::git, "cannot open the objects in " + in_quotes(directory));
+  OdbPtr fresh(raw);
+  git_repository_set_odb(repository, fresh.get());
+  return {};
+}
+
 Result<std::string> Libgit2SourceTree::read_blob(const ObjectId& blob) {
   auto object = lookup_object(git_tree_owner(m_tree.get()), blob, GIT_OBJECT_BLOB);
   if (!object) return object.error();
@@ -320,6 +347,7 @@ class Libgit2Mirror final : public GitMirror {
   fs::path m_directory;
   MirrorOptions m_options;
   bool m_checkout = false;  // a repository read as it is (open_checkout): never fetched or written
+  std::size_t m_trees_handed_out = 0;  // since the object database was last opened
 };
 
 Result<void> Libgit2Mirror::open_existing() {
@@ -507,6 +535,13 @@ Result<CommitInfo> Libgit2Mirror::commit_info(const ObjectId& commit) {
 
 Result<std::unique_ptr<SourceTree>> Libgit2Mirror::tree(const ObjectId& commit) {
   if (auto cloned = require_clone(); !cloned) return cloned.error();
+  // A failed renewal is tried again with the next tree, and meanwhile every read says why.
+  if (m_trees_handed_out >= k_trees_per_object_database) {
+    if (auto renewed = renew_object_database(repository()); !renewed)
+      return renewed.error().context("reading the files of commit " + commit.hex);
+    m_trees_handed_out = 0;
+  }
+  ++m_trees_handed_out;
   auto object = lookup_object(repository(), commit, GIT_OBJECT_COMMIT);
   if (!object) return object.error();
   const auto* handle = reinterpret_cast<const git_commit*>(object->get());

@@ -685,6 +685,33 @@ TEST_F(Libgit2MirrorTest, TreeOutlivesItsMirror) {
   EXPECT_EQ(value_of(tree->read_blob(*value_of(tree->find_blob("README.md")))), "hello\n");
 }
 
+// The mirror opens its object database anew every few hundred trees (libgit2's cache of delta
+// bases would otherwise fill for as long as the packs stay open): a tree handed out before still
+// reads its files, later trees read theirs, and a fetch between renewals is seen.
+TEST_F(Libgit2MirrorTest, TreesReadTheirFilesAcrossRenewalsOfTheObjectDatabase) {
+  auto mirror = open_origin();
+  auto early = value_of(mirror->tree(ObjectId{m_first}));
+  std::string second_text = "def gemm(a, b, c=1):\n    pass\n";
+  for (int i = 0; i < 700; ++i) {
+    auto tree = value_of(mirror->tree(ObjectId{i % 2 == 0 ? m_first : m_second}));
+    const auto blob = value_of(tree->find_blob("aiter/ops/gemm.py"));
+    ASSERT_TRUE(blob.has_value()) << "tree " << i;
+    ASSERT_EQ(value_of(tree->read_blob(*blob)),
+              i % 2 == 0 ? "def gemm(a, b):\n    pass\n" : second_text)
+        << "tree " << i;
+    if (i == 300) {
+      second_text = "def gemm(a, b, c=2):\n    pass\n";
+      m_origin.write_file("aiter/ops/gemm.py", second_text);
+      m_second = m_origin.commit("c defaults to 2");
+      ASSERT_TRUE(mirror->fetch());
+    }
+  }
+  EXPECT_EQ(value_of(early->read_blob(*value_of(early->find_blob("aiter/ops/gemm.py")))),
+            "def gemm(a, b):\n    pass\n");
+  auto again = value_of(mirror->tree(ObjectId{m_first}));
+  EXPECT_EQ(value_of(early->directory_id("aiter/ops")), value_of(again->directory_id("aiter/ops")));
+}
+
 TEST_F(Libgit2MirrorTest, ChangedEntriesNameWhatReadsOtherwiseAtItsOwnPath) {
   m_origin.write_file("setup.py", "setup()\n");
   m_origin.write_file("docs/index.md", "docs\n");
