@@ -11,7 +11,9 @@
 # `import aiter` gives), modules = bench/aiter/aiter-modules.json (every public function of every
 # aiter module); bench/aiter_functions.py makes the last two from a snapshot.
 # Environment: AAW_BINARY (default build/aiter-api-watcher), AAW_BENCH_RUNS (default 3),
-# AAW_BENCH_COMMITS (default: all; the first N first-parent commits only),
+# AAW_BENCH_COMMITS (default: all; the first N first-parent commits only), AAW_BENCH_FROM (default 1:
+# the replay starts at the Nth first-parent commit, so with AAW_BENCH_COMMITS it replays commits N
+# to AAW_BENCH_COMMITS; e.g. AAW_BENCH_FROM=1814 replays the last 1,000 of aiter's 2,813),
 # AAW_BENCH_REFERENCE (default "6 35 86": the lists the reference also runs for, once each; "" none).
 # Prints one Markdown row per list: median wall time over the runs, its CPU time (user + sys) and
 # peak RSS, the parses per distinct blob of the watcher's Python half, the changes recorded, and
@@ -40,7 +42,12 @@ if [ -n "${AAW_BENCH_COMMITS:-}" ]; then
   git --git-dir "$history" update-ref refs/heads/main "$head"
   git --git-dir "$history" symbolic-ref HEAD refs/heads/main
 fi
-commits=$(git --git-dir "$history" rev-list --first-parent --count HEAD)
+from=${AAW_BENCH_FROM:-1}
+if [ "$from" -gt 1 ]; then
+  first=$(git --git-dir "$history" rev-list --first-parent --reverse HEAD | sed -n "${from}p")
+  [ -n "$first" ] || { echo "bench/aiter_history.sh: AAW_BENCH_FROM=$from is past the last commit" >&2; exit 2; }
+fi
+commits=$(($(git --git-dir "$history" rev-list --first-parent --count HEAD) - from + 1))
 
 list_file() {
   case $1 in
