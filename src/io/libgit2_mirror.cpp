@@ -186,11 +186,16 @@ class Libgit2SourceTree final : public SourceTree {
 
   bool has_directory_ids() const override { return true; }
 
+  // Read from the parent's entry: the directory's own tree is not loaded (a replay asks the id
+  // of every watched directory at every commit, and most are not descended into).
   Result<std::optional<ObjectId>> directory_id(std::string_view dir) override {
-    auto tree = directory(std::string(dir));
-    if (!tree) return tree.error();
-    if (*tree == nullptr) return std::optional<ObjectId>();
-    return std::optional<ObjectId>(to_object_id(git_tree_id(*tree)));
+    if (dir.empty()) return std::optional<ObjectId>(to_object_id(git_tree_id(m_tree.get())));
+    auto [parent_dir, name] = split_tree_path(dir);
+    auto parent = directory(parent_dir);
+    if (!parent) return parent.error();
+    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
+    if (entry == nullptr || git_tree_entry_type(entry) != GIT_OBJECT_TREE) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(to_object_id(git_tree_entry_id(entry)));
   }
 
   Result<std::vector<std::string>> changed_entries(const ObjectId& before, const ObjectId& after) override;
