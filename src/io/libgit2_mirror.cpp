@@ -351,7 +351,7 @@ class Libgit2Mirror final : public GitMirror {
   std::string m_url;
   fs::path m_directory;
   MirrorOptions m_options;
-  bool m_checkout = false;  // a repository read as it is (open_checkout): never fetched or written
+  bool m_checkout = false;             // a repository read as it is (open_checkout): never fetched or written
   std::size_t m_trees_handed_out = 0;  // since the object database was last opened
 };
 

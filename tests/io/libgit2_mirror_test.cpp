@@ -696,8 +696,7 @@ TEST_F(Libgit2MirrorTest, TreesReadTheirFilesAcrossRenewalsOfTheObjectDatabase) 
     auto tree = value_of(mirror->tree(ObjectId{i % 2 == 0 ? m_first : m_second}));
     const auto blob = value_of(tree->find_blob("aiter/ops/gemm.py"));
     ASSERT_TRUE(blob.has_value()) << "tree " << i;
-    ASSERT_EQ(value_of(tree->read_blob(*blob)),
-              i % 2 == 0 ? "def gemm(a, b):\n    pass\n" : second_text)
+    ASSERT_EQ(value_of(tree->read_blob(*blob)), i % 2 == 0 ? "def gemm(a, b):\n    pass\n" : second_text)
         << "tree " << i;
     if (i == 300) {
       second_text = "def gemm(a, b, c=2):\n    pass\n";
