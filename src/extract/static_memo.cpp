@@ -626,6 +626,9 @@ void IncrementalStaticSource::settle_by_stars(const std::vector<Asking>& asking,
   }
   if (checks.empty()) return;
   auto answers = m_extractor.star_additions(view.tree(), checks);
+  if (!answers) {
+    if (m_failed_star_checks++ == 0) m_first_star_check_failure = answers.error().message();
+  }
   for (const auto& [position, found] : places) {
     if (marked[position]) continue;
     std::vector<StarAnswer> kept;
@@ -728,6 +731,10 @@ std::string IncrementalStaticSource::work_summary() const {
       "star "
       "imports a module added)",
       m_resolved, m_reused, m_untouched, m_kept_by_stars);
+  if (m_failed_star_checks > 0)
+    summary +=
+        fmt::format("; {} star-import checks failed in Python, their functions resolved instead (first: {})",
+                    m_failed_star_checks, m_first_star_check_failure);
   auto stats = m_extractor.parse_stats();
   if (stats)
     summary +=

@@ -1,6 +1,7 @@
 // The incremental static source on a real mirror: unchanged consulted paths mean no Python.
 #include "aaw/extract/static_memo.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -16,6 +17,22 @@
 namespace aaw {
 namespace {
 
+// The real interpreter, but one of the functions the extractor calls fails as a bug there would.
+class FailingFunctionHost final : public PythonHost {
+ public:
+  FailingFunctionHost(PythonHost& inner, std::string function)
+      : m_inner(inner), m_function(std::move(function)) {}
+  Result<Json> call(std::string_view module, std::string_view function, const Json& args,
+                    const HostCallbacks& callbacks) override {
+    if (function == m_function) return Error(ErrorCode::python, "RuntimeError: " + m_function + " broke");
+    return m_inner.call(module, function, args, callbacks);
+  }
+
+ private:
+  PythonHost& m_inner;
+  std::string m_function;
+};
+
 class SignatureSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -25,11 +42,11 @@ class SignatureSourceTest : public ::testing::Test {
     m_repo.write_file("README.md", "one\n");
     m_first = m_repo.commit("first");
   }
-  void open() {
+  void open(StaticExtractor* extractor = nullptr) {
     auto mirror = open_mirror(m_repo.path().string(), m_dir.path() / "mirrors", {});
     ASSERT_TRUE(mirror) << mirror.error().message();
     m_mirror = std::move(*mirror);
-    m_source = std::make_unique<IncrementalStaticSource>(*m_mirror, m_extractor);
+    m_source = std::make_unique<IncrementalStaticSource>(*m_mirror, extractor ? *extractor : m_extractor);
   }
   std::vector<SignatureState> extract(const std::string& commit) {
     auto states = m_source->extract(ObjectId{commit}, m_functions);
@@ -272,6 +289,27 @@ TEST_F(SignatureSourceTest, AdvanceKeepsWhatAnAddedStarImportBindsNothingOf) {
   ASSERT_EQ(shadowed.size(), 1u);
   EXPECT_EQ(shadowed[0].position, 0u);
   EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
+}
+
+// A star-import check that fails in Python keeps nothing: its functions are resolved as before,
+// and the work summary says how many checks failed and why.
+TEST_F(SignatureSourceTest, AStarCheckThatFailsInPythonResolvesItsFunctionsAndSaysSo) {
+  m_repo.write_file("pkg/c.py", "def h(q):\n    pass\n");
+  m_repo.write_file("pkg/__init__.py", "from .c import *\nfrom .a import *\nfrom .b import *\n");
+  std::string adds_c = m_repo.commit("pkg star-imports c");
+  FailingFunctionHost host(test::shared_python(), "star_additions");
+  StaticExtractor extractor(host);
+  open(&extractor);
+  auto states = extract(m_first);
+  EXPECT_TRUE(advance(m_first, adds_c, states).empty());
+  EXPECT_EQ(m_source->resolved_count(), 3u) << "pkg.f resolved again";
+  EXPECT_EQ(m_source->kept_by_stars_count(), 0u);
+  EXPECT_EQ(m_source->failed_star_checks(), 1u);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
+  EXPECT_THAT(
+      m_source->work_summary(),
+      ::testing::HasSubstr("1 star-import checks failed in Python, their functions resolved instead "
+                           "(first: checking added star imports: RuntimeError: star_additions broke)"));
 }
 
 // A name the package binds itself (an explicit import) asks a digest, not the outline; a star

@@ -54,6 +54,10 @@ class IncrementalStaticSource final : public SignatureSource {
   std::size_t untouched_count() const { return m_untouched; }
   // Of the reused, how many a check of the star imports a module added kept (settle_by_stars).
   std::size_t kept_by_stars_count() const { return m_kept_by_stars; }
+  // How many star-import checks failed in Python (their functions were resolved instead), and
+  // the first failure's message: a bug there would otherwise show only as lost speed.
+  std::size_t failed_star_checks() const { return m_failed_star_checks; }
+  const std::string& first_star_check_failure() const { return m_first_star_check_failure; }
 
  private:
   using Key = std::pair<std::string, std::string>;  // import statement, function path
@@ -171,6 +175,8 @@ class IncrementalStaticSource final : public SignatureSource {
   std::size_t m_reused = 0;
   std::size_t m_untouched = 0;
   std::size_t m_kept_by_stars = 0;  // of m_reused: functions a star-import check kept
+  std::size_t m_failed_star_checks = 0;
+  std::string m_first_star_check_failure;
 };
 
 // The "static" entry of the source registry: an IncrementalStaticSource on the mirror and the
