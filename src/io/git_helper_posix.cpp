@@ -25,6 +25,7 @@
 #include "aaw/util/unique_fd.hpp"
 #include "aaw/util/url.hpp"
 #include "helper_report.hpp"
+#include "pipe_child_posix.hpp"
 
 extern char** environ;
 
@@ -78,120 +79,10 @@ Result<std::optional<ObjectId>> result_from(const std::string& text) {
   return std::optional<ObjectId>(ObjectId{json.value("head", "")});
 }
 
-bool write_all(int fd, std::string_view text);
-
-// write_all to a pipe whose reader may be gone, with SIGPIPE blocked in this thread only (the
-// signal a failed write raises is directed at it) and taken back if it came: the other threads'
-// handling of SIGPIPE stays what it was.
-bool write_to_child(int fd, std::string_view text) {
-  sigset_t pipe_signal;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  sigset_t previous;
-  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
-  const bool written = write_all(fd, text);
-  const timespec no_wait{0, 0};
-  while (::sigtimedwait(&pipe_signal, nullptr, &no_wait) > 0) {
-  }
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  return written;
-}
-
-bool write_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-// The helper's environment: ours (proxy settings, certificates, HOME for git config) without
-// anything named like a secret; the token goes through stdin.
-std::vector<std::string> helper_environment() {
-  std::vector<std::string> out;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view text(*entry);
-    if (!is_secret_name(text.substr(0, text.find('=')))) out.emplace_back(text);
-  }
-  return out;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-Error system_failure(const std::string& what, int err) {
-  return Error(ErrorCode::io, what + ": " + std::strerror(err));
-}
-
-// A started helper: its pid and the two ends we keep.
-struct Helper {
-  pid_t pid = -1;
-  UniqueFd input;
-  UniqueFd output;
-};
-
-Result<Helper> spawn_helper(const std::filesystem::path& program) {
-  int in[2];
-  int out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return system_failure("cannot create a pipe", errno);
-  UniqueFd in_read(in[0]), in_write(in[1]);
-  if (::pipe2(out, O_CLOEXEC) != 0) return system_failure("cannot create a pipe", errno);
-  UniqueFd out_read(out[0]), out_write(out[1]);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_read.get(), 0);
-  posix_spawn_file_actions_adddup2(&actions, out_write.get(), 1);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none;
-  sigset_t defaults;
-  sigemptyset(&none);
-  sigfillset(&defaults);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  // Its own process group: a Ctrl-C at the terminal reaches us, and we decide.
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-
-  std::vector<std::string> argv_strings = {program.string(), "__git"};
-  std::vector<std::string> env_strings = helper_environment();
-  std::vector<char*> argv = pointers(argv_strings);
-  std::vector<char*> envp = pointers(env_strings);
-  Helper helper;
-  const int rc = ::posix_spawn(&helper.pid, program.c_str(), &actions, &attributes, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (rc != 0) return system_failure("cannot run the git helper '" + program.string() + "'", rc);
-  helper.input = std::move(in_write);
-  helper.output = std::move(out_read);
-  return helper;
-}
-
-int reap(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
-
 // Reads the helper's lines until its result, its end, a stall or a stop request.
 class HelperSession {
  public:
-  HelperSession(Helper helper, const RemoteRequest& request, const HelperOptions& options)
+  HelperSession(PipeChild helper, const RemoteRequest& request, const HelperOptions& options)
       : m_helper(std::move(helper)), m_request(request), m_options(options) {
     ::fcntl(m_helper.output.get(), F_SETFL, O_NONBLOCK);
   }
@@ -249,7 +140,7 @@ class HelperSession {
     return Error(ErrorCode::io, what() + ": the git helper " + describe_exit(status) + " without a result");
   }
 
-  Helper m_helper;
+  PipeChild m_helper;
   const RemoteRequest& m_request;
   const HelperOptions& m_options;
   Clock::time_point m_last_sign_of_life;
@@ -261,7 +152,7 @@ class HelperSession {
 
 Result<std::optional<ObjectId>> run_remote_in_helper(const RemoteRequest& request,
                                                      const HelperOptions& options) {
-  auto helper = spawn_helper(options.program);
+  auto helper = spawn_pipe_child(options.program, {"__git"}, "the git helper");
   if (!helper) return helper.error();
   return HelperSession(std::move(*helper), request, options).run();
 }
