@@ -22,10 +22,10 @@ namespace {
 
 // Every subcommand, in the order --help lists them.
 constexpr AddCommand k_commands[] = {
-    add_compare_command,    add_watch_command,        add_replay_command,  add_history_command,
-    add_show_command,       add_check_config_command, add_extract_command, add_status_command,
-    add_report_command,     add_discover_command,     add_check_command,   add_completion_command,
-    add_git_helper_command, add_checkout_command,
+    add_compare_command,    add_watch_command,        add_replay_command,         add_history_command,
+    add_show_command,       add_check_config_command, add_extract_command,        add_status_command,
+    add_report_command,     add_discover_command,     add_check_command,          add_completion_command,
+    add_git_helper_command, add_checkout_command,     add_summary_worker_command,
 };
 
 constexpr const char* k_config_help = "JSON config file (relative paths in it are relative to its directory)";

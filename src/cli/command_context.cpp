@@ -13,6 +13,7 @@
 #include "aaw/io/embedded_python.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
 #include "aaw/io/libgit2_work_tree.hpp"
+#include "aaw/io/parse_ahead.hpp"
 #include "aaw/io/posix_sandbox.hpp"
 #include "aaw/io/process_hardening.hpp"
 #include "aaw/notify/channel_registry.hpp"
@@ -62,7 +63,10 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
                                                       Runtime& runtime, Logger& log,
                                                       std::function<bool()> stop_requested) {
   StateDir state(config.state_dir);
-  SourceDeps deps{mirror, log, state, [&runtime]() -> PythonHost& { return runtime.python(); },
+  SourceDeps deps{mirror,
+                  log,
+                  state,
+                  [&runtime]() -> PythonHost& { return runtime.python(); },
                   // The work tree's origin is the redacted URL: it only resolves relative submodule
                   // URLs, and state_dir must hold no credentials.
                   [&, stop_requested](Sandbox& sandbox) {
@@ -82,7 +86,15 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
                     return make_sandbox(config.sandbox, std::filesystem::absolute(state.sandbox()), log,
                                         hidden);
                   },
-                  embedded_python_executable(), embedded_python_version(), stop_requested};
+                  embedded_python_executable(),
+                  embedded_python_version(),
+                  stop_requested,
+                  {}};
+  if (config.static_extraction.parse_ahead && parse_ahead_pays()) {
+    deps.parse_ahead = [&mirror] {
+      return make_parse_ahead(RuntimeSourceOptions::this_program(), mirror.path());
+    };
+  }
   return value_or_throw(builtin_sources().make(config, deps));
 }
 

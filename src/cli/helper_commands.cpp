@@ -1,11 +1,18 @@
 #include "helper_commands.hpp"
 
+#include <sys/prctl.h>
+
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <utility>
 
+#include "aaw/extract/static_extractor.hpp"
+#include "aaw/extract/summary_worker.hpp"
 #include "aaw/io/git_helper.hpp"
+#include "aaw/io/libgit2_mirror.hpp"
 #include "aaw/io/libgit2_work_tree.hpp"
 #include "command_context.hpp"
 
@@ -28,6 +35,21 @@ void add_checkout_command(CLI::App& app, Commands& commands) {
     auto done = run_checkout_child(paths->first, paths->second);
     if (!done) throw CommandError{done.error().message()};
     return 0;
+  });
+}
+
+void add_summary_worker_command(CLI::App& app, Commands& commands) {
+  auto repository = std::make_shared<std::filesystem::path>();
+  CLI::App* cmd = app.add_subcommand("__summaries", "Parse ahead of a replay (internal)");
+  cmd->group("");
+  cmd->add_option("REPOSITORY", *repository, "The mirror to read")->required();
+  commands.on(cmd, [repository](AppContext& context) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the daemon
+    std::ios::sync_with_stdio(false);
+    auto mirror = open_checkout(*repository);
+    if (!mirror) throw CommandError{mirror.error().message()};
+    StaticExtractor extractor(context.runtime.python());
+    return run_summary_worker(**mirror, extractor, std::cin, std::cout);
   });
 }
 

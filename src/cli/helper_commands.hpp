@@ -9,5 +9,6 @@ namespace aaw::cli {
 
 void add_git_helper_command(CLI::App& app, Commands& commands);
 void add_checkout_command(CLI::App& app, Commands& commands);
+void add_summary_worker_command(CLI::App& app, Commands& commands);
 
 }  // namespace aaw::cli

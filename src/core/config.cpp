@@ -102,6 +102,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     s.strings("source_roots", c.static_extraction.source_roots);
     s.string_map("module_aliases", c.static_extraction.module_aliases);
     s.integer("cache_mb", c.static_extraction.cache_mb, 1);
+    s.boolean("parse_ahead", c.static_extraction.parse_ahead);
   });
   r.object("build", [&](JsonReader& b) { read_build(b, c.build); });
   r.object("sandbox", [&](JsonReader& s) {

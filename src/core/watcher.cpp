@@ -178,6 +178,7 @@ bool Watcher::bisects(std::size_t pending) const {
 
 Result<void> Watcher::process_in_order(const std::vector<ObjectId>& commits,
                                        std::optional<ObjectId> against) {
+  m_deps.processor.expect(against, commits);
   for (const ObjectId& commit : commits) {
     if (m_deps.control.stop_requested()) break;
     check_reopen();

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "aaw/core/summary_prefetch.hpp"
 #include "aaw/extract/python_skeleton.hpp"
 
 namespace aaw {
@@ -46,7 +47,7 @@ Json skeleton_json(std::string& text) {
 
 // The tree as aaw_static's `host`. An Error here becomes aaw_host.HostError in Python, and that
 // function's state extract_failed.
-HostCallbacks tree_callbacks(SourceTree& tree) {
+HostCallbacks tree_callbacks(SourceTree& tree, SummaryPrefetch* prefetch = nullptr) {
   HostCallbacks callbacks;
   callbacks["find_blob"] = [&tree](const Json& args) -> Result<Json> {
     auto path = string_argument(args, "find_blob");
@@ -78,7 +79,14 @@ HostCallbacks tree_callbacks(SourceTree& tree) {
     // Raw bytes: the interpreter decodes them with surrogateescape, so nothing is lost.
     return Json(std::move(*text));
   };
-  callbacks["read_skeleton"] = [&tree](const Json& args) -> Result<Json> {
+  callbacks["read_skeleton"] = [&tree, prefetch](const Json& args) -> Result<Json> {
+    // A summary parsed ahead in the other process, when one arrived: aaw_summary adopts it.
+    if (prefetch != nullptr && !args.empty() && args[0].is_string()) {
+      if (auto made = prefetch->take(ObjectId{args[0].get<std::string>()}))
+        return Json{
+            {"pickled", Json::binary(std::vector<std::uint8_t>(made->pickled.begin(), made->pickled.end()))},
+            {"characters", made->characters}};
+    }
     auto text = blob_text(tree, args, "read_skeleton");
     if (!text) {
       return text.error();
@@ -170,8 +178,9 @@ Json StaticExtractor::with_options(Json request) const {
 
 Result<std::vector<FunctionLookup>> StaticExtractor::lookup(SourceTree& tree,
                                                             const std::vector<MonitoredFunction>& functions) {
-  auto answer = m_python.call("aaw_lookup", "lookup_all",
-                              with_options({{"functions", functions_json(functions)}}), tree_callbacks(tree));
+  auto answer =
+      m_python.call("aaw_lookup", "lookup_all", with_options({{"functions", functions_json(functions)}}),
+                    tree_callbacks(tree, m_prefetch));
   if (!answer) return answer.error().context("looking up the monitored functions");
   if (!answer->is_array() || answer->size() != functions.size())
     return Error(ErrorCode::internal, "aaw_lookup.lookup_all returned no list with one entry per function");
@@ -197,7 +206,7 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
       request["known_blobs"][probe.path] = probe.blob ? Json(probe.blob->hex) : Json(nullptr);
     }
   }
-  auto answer = m_python.call("aaw_static", "resolve_all", request, tree_callbacks(tree));
+  auto answer = m_python.call("aaw_static", "resolve_all", request, tree_callbacks(tree, m_prefetch));
   if (!answer) {
     return answer.error().context("static extraction");
   }
@@ -246,7 +255,7 @@ Result<std::vector<ModuleOutline>> StaticExtractor::outlines(SourceTree& tree,
   Json request = Json::array();
   for (const ObjectId& blob : blobs) request.push_back(blob.hex);
   auto answer = m_python.call("aaw_static", "module_outlines", with_options({{"blobs", request}}),
-                              tree_callbacks(tree));
+                              tree_callbacks(tree, m_prefetch));
   if (!answer) return answer.error().context("outlining changed modules");
   if (!answer->is_array() || answer->size() != blobs.size())
     return malformed("no list with one outline per blob").context("outlining changed modules");
@@ -301,7 +310,7 @@ Result<std::vector<std::string>> StaticExtractor::digests_of_sets(SourceTree& tr
     place.emplace_back(group->second, sets.size());
     sets.push_back(*q.names);
   }
-  auto answer = m_python.call("aaw_static", "module_digests", request, tree_callbacks(tree));
+  auto answer = m_python.call("aaw_static", "module_digests", request, tree_callbacks(tree, m_prefetch));
   if (!answer) return answer.error().context("computing module digests");
   if (!answer->is_array() || answer->size() != request["queries"].size())
     return malformed("no list with one answer per blob").context("computing module digests");
@@ -327,7 +336,7 @@ Result<std::vector<StaticExtractor::StarAnswers>> StaticExtractor::star_addition
                                  {"after", check.after.hex},
                                  {"asks", std::move(asks)}});
   }
-  auto answer = m_python.call("aaw_static", "star_additions", request, tree_callbacks(tree));
+  auto answer = m_python.call("aaw_static", "star_additions", request, tree_callbacks(tree, m_prefetch));
   if (!answer) return answer.error().context("checking added star imports");
   if (!answer->is_array() || answer->size() != checks.size())
     return malformed("no list with one answer per module").context("checking added star imports");
@@ -357,13 +366,35 @@ Result<ParseStats> StaticExtractor::parse_stats() {
     return malformed("no object of counters").context("reading the parser's counters");
   return ParseStats{
       answer->value("parses", std::int64_t{0}), answer->value("distinct_blobs", std::int64_t{0}),
-      answer->value("skeletons", std::int64_t{0}), answer->value("bodies_parsed", std::int64_t{0})};
+      answer->value("skeletons", std::int64_t{0}), answer->value("bodies_parsed", std::int64_t{0}),
+      answer->value("adopted", std::int64_t{0})};
+}
+
+Result<std::vector<std::pair<ObjectId, PickledSummary>>> StaticExtractor::pickled_summaries(
+    SourceTree& tree, const std::vector<ObjectId>& blobs) {
+  Json ids = Json::array();
+  for (const ObjectId& blob : blobs) ids.push_back(blob.hex);
+  auto answer = m_python.call("aaw_static", "pickled_summaries", with_options({{"blobs", std::move(ids)}}),
+                              tree_callbacks(tree));
+  if (!answer) return answer.error().context("parsing ahead");
+  if (!answer->is_array()) return malformed("no list of summaries").context("parsing ahead");
+  std::vector<std::pair<ObjectId, PickledSummary>> out;
+  for (const Json& made : *answer) {
+    if (!made.is_object() || !made.contains("pickled") || !made["pickled"].is_binary() ||
+        !made.value("blob", Json()).is_string())
+      continue;  // not made (unreadable): the main interpreter parses that one itself
+    const auto& bytes = made["pickled"].get_binary();
+    out.emplace_back(
+        ObjectId{made["blob"].get<std::string>()},
+        PickledSummary{std::string(bytes.begin(), bytes.end()), made.value("characters", std::int64_t{0})});
+  }
+  return out;
 }
 
 Result<std::vector<std::optional<SourceLocation>>> StaticExtractor::locate(
     SourceTree& tree, const std::vector<MonitoredFunction>& functions) {
   Json request = with_options({{"functions", functions_json(functions)}});
-  auto answer = m_python.call("aaw_static", "locate_all", request, tree_callbacks(tree));
+  auto answer = m_python.call("aaw_static", "locate_all", request, tree_callbacks(tree, m_prefetch));
   if (!answer) return answer.error().context("locating definitions");
   if (!answer->is_array() || answer->size() != functions.size())
     return malformed("no list with one location per function").context("locating definitions");

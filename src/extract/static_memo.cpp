@@ -16,6 +16,9 @@ namespace aaw {
 
 // Functions resolved in one call to Python at most (see examine).
 constexpr std::size_t k_resolution_batch = 64;
+// Ranges of fewer commits are not parsed ahead (a daemon's poll finds a handful): starting the
+// helper's interpreter would cost more than it saves.
+constexpr std::size_t k_parse_ahead_from = 32;
 
 namespace {
 // 0, 1, ..., count - 1: every function of a list.
@@ -351,8 +354,58 @@ void IncrementalStaticSource::replace_memo(const MonitoredFunction& function, st
   if (memo) watch(position, *memo);
 }
 
+IncrementalStaticSource::~IncrementalStaticSource() {
+  if (m_prefetch) m_extractor.set_prefetch(nullptr);
+}
+
+void IncrementalStaticSource::parse_ahead(std::unique_ptr<SummaryPrefetch> prefetch) {
+  m_prefetch = std::move(prefetch);
+  m_extractor.set_prefetch(m_prefetch.get());
+  m_entries_told = 0;
+}
+
+void IncrementalStaticSource::expect(const std::optional<ObjectId>& from,
+                                     const std::vector<ObjectId>& commits) {
+  if (!m_prefetch) return;
+  m_expected_first.clear();
+  if (commits.size() < k_parse_ahead_from) {
+    m_prefetch->rest();  // a poll's few commits: not worth a second interpreter
+    return;
+  }
+  if (m_entry_watchers.empty()) {
+    // Nothing read yet, so nothing to parse ahead: it starts after the first extraction.
+    m_expected_first = commits;
+    return;
+  }
+  tell_prefetch();
+  m_prefetch->expect(from, commits);
+}
+
+// After the first extraction of a range expected before anything was read: parsing ahead starts
+// from it, with the files it read.
+void IncrementalStaticSource::start_prefetch_after(const ObjectId& commit) {
+  if (m_expected_first.empty()) return;
+  std::vector<ObjectId> commits = std::move(m_expected_first);
+  m_expected_first.clear();
+  auto at = std::find(commits.begin(), commits.end(), commit);
+  if (at == commits.end() || m_entry_watchers.empty()) return;
+  tell_prefetch();
+  m_prefetch->expect(commit, std::vector<ObjectId>(at + 1, commits.end()));
+}
+
+void IncrementalStaticSource::tell_prefetch() {
+  if (!m_prefetch || m_entry_watchers.size() == m_entries_told) return;
+  m_entries_told = m_entry_watchers.size();
+  std::vector<std::string> modules;
+  for (const auto& [path, flags] : m_entry_watchers)
+    if (path.ends_with(".py")) modules.push_back(path);
+  std::sort(modules.begin(), modules.end());  // the same order every run
+  m_prefetch->watch(modules);
+}
+
 Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
     const ObjectId& commit, const std::vector<MonitoredFunction>& functions) {
+  if (m_prefetch) m_prefetch->reach(commit);
   bool indexed = m_last_commit && functions == m_last_functions;
   m_last_commit.reset();  // until this extraction is complete
   auto tree = m_mirror.tree(commit);
@@ -372,6 +425,10 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
     }
   }
   reindex(commit, functions, indexed);
+  if (m_prefetch) {
+    tell_prefetch();
+    start_prefetch_after(commit);
+  }
   return states;
 }
 
@@ -380,6 +437,7 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
     const std::vector<SignatureState>& states) {
   if (!continues(from, functions) || states.size() != functions.size())
     return SignatureSource::advance(from, commit, functions, states);
+  if (m_prefetch) m_prefetch->reach(commit);
   m_last_commit.reset();  // until this extraction is complete
   auto tree = m_mirror.tree(commit);
   if (!tree) return tree.error();
@@ -402,6 +460,7 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
   m_reused += untouched;
   m_untouched += untouched - (m_kept_by_stars - kept_before);
   reindex(commit, functions, true);
+  tell_prefetch();
   std::vector<StateUpdate> updates;
   for (auto& [i, state] : *resolved)
     if (!(state == states[i])) updates.push_back({i, std::move(state)});
@@ -739,17 +798,24 @@ std::string IncrementalStaticSource::work_summary() const {
   if (stats)
     summary +=
         fmt::format("; {} module parses of {} distinct blobs ({} of skeletons, {} function bodies checked)",
-                    stats->parses, stats->distinct_blobs, stats->skeletons, stats->bodies_parsed);
+                    stats->parses + (m_prefetch ? m_prefetch->made() : 0), stats->distinct_blobs,
+                    stats->skeletons, stats->bodies_parsed);
+  if (m_prefetch && (m_prefetch->made() > 0 || !m_prefetch->failure().empty()))
+    summary += fmt::format("; {} of the parses made ahead by a second process, {} of them used{}",
+                           m_prefetch->made(), m_prefetch->taken(),
+                           m_prefetch->failure().empty() ? "" : " (" + m_prefetch->failure() + ")");
   return summary;
 }
 
 SourceKind static_source_kind() {
-  return {"static",
-          "read each commit's files from git and resolve signatures with Python's ast (the default)",
-          [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
-            return std::unique_ptr<SignatureSource>(std::make_unique<IncrementalStaticSource>(
-                deps.mirror, deps.python(), config.static_extraction));
-          }};
+  return {
+      "static", "read each commit's files from git and resolve signatures with Python's ast (the default)",
+      [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
+        auto source =
+            std::make_unique<IncrementalStaticSource>(deps.mirror, deps.python(), config.static_extraction);
+        if (deps.parse_ahead) source->parse_ahead(deps.parse_ahead());
+        return std::unique_ptr<SignatureSource>(std::move(source));
+      }};
 }
 
 }  // namespace aaw

@@ -200,6 +200,12 @@ class JsonConverter {
     if (py::isinstance<py::float_>(value)) {
       return Json(PyFloat_AsDouble(value.ptr()));
     }
+    if (py::isinstance<py::bytes>(value)) {
+      char* data = nullptr;
+      Py_ssize_t size = 0;
+      PyBytes_AsStringAndSize(value.ptr(), &data, &size);
+      return Json::binary(std::vector<std::uint8_t>(data, data + size));
+    }
     if (py::isinstance<py::str>(value)) {
       auto bytes = utf8(value);
       if (!bytes) {

@@ -69,8 +69,8 @@ Error system_failure(const std::string& what, int err) {
 
 }  // namespace
 
-Result<PipeChild> spawn_pipe_child(const std::filesystem::path& program, const std::vector<std::string>& arguments,
-                                   std::string_view what) {
+Result<PipeChild> spawn_pipe_child(const std::filesystem::path& program,
+                                   const std::vector<std::string>& arguments, std::string_view what) {
   int in[2];
   int out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return system_failure("cannot create a pipe", errno);
@@ -122,6 +122,5 @@ std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
-
 
 }  // namespace aaw::detail

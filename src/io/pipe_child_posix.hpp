@@ -24,8 +24,8 @@ struct PipeChild {
 // `program` run with `arguments` (argv[1...]), in its own process group, with default signal
 // handling, no other descriptor inherited and our environment minus anything named like a secret.
 // `what` names it in the error when it cannot be started.
-Result<PipeChild> spawn_pipe_child(const std::filesystem::path& program, const std::vector<std::string>& arguments,
-                                   std::string_view what);
+Result<PipeChild> spawn_pipe_child(const std::filesystem::path& program,
+                                   const std::vector<std::string>& arguments, std::string_view what);
 
 // Writes all of `text`; false on any failure.
 bool write_all(int fd, std::string_view text);

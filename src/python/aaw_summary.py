@@ -11,6 +11,7 @@ Pure standard library, Python 3.9+.
 import ast
 import gc
 import hashlib
+import pickle
 import sys
 from collections import OrderedDict
 from typing import Any, Dict, Iterable, List, Optional, Union
@@ -33,6 +34,8 @@ _distinct = set()
 # function bodies were parsed on their own to check them.
 _skeletons = 0
 _bodies_parsed = 0
+# Summaries adopted from the process that parses ahead instead of parsed here.
+_adopted = 0
 # What the function bodies known to parse say (_body_facts), by hash((is_async, text)); least
 # recently used first. A body that did not change since an earlier version of its file is not
 # parsed again.
@@ -61,28 +64,54 @@ def summary_of(blob: str, read, read_skeleton=None) -> "Union[Scope, ParseFailur
     def's body says (returns_first_argument, replaces_without_wraps) is read when it is checked."""
     summary = cached(blob)
     if summary is None:
-        summary, characters = _summarize_blob(blob, read, read_skeleton)
-        _count_parse(blob)
+        summary, characters, adopted = _summarize_blob(blob, read, read_skeleton)
+        _count_parse(blob, adopted)
         remember(blob, summary, characters)
     return summary
 
 
+def pickled_summary(blob: str, read, read_skeleton=None):
+    """(the pickle of blob's summary, characters of source it was made from), parsed afresh: what
+    the process that parses ahead sends (include/aaw/core/summary_prefetch.hpp); the main
+    interpreter adopts it instead of parsing (_summarize_blob)."""
+    summary, characters, adopted = _summarize_blob(blob, read, read_skeleton)
+    _count_parse(blob, adopted)
+    return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL), characters
+
+
+def _unpickled(offered) -> "Optional[Union[Scope, ParseFailure]]":
+    """The summary in read_skeleton's {"pickled": bytes, "characters": int} (one made ahead by this
+    same code in a process of ours, reading the same mirror), or None when it is damaged."""
+    try:
+        summary = pickle.loads(offered["pickled"])
+    except Exception:  # pylint: disable=broad-except  (any damage: parse here instead)
+        return None
+    return summary if isinstance(summary, (Scope, ParseFailure)) else None
+
+
 def _summarize_blob(blob, read, read_skeleton):
-    """(summary, characters of source it was made from)."""
+    """(summary, characters of source it was made from, whether it was made ahead elsewhere).
+    read_skeleton may hand over a summary made ahead ({"pickled", "characters"}) instead of the
+    skeleton: it is adopted, and only if it is damaged is the skeleton asked for."""
     global _skeletons
     text = None
     if read_skeleton is not None:
         skeleton = read_skeleton(blob)
+        if isinstance(skeleton, dict) and isinstance(skeleton.get("pickled"), bytes):
+            summary = _unpickled(skeleton)
+            if summary is not None:
+                return summary, int(skeleton.get("characters") or 0), True
+            skeleton = read_skeleton(blob)  # the one made ahead was handed over once
         if isinstance(skeleton, dict) and skeleton.get("complete"):
             summary = _from_skeleton(skeleton)
             if summary is not None:
                 _skeletons += 1
-                return summary, len(skeleton["text"]) + sum(len(body["text"]) for body in skeleton["bodies"])
+                return summary, len(skeleton["text"]) + sum(len(body["text"]) for body in skeleton["bodies"]), False
         elif isinstance(skeleton, dict) and isinstance(skeleton.get("text"), str):
             text = skeleton["text"]
     if text is None:
         text = read(blob)
-    return summarize(text), len(text) if isinstance(text, str) else 0
+    return summarize(text), len(text) if isinstance(text, str) else 0, False
 
 
 def _from_skeleton(skeleton) -> "Optional[Scope]":
@@ -162,19 +191,22 @@ def stats() -> dict:
     """{"parses", "distinct_blobs", "cached", "cached_bytes", "limit_bytes"}: parses / distinct_blobs
     is 1.0 when no text was parsed twice (distinct_blobs stops at 65,536)."""
     return {"parses": _parses, "distinct_blobs": len(_distinct), "skeletons": _skeletons,
-            "bodies_parsed": _bodies_parsed, "cached": len(_summaries), "cached_bytes": _cached_bytes,
+            "bodies_parsed": _bodies_parsed, "adopted": _adopted, "cached": len(_summaries), "cached_bytes": _cached_bytes,
             "limit_bytes": _limit_bytes}
 
 
 def reset_stats() -> None:
-    global _parses, _skeletons, _bodies_parsed
-    _parses = _skeletons = _bodies_parsed = 0
+    global _parses, _skeletons, _bodies_parsed, _adopted
+    _parses = _skeletons = _bodies_parsed = _adopted = 0
     _distinct.clear()
 
 
-def _count_parse(blob: str) -> None:
-    global _parses
-    _parses += 1
+def _count_parse(blob: str, adopted: bool = False) -> None:
+    global _parses, _adopted
+    if adopted:
+        _adopted += 1
+    else:
+        _parses += 1
     if len(_distinct) < _DISTINCT_LIMIT:
         _distinct.add(blob)
 

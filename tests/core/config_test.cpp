@@ -317,5 +317,18 @@ TEST_F(ConfigTest, StaticCacheMbBoundsTheParsedModulesAndMustBePositive) {
       std::string::npos);
 }
 
+TEST_F(ConfigTest, StaticParseAheadIsOnUnlessTurnedOff) {
+  auto defaults = parse_config(with_functions(k_one_function, ""), "config.json");
+  ASSERT_TRUE(defaults) << defaults.error().message();
+  EXPECT_TRUE(defaults->config.static_extraction.parse_ahead);
+  auto off =
+      parse_config(with_functions(k_one_function, R"(, "static": {"parse_ahead": false})"), "config.json");
+  ASSERT_TRUE(off) << off.error().message();
+  EXPECT_FALSE(off->config.static_extraction.parse_ahead);
+  EXPECT_NE(error_of(with_functions(k_one_function, R"(, "static": {"parse_ahead": "yes"})"))
+                .find("static.parse_ahead"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace aaw

@@ -44,6 +44,7 @@ SourceDeps deps_on(GitMirror& mirror, Logger& log) {
       [] { return Result<std::unique_ptr<Sandbox>>(Error(ErrorCode::io, "no sandbox here")); },
       "/usr/bin/python3",
       "3.11",
+      {},
       {}};
 }
 

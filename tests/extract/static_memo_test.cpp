@@ -4,11 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <tuple>
 
 #include "aaw/io/libgit2_mirror.hpp"
+#include "aaw/io/parse_ahead.hpp"
 #include "support/git_fixture.hpp"
 #include "support/process.hpp"
 #include "support/shared_python.hpp"
@@ -289,6 +292,62 @@ TEST_F(SignatureSourceTest, AdvanceKeepsWhatAnAddedStarImportBindsNothingOf) {
   ASSERT_EQ(shadowed.size(), 1u);
   EXPECT_EQ(shadowed[0].position, 0u);
   EXPECT_EQ(shadowed[0].state.signature.text(), "(shadow)");
+}
+
+// With a real helper parsing ahead, a replay gives the states it gives without one, and takes the
+// summaries the helper made instead of parsing them.
+TEST_F(SignatureSourceTest, ParsingAheadGivesTheSameStatesAndIsUsed) {
+  std::vector<ObjectId> commits{ObjectId{m_first}};
+  for (int i = 1; i <= 40; ++i) {
+    const std::string file = i % 2 == 0 ? "pkg/a.py" : "pkg/b.py";
+    m_repo.write_file(file, i % 2 == 0 ? "def f(x, y=" + std::to_string(i) + "):\n    pass\n"
+                                       : "def g(z, w=" + std::to_string(i) + "):\n    pass\n");
+    commits.push_back(ObjectId{m_repo.commit("edit " + std::to_string(i))});
+  }
+  open();
+  // The replay without a helper first, then with one from a cold parsed-module cache.
+  std::vector<std::vector<SignatureState>> expected{extract(commits[0].hex)};
+  for (std::size_t i = 1; i < commits.size(); ++i) {
+    expected.push_back(expected.back());
+    advance(commits[i - 1].hex, commits[i].hex, expected.back());
+  }
+  ASSERT_TRUE(test::shared_python().call("aaw_static", "clear_cache", nullptr, {}));
+  open();
+  auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
+  SummaryPrefetch& helper = *prefetch;
+  m_source->parse_ahead(std::move(prefetch));
+  m_source->expect(std::nullopt, commits);
+  auto states = extract(commits[0].hex);
+  EXPECT_EQ(states, expected[0]);
+  // Each commit after the first changes one file every function reads: one summary each.
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       helper.made() < 40 && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(helper.made(), 40) << helper.failure();
+  for (std::size_t i = 1; i < commits.size(); ++i) {
+    advance(commits[i - 1].hex, commits[i].hex, states);
+    EXPECT_EQ(states, expected[i]) << "at commit " << i;
+  }
+  EXPECT_EQ(states[0].signature.text(), "(x, y=40)");
+  EXPECT_EQ(helper.taken(), 40);
+  EXPECT_THAT(m_source->work_summary(),
+              ::testing::HasSubstr("40 of the parses made ahead by a second process, 40 of them used"));
+}
+
+// A handful of commits (a daemon's poll) is not worth the helper: none is started.
+TEST_F(SignatureSourceTest, AFewCommitsAreNotParsedAhead) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=2):\n    pass\n");
+  const std::string second = m_repo.commit("f's default");
+  open();
+  auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
+  SummaryPrefetch& helper = *prefetch;
+  m_source->parse_ahead(std::move(prefetch));
+  m_source->expect(std::nullopt, {ObjectId{m_first}, ObjectId{second}});
+  auto states = extract(m_first);
+  advance(m_first, second, states);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=2)");
+  EXPECT_EQ(helper.made(), 0);
+  EXPECT_EQ(m_source->work_summary().find("made ahead"), std::string::npos);
 }
 
 // A star-import check that fails in Python keeps nothing: its functions are resolved as before,

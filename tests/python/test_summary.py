@@ -272,5 +272,48 @@ class SkeletonTest(unittest.TestCase):
         self.assertEqual(aaw_summary.stats()["skeletons"], 0)
 
 
+class MadeAheadTest(unittest.TestCase):
+    """A summary parsed ahead in another process (pickled_summary) and handed over by read_skeleton."""
+
+    def setUp(self):
+        aaw_summary.clear_cache()
+        aaw_summary.reset_stats()
+
+    def test_an_adopted_summary_reads_as_the_one_parsed_here(self):
+        pickled, characters = aaw_summary.pickled_summary("made", None, lambda _: skeleton(DECORATORS, [1, 5, 9]))
+        self.assertEqual(characters, len(skeleton(DECORATORS, [1, 5, 9])["text"]) +
+                         sum(len(b["text"]) for b in skeleton(DECORATORS, [1, 5, 9])["bodies"]))
+        aaw_summary.clear_cache()
+        aaw_summary.reset_stats()
+        offered = []
+        adopted = aaw_summary.summary_of(
+            "made", None, lambda _: offered.append(1) or {"pickled": pickled, "characters": characters})
+        here = aaw_summary.summary_of("here", lambda _: DECORATORS)
+        self.assertEqual(len(offered), 1)
+        for name in ("replace", "keep", "other", "missing"):
+            self.assertEqual(aaw_summary.digest(adopted, [name, aaw_summary.body_of(name)]),
+                             aaw_summary.digest(here, [name, aaw_summary.body_of(name)]), name)
+        self.assertEqual(aaw_summary.outline(adopted), aaw_summary.outline(here))
+        stats = aaw_summary.stats()
+        self.assertEqual((stats["adopted"], stats["parses"], stats["distinct_blobs"]), (1, 1, 2),
+                         "an adopted summary is no parse here, but a distinct blob")
+        self.assertIs(aaw_summary.summary_of("made", None, None), adopted, "and it is cached")
+
+    def test_a_parse_failure_made_ahead_is_adopted_as_one(self):
+        text = "def f(:\n"
+        pickled, characters = aaw_summary.pickled_summary("bad", lambda _: text, None)
+        aaw_summary.clear_cache()
+        adopted = aaw_summary.summary_of("bad", None, lambda _: {"pickled": pickled, "characters": characters})
+        self.assertIsInstance(adopted, aaw_summary.ParseFailure)
+        self.assertEqual(adopted.digest, aaw_summary.summarize(text).digest)
+
+    def test_a_damaged_one_is_parsed_here_from_the_skeleton_asked_again(self):
+        answers = [{"pickled": b"not a pickle", "characters": 5}, skeleton(DECORATORS, [1, 5, 9])]
+        summary = aaw_summary.summary_of("damaged", None, lambda _: answers.pop(0))
+        self.assertEqual(answers, [])
+        self.assertEqual(sorted(summary.bindings), ["keep", "other", "replace"])
+        self.assertEqual((aaw_summary.stats()["adopted"], aaw_summary.stats()["parses"]), (0, 1))
+
+
 if __name__ == "__main__":
     unittest.main()

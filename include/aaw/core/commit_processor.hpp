@@ -77,6 +77,10 @@ class CommitProcessor {
   const std::vector<MonitoredFunction>& functions() const { return m_functions; }
   // Whether the source builds each commit (so that long ranges are worth bisecting).
   bool builds_each_commit() const { return m_source.builds_each_commit(); }
+  // SignatureSource::expect: the commits process() will be asked for next, after `from`.
+  void expect(const std::optional<ObjectId>& from, const std::vector<ObjectId>& commits) {
+    m_source.expect(from, commits);
+  }
 
  private:
   // The states this processor recorded last, at `commit`: exactly as the source gave them, and

@@ -27,6 +27,9 @@ struct StaticConfig {
   std::map<std::string, std::string> module_aliases;
   // About how many MiB the cache of parsed modules (the embedded interpreter's) may hold.
   int cache_mb = 32;
+  // Whether a second process parses the modules a replay will need ahead of it (on a machine with
+  // more than one CPU; include/aaw/core/summary_prefetch.hpp).
+  bool parse_ahead = true;
 };
 
 struct LogConfig {

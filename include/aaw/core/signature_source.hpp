@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ class SignatureSource {
   virtual Result<std::vector<StateUpdate>> advance(const ObjectId& from, const ObjectId& commit,
                                                    const std::vector<MonitoredFunction>& functions,
                                                    const std::vector<SignatureState>& states);
+
+  // The commits the watcher will ask about next, in order, after `from` (the one it is at, when
+  // any): a hint a source may use to work ahead (the static one parses ahead on another core).
+  virtual void expect(const std::optional<ObjectId>& /*from*/, const std::vector<ObjectId>& /*commits*/) {}
 
   // True when a commit costs a build (seconds to an hour), not a tree read (milliseconds): the
   // watcher then bisects long pending ranges instead of extracting every commit.

@@ -17,6 +17,7 @@
 #include "aaw/core/sandbox.hpp"
 #include "aaw/core/signature_source.hpp"
 #include "aaw/core/state_dir.hpp"
+#include "aaw/core/summary_prefetch.hpp"
 #include "aaw/core/work_tree.hpp"
 #include "aaw/util/named_table.hpp"
 #include "aaw/util/result.hpp"
@@ -37,6 +38,8 @@ struct SourceDeps {
   std::filesystem::path python_executable;                         // venvs are made from it
   std::string python_version;                                      // its "X.Y"
   std::function<bool()> stop_requested;                            // empty: never
+  // A helper that parses ahead of a replay (summary_prefetch.hpp); empty: none.
+  std::function<std::unique_ptr<SummaryPrefetch>()> parse_ahead;
 };
 
 struct SourceKind {

@@ -18,6 +18,7 @@
 #include "aaw/core/python_host.hpp"
 #include "aaw/core/signature.hpp"
 #include "aaw/core/source_tree.hpp"
+#include "aaw/core/summary_prefetch.hpp"
 #include "aaw/util/result.hpp"
 
 namespace aaw {
@@ -69,6 +70,7 @@ struct ParseStats {
   std::int64_t distinct_blobs = 0;  // among them
   std::int64_t skeletons = 0;       // of those parses, skeletons (function bodies blanked)
   std::int64_t bodies_parsed = 0;   // function bodies parsed on their own to check a skeleton
+  std::int64_t adopted = 0;         // summaries parsed ahead in another process and adopted, not parsed
 };
 
 class StaticExtractor {
@@ -118,6 +120,14 @@ class StaticExtractor {
   // The interpreter's parse counters (aaw_static.stats); an Error when it cannot tell.
   Result<ParseStats> parse_stats();
 
+  // Summaries parsed ahead come from `prefetch` when it has them (nullptr: none; it must outlive
+  // this extractor's calls).
+  void set_prefetch(SummaryPrefetch* prefetch) { m_prefetch = prefetch; }
+  // For the process that parses ahead: each blob's summary pickled (aaw_static.pickled_summaries),
+  // those that cannot be read left out.
+  Result<std::vector<std::pair<ObjectId, PickledSummary>>> pickled_summaries(
+      SourceTree& tree, const std::vector<ObjectId>& blobs);
+
   // Where each function is defined in `tree` (src/python/aaw_static.py locate_all): nullopt for
   // one that resolves to no def. An Error means the Python helper itself failed.
   Result<std::vector<std::optional<SourceLocation>>> locate(SourceTree& tree,
@@ -129,6 +139,7 @@ class StaticExtractor {
 
   PythonHost& m_python;
   StaticConfig m_options;
+  SummaryPrefetch* m_prefetch = nullptr;
 };
 
 }  // namespace aaw

@@ -36,6 +36,14 @@ class IncrementalStaticSource final : public SignatureSource {
       : m_owned(std::make_unique<StaticExtractor>(python, std::move(options))),
         m_mirror(mirror),
         m_extractor(*m_owned) {}
+  ~IncrementalStaticSource() override;
+  IncrementalStaticSource(const IncrementalStaticSource&) = delete;
+  IncrementalStaticSource& operator=(const IncrementalStaticSource&) = delete;
+
+  // Parse ahead with `prefetch` (include/aaw/core/summary_prefetch.hpp): it is given the commits
+  // expect() names and the files the memos read, and the extractor adopts what it made.
+  void parse_ahead(std::unique_ptr<SummaryPrefetch> prefetch);
+  void expect(const std::optional<ObjectId>& from, const std::vector<ObjectId>& commits) override;
 
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override;
@@ -93,6 +101,9 @@ class IncrementalStaticSource final : public SignatureSource {
                   bool current, Pending& pending);
   void replace_memo(const MonitoredFunction& function, std::size_t position, Extraction extraction,
                     CommitView& view, bool indexed);
+  // The module files the memos read, to m_prefetch when new ones came.
+  void tell_prefetch();
+  void start_prefetch_after(const ObjectId& commit);
   // The index of the functions of the last extraction, kept from one to the next.
   bool continues(const ObjectId& from, const std::vector<MonitoredFunction>& functions) const;
   void reindex(const ObjectId& commit, const std::vector<MonitoredFunction>& functions, bool indexed);
@@ -176,6 +187,9 @@ class IncrementalStaticSource final : public SignatureSource {
   std::size_t m_untouched = 0;
   std::size_t m_kept_by_stars = 0;  // of m_reused: functions a star-import check kept
   std::size_t m_failed_star_checks = 0;
+  std::unique_ptr<SummaryPrefetch> m_prefetch;
+  std::size_t m_entries_told = 0;  // m_entry_watchers' size when its files were last given to m_prefetch
+  std::vector<ObjectId> m_expected_first;  // expected before anything was read (start_prefetch_after)
   std::string m_first_star_check_failure;
 };
 

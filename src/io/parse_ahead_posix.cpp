@@ -1,0 +1,280 @@
+#include "aaw/io/parse_ahead.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pipe_child_posix.hpp"
+
+namespace aaw {
+namespace {
+
+// Commits the helper is given ahead of the replay. The summaries it made for them wait here until
+// the replay reaches them: this bounds the memory they take.
+constexpr std::size_t k_window = 64;
+// How long the replay waits for a summary the helper is making for the commit the replay is at
+// (it would only parse the same module itself meanwhile). A helper that takes longer is stopped.
+constexpr auto k_wait_for_current = std::chrono::seconds(5);
+// How long a helper asked to finish (its stdin closed) may take before it is killed.
+constexpr auto k_exit_grace = std::chrono::milliseconds(1000);
+
+class ParseAhead final : public SummaryPrefetch {
+ public:
+  ParseAhead(std::filesystem::path program, std::filesystem::path repository)
+      : m_program(std::move(program)), m_repository(std::move(repository)) {}
+  ~ParseAhead() override { stop(); }
+  ParseAhead(const ParseAhead&) = delete;
+  ParseAhead& operator=(const ParseAhead&) = delete;
+
+  void expect(const std::optional<ObjectId>& from, const std::vector<ObjectId>& commits) override {
+    if (!start() || !check()) return;
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < commits.size(); ++i) index.emplace(commits[i].hex, i);
+    m_expected = commits;
+    m_reached = m_given = 0;
+    m_at_expected = false;
+    {
+      const std::lock_guard lock(m_mutex);
+      m_index = std::move(index);
+      m_working_on = 0;
+      m_made_for.clear();
+    }
+    if (from) send("base " + from->hex + "\n");
+    top_up();
+  }
+
+  void rest() override {
+    stop();
+    const std::lock_guard lock(m_mutex);
+    m_made_for.clear();
+    m_reader_failure.clear();
+  }
+
+  void watch(const std::vector<std::string>& paths) override {
+    for (const std::string& path : paths) {
+      if (!m_watched.insert(path).second) continue;
+      if (m_child.pid > 0) send("watch " + path + "\n");
+    }
+  }
+
+  void reach(const ObjectId& commit) override {
+    if (!check()) return;
+    auto at = m_index.find(commit.hex);
+    m_at_expected = at != m_index.end() && at->second >= m_reached;
+    if (!m_at_expected) return;
+    m_reached = at->second;
+    {
+      const std::lock_guard lock(m_mutex);
+      for (auto it = m_made_for.begin(); it != m_made_for.end();)
+        it = it->second.first < m_reached ? m_made_for.erase(it) : std::next(it);
+    }
+    top_up();
+  }
+
+  std::optional<PickledSummary> take(const ObjectId& blob) override {
+    std::unique_lock lock(m_mutex);
+    auto found = m_made_for.find(blob.hex);
+    if (found == m_made_for.end() && m_at_expected && m_working_on == m_reached && m_reader_failure.empty() &&
+        m_child.pid > 0) {
+      // The helper is at this very commit: what it is parsing is likely this module.
+      const bool settled = m_arrived.wait_for(lock, k_wait_for_current, [&] {
+        return m_made_for.contains(blob.hex) || m_working_on != m_reached || !m_reader_failure.empty();
+      });
+      if (!settled) m_reader_failure = "it made no progress on one commit for " +
+                                       std::to_string(k_wait_for_current.count()) + " s";
+      found = m_made_for.find(blob.hex);
+    }
+    if (found == m_made_for.end()) return std::nullopt;
+    PickledSummary summary = std::move(found->second.second);
+    m_made_for.erase(found);
+    ++m_taken;
+    return summary;
+  }
+
+  std::int64_t made() const override {
+    const std::lock_guard lock(m_mutex);
+    return m_made;
+  }
+  std::int64_t taken() const override { return m_taken; }
+  std::string failure() const override { return m_failure; }
+
+ private:
+  bool start() {
+    if (m_child.pid > 0) return true;
+    if (!m_failure.empty()) return false;
+    auto child = detail::spawn_pipe_child(m_program, {"__summaries", m_repository.string()},
+                                          "the process that parses ahead");
+    if (!child) {
+      m_failure = child.error().message();
+      return false;
+    }
+    m_child = std::move(*child);
+    m_reader = std::thread([this] { read_replies(); });
+    for (const std::string& path : m_watched) send("watch " + path + "\n");
+    return m_child.pid > 0;
+  }
+
+  // Whether the helper still helps; stops it when the reader found it gone or unreadable.
+  bool check() {
+    if (m_child.pid <= 0) return false;
+    std::string ended;
+    {
+      const std::lock_guard lock(m_mutex);
+      ended = m_reader_failure;
+    }
+    if (ended.empty()) return true;
+    fail(ended);
+    return false;
+  }
+
+  // Gives the helper the commits up to a window past the one reached.
+  void top_up() {
+    while (m_child.pid > 0 && m_given < m_expected.size() && m_given < m_reached + k_window)
+      send("commit " + m_expected[m_given++].hex + "\n");
+  }
+
+  void send(const std::string& line) {
+    if (!detail::write_to_child(m_child.input.get(), line)) fail("it stopped reading");
+  }
+
+  // The reader thread: reads the helper's replies as they come, so that it never waits for the
+  // replay to read them (the window bounds what they take), until it ends.
+  void read_replies() {
+    std::string pending;  // read, not yet taken apart
+    char buffer[65536];
+    for (;;) {
+      const ssize_t n = ::read(m_child.output.get(), buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      const std::lock_guard lock(m_mutex);
+      if (n <= 0) {
+        if (m_reader_failure.empty()) m_reader_failure = "it ended";
+        m_arrived.notify_all();
+        return;
+      }
+      pending.append(buffer, static_cast<std::size_t>(n));
+      if (!parse(pending)) {
+        m_reader_failure = "it sent an unreadable line";
+        m_arrived.notify_all();
+        return;
+      }
+      m_arrived.notify_all();
+    }
+  }
+
+  // Takes the complete replies off `pending` (REQUIRES: m_mutex held); false on one it cannot read.
+  bool parse(std::string& pending) {
+    std::size_t at = 0;
+    for (;;) {
+      const auto end = pending.find('\n', at);
+      if (end == std::string::npos) break;
+      const std::string_view line(pending.data() + at, end - at);
+      if (line.starts_with("done ")) {
+        auto index = m_index.find(std::string(line.substr(5)));
+        if (index != m_index.end()) m_working_on = index->second + 1;
+        at = end + 1;
+        continue;
+      }
+      auto header = summary_header(line);
+      if (!header) return false;
+      const auto& [blob, characters, size] = *header;
+      if (pending.size() - (end + 1) < size) break;  // the rest of that pickle is still on its way
+      m_made_for[blob] = {m_working_on, PickledSummary{pending.substr(end + 1, size), characters}};
+      ++m_made;
+      at = end + 1 + size;
+    }
+    pending.erase(0, at);
+    return true;
+  }
+
+  struct Header {
+    std::string blob;
+    std::int64_t characters;
+    std::size_t size;
+  };
+  // "summary BLOB CHARACTERS SIZE".
+  static std::optional<Header> summary_header(std::string_view line) {
+    if (!line.starts_with("summary ")) return std::nullopt;
+    line.remove_prefix(8);
+    const auto space = line.find(' ');
+    if (space == std::string_view::npos) return std::nullopt;
+    Header header{std::string(line.substr(0, space)), 0, 0};
+    line.remove_prefix(space + 1);
+    const auto second = line.find(' ');
+    if (second == std::string_view::npos) return std::nullopt;
+    auto [p1, e1] = std::from_chars(line.data(), line.data() + second, header.characters);
+    auto [p2, e2] = std::from_chars(line.data() + second + 1, line.data() + line.size(), header.size);
+    if (e1 != std::errc() || e2 != std::errc() || p2 != line.data() + line.size()) return std::nullopt;
+    return header;
+  }
+
+  void fail(const std::string& why) {
+    m_failure = "the process that parses ahead stopped helping: " + why;
+    stop();
+    const std::lock_guard lock(m_mutex);
+    m_made_for.clear();
+  }
+
+  // Closes its stdin (it ends at that), and kills it if it does not end soon; then the reader
+  // thread sees its stdout end.
+  void stop() {
+    if (m_child.pid <= 0) return;
+    m_child.input.reset();
+    const auto deadline = std::chrono::steady_clock::now() + k_exit_grace;
+    int status = 0;
+    while (::waitpid(m_child.pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(m_child.pid, SIGKILL);
+        detail::reap(m_child.pid);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (m_reader.joinable()) m_reader.join();
+    m_child = {};
+  }
+
+  std::filesystem::path m_program;
+  std::filesystem::path m_repository;
+  detail::PipeChild m_child;
+  std::string m_failure;
+  std::unordered_set<std::string> m_watched;
+  std::vector<ObjectId> m_expected;
+  std::size_t m_reached = 0;     // the expected commit the replay is at
+  bool m_at_expected = false;    // whether the replay is at an expected commit (the last reach())
+  std::size_t m_given = 0;       // expected commits given to the helper
+  std::thread m_reader;
+  // What the reader thread shares with the replay's: the replies taken apart, and why it stopped.
+  mutable std::mutex m_mutex;
+  std::condition_variable m_arrived;  // a reply came, or the reader stopped
+  std::unordered_map<std::string, std::size_t> m_index;  // of each expected commit (written under m_mutex)
+  std::size_t m_working_on = 0;  // the expected commit the helper's next replies are for
+  // Summaries made, by blob: the expected commit they were made for, and the summary.
+  std::unordered_map<std::string, std::pair<std::size_t, PickledSummary>> m_made_for;
+  std::int64_t m_made = 0;
+  std::string m_reader_failure;
+  std::int64_t m_taken = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SummaryPrefetch> make_parse_ahead(const std::filesystem::path& program,
+                                                  const std::filesystem::path& repository) {
+  return std::make_unique<ParseAhead>(program, repository);
+}
+
+bool parse_ahead_pays() { return std::thread::hardware_concurrency() > 1; }
+
+}  // namespace aaw

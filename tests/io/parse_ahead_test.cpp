@@ -1,0 +1,128 @@
+// Parsing ahead in a real helper process (the built binary's `__summaries`): summaries made for the
+// commits expected arrive, are taken once, and a helper that is gone or talks nonsense stops
+// helping without stopping anything else.
+#include "aaw/io/parse_ahead.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "aaw/io/libgit2_mirror.hpp"
+#include "support/git_fixture.hpp"
+#include "support/temp_dir.hpp"
+
+namespace aaw {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ParseAheadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_repo.write_file("pkg/__init__.py", "from .a import *\n");
+    m_repo.write_file("pkg/a.py", "def f(x):\n    pass\n");
+    m_first = m_repo.commit("first");
+    for (int i = 1; i <= 3; ++i) {
+      m_repo.write_file("pkg/a.py", "def f(x, y=" + std::to_string(i) + "):\n    pass\n");
+      m_commits.push_back(ObjectId{m_repo.commit("a changes")});
+    }
+    auto mirror = open_mirror(m_repo.path().string(), m_dir.path() / "mirrors", {});
+    ASSERT_TRUE(mirror) << mirror.error().message();
+    m_mirror = std::move(*mirror);
+  }
+
+  ObjectId blob(const ObjectId& commit) { return *value(value(m_mirror->tree(commit))->find_blob("pkg/a.py")); }
+  template <class T>
+  static T value(Result<T> result) {
+    EXPECT_TRUE(result) << result.error().message();
+    return std::move(*result);
+  }
+
+  // take(blob) once the helper had time to make it (the port itself never waits for a commit it
+  // is not at).
+  static std::optional<PickledSummary> take_when_made(SummaryPrefetch& prefetch, const ObjectId& blob,
+                                                      std::int64_t made) {
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         prefetch.made() < made && std::chrono::steady_clock::now() < deadline;)
+      std::this_thread::sleep_for(10ms);
+    return prefetch.take(blob);
+  }
+
+  test::TempDir m_dir{"aaw-parse-ahead"};
+  test::GitFixture m_repo{m_dir.path() / "upstream"};
+  std::unique_ptr<GitMirror> m_mirror;
+  std::string m_first;
+  std::vector<ObjectId> m_commits;
+};
+
+TEST_F(ParseAheadTest, SummariesOfTheCommitsExpectedArriveAndAreTakenOnce) {
+  auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
+  prefetch->watch({"pkg/a.py", "pkg/__init__.py"});
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  prefetch->reach(m_commits[0]);
+  auto made = take_when_made(*prefetch, blob(m_commits[0]), 1);
+  ASSERT_TRUE(made.has_value()) << prefetch->failure();
+  EXPECT_GT(made->characters, 0);
+  EXPECT_NE(made->pickled.find("Scope"), std::string::npos) << "a pickle of aaw_summary.Scope";
+  EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value()) << "taken once";
+  prefetch->reach(m_commits[2]);
+  EXPECT_TRUE(take_when_made(*prefetch, blob(m_commits[2]), 3).has_value()) << prefetch->failure();
+  EXPECT_EQ(prefetch->made(), 3);
+  EXPECT_EQ(prefetch->taken(), 2);
+  EXPECT_EQ(prefetch->failure(), "");
+}
+
+TEST_F(ParseAheadTest, SummariesForCommitsPassedAreDropped) {
+  auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
+  prefetch->watch({"pkg/a.py"});
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  prefetch->reach(m_commits[0]);
+  for (auto deadline = std::chrono::steady_clock::now() + 30s;
+       prefetch->made() < 3 && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(10ms);
+  prefetch->reach(m_commits[2]);
+  EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value()) << "made for a commit the replay passed";
+  EXPECT_TRUE(prefetch->take(blob(m_commits[2])).has_value());
+}
+
+TEST_F(ParseAheadTest, AHelperThatCannotStartSaysWhyAndNothingIsTaken) {
+  auto prefetch = make_parse_ahead(m_dir.path() / "no-such-program", m_mirror->path());
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  prefetch->reach(m_commits[0]);
+  EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value());
+  EXPECT_NE(prefetch->failure().find("no-such-program"), std::string::npos) << prefetch->failure();
+}
+
+TEST_F(ParseAheadTest, AHelperThatSendsNonsenseIsStoppedAndSaysSo) {
+  const auto fake = m_dir.path() / "fake-helper";
+  std::ofstream(fake) << "#!/bin/sh\necho 'hello there'\ncat >/dev/null\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  auto prefetch = make_parse_ahead(fake, m_mirror->path());
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  for (auto deadline = std::chrono::steady_clock::now() + 30s;
+       prefetch->failure().empty() && std::chrono::steady_clock::now() < deadline;) {
+    prefetch->reach(m_commits[0]);
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(prefetch->failure(), "the process that parses ahead stopped helping: it sent an unreadable line");
+  EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value());
+}
+
+TEST_F(ParseAheadTest, AHelperThatDiesIsNoticed) {
+  const auto fake = m_dir.path() / "dying-helper";
+  std::ofstream(fake) << "#!/bin/sh\nexit 3\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  auto prefetch = make_parse_ahead(fake, m_mirror->path());
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  for (auto deadline = std::chrono::steady_clock::now() + 30s;
+       prefetch->failure().empty() && std::chrono::steady_clock::now() < deadline;) {
+    prefetch->reach(m_commits[0]);
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_NE(prefetch->failure().find("stopped helping"), std::string::npos) << prefetch->failure();
+}
+
+}  // namespace
+}  // namespace aaw
