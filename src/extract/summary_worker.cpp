@@ -120,7 +120,8 @@ class SummaryWorker {
 
 }  // namespace
 
-int run_summary_worker(GitMirror& repository, StaticExtractor& extractor, std::istream& in, std::ostream& out) {
+int run_summary_worker(GitMirror& repository, StaticExtractor& extractor, std::istream& in,
+                       std::ostream& out) {
   SummaryWorker worker(repository, extractor, out);
   for (std::string line; std::getline(in, line);) {
     if (!worker.command(line)) return 2;

@@ -166,14 +166,9 @@ class Libgit2SourceTree final : public SourceTree {
   Libgit2SourceTree(std::shared_ptr<Session> session, TreePtr tree)
       : m_session(std::move(session)), m_tree(std::move(tree)) {}
 
+  // Trees are directories and commits are submodules: neither is a file we could read.
   Result<std::optional<ObjectId>> find_blob(std::string_view path) override {
-    auto [dir, name] = split_tree_path(path);
-    auto parent = directory(dir);
-    if (!parent) return parent.error();
-    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
-    // Trees are directories and commits are submodules: neither is a file we could read.
-    if (entry == nullptr || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<ObjectId>();
-    return std::optional<ObjectId>(to_object_id(git_tree_entry_id(entry)));
+    return id_of_entry(path, GIT_OBJECT_BLOB);
   }
 
   Result<bool> is_directory(std::string_view path) override {
@@ -190,12 +185,7 @@ class Libgit2SourceTree final : public SourceTree {
   // of every watched directory at every commit, and most are not descended into).
   Result<std::optional<ObjectId>> directory_id(std::string_view dir) override {
     if (dir.empty()) return std::optional<ObjectId>(to_object_id(git_tree_id(m_tree.get())));
-    auto [parent_dir, name] = split_tree_path(dir);
-    auto parent = directory(parent_dir);
-    if (!parent) return parent.error();
-    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
-    if (entry == nullptr || git_tree_entry_type(entry) != GIT_OBJECT_TREE) return std::optional<ObjectId>();
-    return std::optional<ObjectId>(to_object_id(git_tree_entry_id(entry)));
+    return id_of_entry(dir, GIT_OBJECT_TREE);
   }
 
   Result<std::vector<std::string>> changed_entries(const ObjectId& before, const ObjectId& after) override;
@@ -209,12 +199,11 @@ class Libgit2SourceTree final : public SourceTree {
     if (dir.empty()) return static_cast<const git_tree*>(m_tree.get());
     if (auto it = m_directories.find(dir); it != m_directories.end())
       return static_cast<const git_tree*>(it->second.get());
-    auto [parent_dir, name] = split_tree_path(dir);
-    auto parent = directory(parent_dir);
-    if (!parent) return parent.error();
+    auto found = entry_of_type(dir, GIT_OBJECT_TREE);
+    if (!found) return found.error();
+    const git_tree_entry* entry = *found;
     TreePtr subtree;
-    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
-    if (entry != nullptr && git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+    if (entry != nullptr) {
       git_tree* raw = nullptr;
       if (git_tree_lookup(&raw, git_tree_owner(m_tree.get()), git_tree_entry_id(entry)) < 0) {
         return git_failure(ErrorCode::not_found, "cannot read " + in_quotes(dir) + " from tree " +
@@ -223,6 +212,22 @@ class Libgit2SourceTree final : public SourceTree {
       subtree.reset(raw);
     }
     return static_cast<const git_tree*>(m_directories.emplace(dir, std::move(subtree)).first->second.get());
+  }
+
+  // The entry at `path` when it is of `type`; nullptr when nothing, or something else, is there.
+  Result<const git_tree_entry*> entry_of_type(std::string_view path, git_object_t type) {
+    auto [dir, name] = split_tree_path(path);
+    auto parent = directory(dir);
+    if (!parent) return parent.error();
+    const git_tree_entry* entry = *parent ? git_tree_entry_byname(*parent, name.c_str()) : nullptr;
+    return entry != nullptr && git_tree_entry_type(entry) == type ? entry : nullptr;
+  }
+
+  Result<std::optional<ObjectId>> id_of_entry(std::string_view path, git_object_t type) {
+    auto entry = entry_of_type(path, type);
+    if (!entry) return entry.error();
+    if (*entry == nullptr) return std::optional<ObjectId>();
+    return std::optional<ObjectId>(to_object_id(git_tree_entry_id(*entry)));
   }
 
   std::shared_ptr<Session> m_session;  // first: outlives the trees

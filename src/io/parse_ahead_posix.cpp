@@ -1,5 +1,3 @@
-#include "aaw/io/parse_ahead.hpp"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "aaw/io/parse_ahead.hpp"
 #include "pipe_child_posix.hpp"
 
 namespace aaw {
@@ -93,8 +92,9 @@ class ParseAhead final : public SummaryPrefetch {
       const bool settled = m_arrived.wait_for(lock, k_wait_for_current, [&] {
         return m_made_for.contains(blob.hex) || m_working_on != m_reached || !m_reader_failure.empty();
       });
-      if (!settled) m_reader_failure = "it made no progress on one commit for " +
-                                       std::to_string(k_wait_for_current.count()) + " s";
+      if (!settled)
+        m_reader_failure =
+            "it made no progress on one commit for " + std::to_string(k_wait_for_current.count()) + " s";
       found = m_made_for.find(blob.hex);
     }
     if (found == m_made_for.end()) return std::nullopt;
@@ -252,13 +252,13 @@ class ParseAhead final : public SummaryPrefetch {
   std::string m_failure;
   std::unordered_set<std::string> m_watched;
   std::vector<ObjectId> m_expected;
-  std::size_t m_reached = 0;     // the expected commit the replay is at
-  bool m_at_expected = false;    // whether the replay is at an expected commit (the last reach())
-  std::size_t m_given = 0;       // expected commits given to the helper
+  std::size_t m_reached = 0;   // the expected commit the replay is at
+  bool m_at_expected = false;  // whether the replay is at an expected commit (the last reach())
+  std::size_t m_given = 0;     // expected commits given to the helper
   std::thread m_reader;
   // What the reader thread shares with the replay's: the replies taken apart, and why it stopped.
   mutable std::mutex m_mutex;
-  std::condition_variable m_arrived;  // a reply came, or the reader stopped
+  std::condition_variable m_arrived;                     // a reply came, or the reader stopped
   std::unordered_map<std::string, std::size_t> m_index;  // of each expected commit (written under m_mutex)
   std::size_t m_working_on = 0;  // the expected commit the helper's next replies are for
   // Summaries made, by blob: the expected commit they were made for, and the summary.

@@ -72,10 +72,11 @@ TEST_F(SummaryWorkerTest, ParsesEachWatchedFileWhereItChangesOncePerBlob) {
   m_repo.write_file("pkg/a.py", "def f(x):\n    pass\n");
   const std::string back = m_repo.commit("a as it was");
   ASSERT_TRUE(m_mirror->fetch());
-  auto got = run("base " + m_first + "\nwatch pkg/a.py\nwatch pkg/__init__.py\ncommit " + edits_a + "\ncommit " +
-                 docs + "\ncommit " + back + "\n");
-  EXPECT_EQ(got, (std::vector<std::string>{"summary " + blob(edits_a, "pkg/a.py"), "done " + edits_a,
-                                           "done " + docs, "summary " + blob(back, "pkg/a.py"), "done " + back}));
+  auto got = run("base " + m_first + "\nwatch pkg/a.py\nwatch pkg/__init__.py\ncommit " + edits_a +
+                 "\ncommit " + docs + "\ncommit " + back + "\n");
+  EXPECT_EQ(got,
+            (std::vector<std::string>{"summary " + blob(edits_a, "pkg/a.py"), "done " + edits_a,
+                                      "done " + docs, "summary " + blob(back, "pkg/a.py"), "done " + back}));
 }
 
 TEST_F(SummaryWorkerTest, ABlobSentOnceIsNotSentAgain) {
@@ -83,8 +84,8 @@ TEST_F(SummaryWorkerTest, ABlobSentOnceIsNotSentAgain) {
   const std::string edits_a = m_repo.commit("a changes");
   ASSERT_TRUE(m_mirror->fetch());
   // From the first commit back and forth: the first version was sent at the first step.
-  auto got = run("base " + edits_a + "\nwatch pkg/a.py\ncommit " + m_first + "\ncommit " + edits_a + "\ncommit " +
-                 m_first + "\n");
+  auto got = run("base " + edits_a + "\nwatch pkg/a.py\ncommit " + m_first + "\ncommit " + edits_a +
+                 "\ncommit " + m_first + "\n");
   EXPECT_EQ(got, (std::vector<std::string>{"summary " + blob(m_first, "pkg/a.py"), "done " + m_first,
                                            "summary " + blob(edits_a, "pkg/a.py"), "done " + edits_a,
                                            "done " + m_first}));

@@ -33,21 +33,41 @@ class ParseAheadTest : public ::testing::Test {
     m_mirror = std::move(*mirror);
   }
 
-  ObjectId blob(const ObjectId& commit) { return *value(value(m_mirror->tree(commit))->find_blob("pkg/a.py")); }
+  ObjectId blob(const ObjectId& commit) {
+    return *value(value(m_mirror->tree(commit))->find_blob("pkg/a.py"));
+  }
   template <class T>
   static T value(Result<T> result) {
     EXPECT_TRUE(result) << result.error().message();
     return std::move(*result);
   }
 
-  // take(blob) once the helper had time to make it (the port itself never waits for a commit it
+  // Polls `done` (30 s at most): the helper works at its own pace.
+  template <class Done>
+  static void wait_until(Done done) {
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         !done() && std::chrono::steady_clock::now() < deadline;)
+      std::this_thread::sleep_for(10ms);
+  }
+  // take(blob) once the helper made `made` summaries (the port itself never waits for a commit it
   // is not at).
   static std::optional<PickledSummary> take_when_made(SummaryPrefetch& prefetch, const ObjectId& blob,
                                                       std::int64_t made) {
-    for (auto deadline = std::chrono::steady_clock::now() + 30s;
-         prefetch.made() < made && std::chrono::steady_clock::now() < deadline;)
-      std::this_thread::sleep_for(10ms);
+    wait_until([&] { return prefetch.made() >= made; });
     return prefetch.take(blob);
+  }
+  // A helper that is this shell script, expecting the commits, once it stopped helping.
+  std::unique_ptr<SummaryPrefetch> failed_fake(const std::string& script) {
+    const auto fake = m_dir.path() / "fake-helper";
+    std::ofstream(fake) << "#!/bin/sh\n" << script;
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+    auto prefetch = make_parse_ahead(fake, m_mirror->path());
+    prefetch->expect(ObjectId{m_first}, m_commits);
+    wait_until([&] {
+      prefetch->reach(m_commits[0]);
+      return !prefetch->failure().empty();
+    });
+    return prefetch;
   }
 
   test::TempDir m_dir{"aaw-parse-ahead"};
@@ -79,9 +99,7 @@ TEST_F(ParseAheadTest, SummariesForCommitsPassedAreDropped) {
   prefetch->watch({"pkg/a.py"});
   prefetch->expect(ObjectId{m_first}, m_commits);
   prefetch->reach(m_commits[0]);
-  for (auto deadline = std::chrono::steady_clock::now() + 30s;
-       prefetch->made() < 3 && std::chrono::steady_clock::now() < deadline;)
-    std::this_thread::sleep_for(10ms);
+  wait_until([&] { return prefetch->made() >= 3; });
   prefetch->reach(m_commits[2]);
   EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value()) << "made for a commit the replay passed";
   EXPECT_TRUE(prefetch->take(blob(m_commits[2])).has_value());
@@ -96,31 +114,14 @@ TEST_F(ParseAheadTest, AHelperThatCannotStartSaysWhyAndNothingIsTaken) {
 }
 
 TEST_F(ParseAheadTest, AHelperThatSendsNonsenseIsStoppedAndSaysSo) {
-  const auto fake = m_dir.path() / "fake-helper";
-  std::ofstream(fake) << "#!/bin/sh\necho 'hello there'\ncat >/dev/null\n";
-  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
-  auto prefetch = make_parse_ahead(fake, m_mirror->path());
-  prefetch->expect(ObjectId{m_first}, m_commits);
-  for (auto deadline = std::chrono::steady_clock::now() + 30s;
-       prefetch->failure().empty() && std::chrono::steady_clock::now() < deadline;) {
-    prefetch->reach(m_commits[0]);
-    std::this_thread::sleep_for(10ms);
-  }
+  auto prefetch = failed_fake("echo 'hello there'\ncat >/dev/null\n");
   EXPECT_EQ(prefetch->failure(), "the process that parses ahead stopped helping: it sent an unreadable line");
   EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value());
 }
 
 TEST_F(ParseAheadTest, AHelperThatDiesIsNoticed) {
-  const auto fake = m_dir.path() / "dying-helper";
-  std::ofstream(fake) << "#!/bin/sh\nexit 3\n";
-  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
-  auto prefetch = make_parse_ahead(fake, m_mirror->path());
-  prefetch->expect(ObjectId{m_first}, m_commits);
-  for (auto deadline = std::chrono::steady_clock::now() + 30s;
-       prefetch->failure().empty() && std::chrono::steady_clock::now() < deadline;) {
-    prefetch->reach(m_commits[0]);
-    std::this_thread::sleep_for(10ms);
-  }
+  auto prefetch = failed_fake("exit 3\n");
+  // Seen as its stdout ending, or as its stdin no longer read, whichever comes first.
   EXPECT_NE(prefetch->failure().find("stopped helping"), std::string::npos) << prefetch->failure();
 }
 

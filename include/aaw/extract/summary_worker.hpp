@@ -22,6 +22,7 @@ namespace aaw {
 
 // Serves commands until `in` ends; returns the process exit code (0, or 2 for a command it cannot
 // read, or when `out` cannot be written).
-int run_summary_worker(GitMirror& repository, StaticExtractor& extractor, std::istream& in, std::ostream& out);
+int run_summary_worker(GitMirror& repository, StaticExtractor& extractor, std::istream& in,
+                       std::ostream& out);
 
 }  // namespace aaw
