@@ -74,13 +74,16 @@ class SummaryWorker {
     return static_cast<bool>(m_out);
   }
 
+  // One at a time, each sent as soon as it is made: the replay may be waiting for it.
   void send(const std::vector<ObjectId>& blobs) {
-    auto made = m_extractor.pickled_summaries(*m_tree, blobs);
-    if (!made) return;  // the main process parses them itself
-    if (m_sent.size() + made->size() > k_sent_limit) m_sent.clear();
-    for (const auto& [blob, summary] : *made) {
+    for (const ObjectId& blob : blobs) {
+      auto made = m_extractor.pickled_summaries(*m_tree, {blob});
+      if (!made || made->empty()) continue;  // the main process parses it itself
+      if (m_sent.size() >= k_sent_limit) m_sent.clear();
+      const PickledSummary& summary = made->front().second;
       m_out << "summary " << blob.hex << ' ' << summary.characters << ' ' << summary.pickled.size() << '\n';
       m_out.write(summary.pickled.data(), static_cast<std::streamsize>(summary.pickled.size()));
+      m_out.flush();
       m_sent.insert(blob.hex);
     }
   }

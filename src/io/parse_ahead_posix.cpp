@@ -24,9 +24,12 @@ namespace {
 // Commits the helper is given ahead of the replay. The summaries it made for them wait here until
 // the replay reaches them: this bounds the memory they take.
 constexpr std::size_t k_window = 64;
-// How long the replay waits for a summary the helper is making for the commit the replay is at
-// (it would only parse the same module itself meanwhile). A helper that takes longer is stopped.
-constexpr auto k_wait_for_current = std::chrono::seconds(5);
+// How long the replay waits for a summary the helper may be making right now, for the commit the
+// replay is at, before it parses the module itself: about what a large module takes to parse.
+// When the helper is slower than the replay, it only loses that.
+constexpr auto k_wait_for_current = std::chrono::milliseconds(30);
+// A helper that was given commits and sent nothing for this long is stopped.
+constexpr auto k_silence_limit = std::chrono::seconds(10);
 // How long a helper asked to finish (its stdin closed) may take before it is killed.
 constexpr auto k_exit_grace = std::chrono::milliseconds(1000);
 
@@ -88,13 +91,12 @@ class ParseAhead final : public SummaryPrefetch {
     auto found = m_made_for.find(blob.hex);
     if (found == m_made_for.end() && m_at_expected && m_working_on == m_reached && m_reader_failure.empty() &&
         m_child.pid > 0) {
-      // The helper is at this very commit: what it is parsing is likely this module.
+      // The helper is at this very commit: what it is parsing may well be this module.
       const bool settled = m_arrived.wait_for(lock, k_wait_for_current, [&] {
         return m_made_for.contains(blob.hex) || m_working_on != m_reached || !m_reader_failure.empty();
       });
-      if (!settled)
-        m_reader_failure =
-            "it made no progress on one commit for " + std::to_string(k_wait_for_current.count()) + " s";
+      if (!settled && std::chrono::steady_clock::now() - m_last_reply > k_silence_limit)
+        m_reader_failure = "it sent nothing for " + std::to_string(k_silence_limit.count()) + " s";
       found = m_made_for.find(blob.hex);
     }
     if (found == m_made_for.end()) return std::nullopt;
@@ -122,6 +124,7 @@ class ParseAhead final : public SummaryPrefetch {
       return false;
     }
     m_child = std::move(*child);
+    m_last_reply = std::chrono::steady_clock::now();
     m_reader = std::thread([this] { read_replies(); });
     for (const std::string& path : m_watched) send("watch " + path + "\n");
     return m_child.pid > 0;
@@ -165,6 +168,7 @@ class ParseAhead final : public SummaryPrefetch {
         return;
       }
       pending.append(buffer, static_cast<std::size_t>(n));
+      m_last_reply = std::chrono::steady_clock::now();
       if (!parse(pending)) {
         m_reader_failure = "it sent an unreadable line";
         m_arrived.notify_all();
@@ -265,6 +269,7 @@ class ParseAhead final : public SummaryPrefetch {
   std::unordered_map<std::string, std::pair<std::size_t, PickledSummary>> m_made_for;
   std::int64_t m_made = 0;
   std::string m_reader_failure;
+  std::chrono::steady_clock::time_point m_last_reply;  // when the helper last wrote anything
   std::int64_t m_taken = 0;
 };
 

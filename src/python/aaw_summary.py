@@ -477,7 +477,7 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
         events += _events_of(summary, name)
     events.sort(key=lambda event: event[0])
     parts = [(name, text) for _, name, text in events]
-    parts.append(("__all__", repr(summary.all_names), summary.all_dynamic, bool(summary.dynamic)))
+    parts.append(("__all__", _all_repr(summary), summary.all_dynamic, bool(summary.dynamic)))
     for name in sorted(n for n in wanted if n.startswith(_BODY)):
         parts.append((name, [(b.returns_first_argument, b.replaces_without_wraps)
                              for _, b in summary.bindings.get(name[len(_BODY):], ()) if isinstance(b, Def)]))
@@ -509,8 +509,8 @@ def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailu
         return None
     if pseudo and _hooks_part(old) != _hooks_part(new):
         return None
-    if (repr(old.all_names), old.all_dynamic, bool(old.dynamic)) != \
-            (repr(new.all_names), new.all_dynamic, bool(new.dynamic)):
+    if (_all_repr(old), old.all_dynamic, bool(old.dynamic)) != \
+            (_all_repr(new), new.all_dynamic, bool(new.dynamic)):
         return None
     kept = [text for _, _, text in _events_of(old, "*")]
     added = set()
@@ -525,6 +525,13 @@ def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailu
     if _sequence(old, names, ()) != _sequence(new, names, added):
         return None
     return [star for index, star in new.stars if index in added]
+
+
+def _all_repr(summary: "Scope") -> str:
+    """__all__'s names in a digest: sorted, since a set's order is not the same from one process to
+    another (string hashes are salted per process), and a summary may be made in the process that
+    parses ahead."""
+    return repr(None if summary.all_names is None else sorted(summary.all_names))
 
 
 def _hooks_part(summary: "Scope") -> tuple:

@@ -1,5 +1,8 @@
 """aaw_summary: the binding model of a module, its digests and its cache."""
 
+import os
+import subprocess
+import sys
 import unittest
 
 import aaw_summary
@@ -306,6 +309,23 @@ class MadeAheadTest(unittest.TestCase):
         adopted = aaw_summary.summary_of("bad", None, lambda _: {"pickled": pickled, "characters": characters})
         self.assertIsInstance(adopted, aaw_summary.ParseFailure)
         self.assertEqual(adopted.digest, aaw_summary.summarize(text).digest)
+
+    def test_a_summary_made_in_another_process_digests_as_one_made_here(self):
+        # String hashes are salted per process, so a set (__all__'s names) iterates in another
+        # order there, and unpickled here, where its names collide, it keeps some of that order:
+        # nothing of a digest may depend on it.
+        names = ["alpha"] + ["name_%d" % i for i in range(300)]
+        text = "__all__ = %r\nfrom .impl import *\ndef alpha(a):\n    pass\n" % names
+        made = subprocess.run(
+            [sys.executable, "-c", "import sys, aaw_summary; "
+             "sys.stdout.buffer.write(aaw_summary.pickled_summary('b', lambda _: sys.stdin.read())[0])"],
+            input=text.encode(), capture_output=True, check=True,
+            env=dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=os.pathsep.join(sys.path))).stdout
+        there = aaw_summary.summary_of("b", None, lambda _: {"pickled": made, "characters": len(text)})
+        here = aaw_summary.summarize(text)
+        for names in (["alpha"], ["missing"], ["alpha", "zeta"], [aaw_summary.HOOKS, "alpha"]):
+            self.assertEqual(aaw_summary.digest(there, names), aaw_summary.digest(here, names), names)
+        self.assertEqual(aaw_summary.outline(there), aaw_summary.outline(here))
 
     def test_a_damaged_one_is_parsed_here_from_the_skeleton_asked_again(self):
         answers = [{"pickled": b"not a pickle", "characters": 5}, skeleton(DECORATORS, [1, 5, 9])]
