@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -145,8 +146,14 @@ class ParseAhead final : public SummaryPrefetch {
 
   // Gives the helper the commits up to a window past the one reached.
   void top_up() {
-    while (m_child.pid > 0 && m_given < m_expected.size() && m_given < m_reached + k_window)
-      send("commit " + m_expected[m_given++].hex + "\n");
+    const std::size_t target = std::min(m_expected.size(), m_reached + k_window);
+    if (m_child.pid <= 0 || m_given >= target) return;
+    {
+      // A helper that had nothing to do was silent for good reason: its silence counts from now.
+      const std::lock_guard lock(m_mutex);
+      if (m_working_on >= m_given) m_last_reply = std::chrono::steady_clock::now();
+    }
+    while (m_child.pid > 0 && m_given < target) send("commit " + m_expected[m_given++].hex + "\n");
   }
 
   void send(const std::string& line) {

@@ -105,6 +105,21 @@ TEST_F(ParseAheadTest, SummariesForCommitsPassedAreDropped) {
   EXPECT_TRUE(prefetch->take(blob(m_commits[2])).has_value());
 }
 
+TEST_F(ParseAheadTest, RestStopsTheHelperAndTheNextRangeStartsItAgain) {
+  auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
+  prefetch->watch({"pkg/a.py"});
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  prefetch->reach(m_commits[0]);
+  wait_until([&] { return prefetch->made() >= 3; });
+  prefetch->rest();
+  EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value()) << "what it made goes with it";
+  // A new range: a new helper, which knows nothing of what the last one sent.
+  prefetch->expect(ObjectId{m_commits[0]}, {m_commits[1], m_commits[2]});
+  prefetch->reach(m_commits[1]);
+  EXPECT_TRUE(take_when_made(*prefetch, blob(m_commits[1]), 4).has_value()) << prefetch->failure();
+  EXPECT_EQ(prefetch->failure(), "");
+}
+
 TEST_F(ParseAheadTest, AHelperThatCannotStartSaysWhyAndNothingIsTaken) {
   auto prefetch = make_parse_ahead(m_dir.path() / "no-such-program", m_mirror->path());
   prefetch->expect(ObjectId{m_first}, m_commits);
