@@ -56,6 +56,15 @@ class ParseAheadTest : public ::testing::Test {
     wait_until([&] { return prefetch.made() >= made; });
     return prefetch.take(blob);
   }
+  // The real helper watching pkg/a.py, given every commit, once it made all three summaries.
+  std::unique_ptr<SummaryPrefetch> helper_with_all_made() {
+    auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
+    prefetch->watch({"pkg/a.py"});
+    prefetch->expect(ObjectId{m_first}, m_commits);
+    prefetch->reach(m_commits[0]);
+    wait_until([&] { return prefetch->made() >= 3; });
+    return prefetch;
+  }
   // A helper that is this shell script, expecting the commits, once it stopped helping.
   std::unique_ptr<SummaryPrefetch> failed_fake(const std::string& script) {
     const auto fake = m_dir.path() / "fake-helper";
@@ -95,22 +104,14 @@ TEST_F(ParseAheadTest, SummariesOfTheCommitsExpectedArriveAndAreTakenOnce) {
 }
 
 TEST_F(ParseAheadTest, SummariesForCommitsPassedAreDropped) {
-  auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
-  prefetch->watch({"pkg/a.py"});
-  prefetch->expect(ObjectId{m_first}, m_commits);
-  prefetch->reach(m_commits[0]);
-  wait_until([&] { return prefetch->made() >= 3; });
+  auto prefetch = helper_with_all_made();
   prefetch->reach(m_commits[2]);
   EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value()) << "made for a commit the replay passed";
   EXPECT_TRUE(prefetch->take(blob(m_commits[2])).has_value());
 }
 
 TEST_F(ParseAheadTest, RestStopsTheHelperAndTheNextRangeStartsItAgain) {
-  auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
-  prefetch->watch({"pkg/a.py"});
-  prefetch->expect(ObjectId{m_first}, m_commits);
-  prefetch->reach(m_commits[0]);
-  wait_until([&] { return prefetch->made() >= 3; });
+  auto prefetch = helper_with_all_made();
   prefetch->rest();
   EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value()) << "what it made goes with it";
   // A new range: a new helper, which knows nothing of what the last one sent.
