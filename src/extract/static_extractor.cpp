@@ -366,29 +366,20 @@ Result<ParseStats> StaticExtractor::parse_stats() {
     return malformed("no object of counters").context("reading the parser's counters");
   return ParseStats{
       answer->value("parses", std::int64_t{0}), answer->value("distinct_blobs", std::int64_t{0}),
-      answer->value("skeletons", std::int64_t{0}), answer->value("bodies_parsed", std::int64_t{0}),
-      answer->value("adopted", std::int64_t{0})};
+      answer->value("skeletons", std::int64_t{0}), answer->value("bodies_parsed", std::int64_t{0})};
 }
 
-Result<std::vector<std::pair<ObjectId, PickledSummary>>> StaticExtractor::pickled_summaries(
-    SourceTree& tree, const std::vector<ObjectId>& blobs) {
-  Json ids = Json::array();
-  for (const ObjectId& blob : blobs) ids.push_back(blob.hex);
-  auto answer = m_python.call("aaw_static", "pickled_summaries", with_options({{"blobs", std::move(ids)}}),
-                              tree_callbacks(tree));
-  if (!answer) return answer.error().context("parsing ahead");
-  if (!answer->is_array()) return malformed("no list of summaries").context("parsing ahead");
-  std::vector<std::pair<ObjectId, PickledSummary>> out;
-  for (const Json& made : *answer) {
-    if (!made.is_object() || !made.contains("pickled") || !made["pickled"].is_binary() ||
-        !made.value("blob", Json()).is_string())
-      continue;  // not made (unreadable): the main interpreter parses that one itself
-    const auto& bytes = made["pickled"].get_binary();
-    out.emplace_back(
-        ObjectId{made["blob"].get<std::string>()},
-        PickledSummary{std::string(bytes.begin(), bytes.end()), made.value("characters", std::int64_t{0})});
-  }
-  return out;
+Result<std::optional<PickledSummary>> StaticExtractor::pickled_summary(SourceTree& tree,
+                                                                       const ObjectId& blob) {
+  auto made = m_python.call("aaw_static", "pickled_summary", with_options({{"blob", blob.hex}}),
+                            tree_callbacks(tree));
+  if (!made) return made.error().context("parsing ahead");
+  if (!made->is_object()) return malformed("no summary object").context("parsing ahead");
+  if (!made->contains("pickled") || !(*made)["pickled"].is_binary())
+    return std::optional<PickledSummary>();  // unreadable: the daemon parses that one itself
+  const auto& bytes = (*made)["pickled"].get_binary();
+  return std::optional<PickledSummary>(
+      PickledSummary{std::string(bytes.begin(), bytes.end()), made->value("characters", std::int64_t{0})});
 }
 
 Result<std::vector<std::optional<SourceLocation>>> StaticExtractor::locate(

@@ -389,10 +389,11 @@ void IncrementalStaticSource::start_prefetch_after(const ObjectId& commit) {
   m_expected_first.clear();
   auto at = std::find(commits.begin(), commits.end(), commit);
   if (at == commits.end() || m_entry_watchers.empty()) return;
-  tell_prefetch();
   m_prefetch->expect(commit, std::vector<ObjectId>(at + 1, commits.end()));
 }
 
+// An entry's key stays in m_entry_watchers until reindex clears the whole index (which sets
+// m_entries_told back to 0), so a size that changed means new entries.
 void IncrementalStaticSource::tell_prefetch() {
   if (!m_prefetch || m_entry_watchers.size() == m_entries_told) return;
   m_entries_told = m_entry_watchers.size();
@@ -427,7 +428,7 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
   reindex(commit, functions, indexed);
   if (m_prefetch) {
     tell_prefetch();
-    start_prefetch_after(commit);
+    start_prefetch_after(commit);  // with the files told just now
   }
   return states;
 }
@@ -482,6 +483,7 @@ void IncrementalStaticSource::reindex(const ObjectId& commit, const std::vector<
     m_last_functions = functions;
     m_dir_watchers.clear();
     m_entry_watchers.clear();
+    m_entries_told = 0;
     m_positions.assign(functions.size(), nullptr);
     std::map<const Memo*, std::size_t> seen;
     for (std::size_t i = 0; i < functions.size(); ++i) {
@@ -492,6 +494,7 @@ void IncrementalStaticSource::reindex(const ObjectId& commit, const std::vector<
         m_positions.clear();
         m_dir_watchers.clear();
         m_entry_watchers.clear();
+        m_entries_told = 0;
         return;
       }
       m_positions[i] = &found->second;

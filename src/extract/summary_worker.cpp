@@ -77,10 +77,10 @@ class SummaryWorker {
   // One at a time, each sent as soon as it is made: the replay may be waiting for it.
   void send(const std::vector<ObjectId>& blobs) {
     for (const ObjectId& blob : blobs) {
-      auto made = m_extractor.pickled_summaries(*m_tree, {blob});
-      if (!made || made->empty()) continue;  // the main process parses it itself
+      auto made = m_extractor.pickled_summary(*m_tree, blob);
+      if (!made || !*made) continue;  // the main process parses it itself
       if (m_sent.size() >= k_sent_limit) m_sent.clear();
-      const PickledSummary& summary = made->front().second;
+      const PickledSummary& summary = **made;
       m_out << "summary " << blob.hex << ' ' << summary.characters << ' ' << summary.pickled.size() << '\n';
       m_out.write(summary.pickled.data(), static_cast<std::streamsize>(summary.pickled.size()));
       m_out.flush();

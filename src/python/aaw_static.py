@@ -105,20 +105,16 @@ def module_outlines(args: Dict[str, Any], host: Any) -> List[Any]:
             for blob in args.get("blobs", [])]
 
 
-def pickled_summaries(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
-    """For the process that parses ahead (include/aaw/core/summary_prefetch.hpp): per blob of
-    args["blobs"], {"blob", "pickled": bytes, "characters"} (aaw_summary.pickled_summary), or
-    {"blob", "error"} when it cannot be read: the main interpreter then parses it itself."""
-    out = []
-    read_skeleton = getattr(host, "read_skeleton", None)
-    for blob in args.get("blobs", []):
-        try:
-            pickled, characters = aaw_summary.pickled_summary(blob, host.read_blob, read_skeleton)
-        except Exception as error:  # pylint: disable=broad-except  (that blob is parsed in the main one)
-            out.append({"blob": blob, "error": "%s: %s" % (type(error).__name__, error)})
-            continue
-        out.append({"blob": blob, "pickled": pickled, "characters": characters})
-    return out
+def pickled_summary(args: Dict[str, Any], host: Any) -> Dict[str, Any]:
+    """For the process that parses ahead (include/aaw/core/summary_prefetch.hpp): {"pickled": bytes,
+    "characters"} of args["blob"] (aaw_summary.pickled_summary), or {"error"} when it cannot be
+    read: the main interpreter then parses it itself."""
+    try:
+        pickled, characters = aaw_summary.pickled_summary(args["blob"], host.read_blob,
+                                                          getattr(host, "read_skeleton", None))
+    except Exception as error:  # pylint: disable=broad-except  (that blob is parsed in the main one)
+        return {"error": "%s: %s" % (type(error).__name__, error)}
+    return {"pickled": pickled, "characters": characters}
 
 
 @_profiled

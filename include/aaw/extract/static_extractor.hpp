@@ -70,7 +70,6 @@ struct ParseStats {
   std::int64_t distinct_blobs = 0;  // among them
   std::int64_t skeletons = 0;       // of those parses, skeletons (function bodies blanked)
   std::int64_t bodies_parsed = 0;   // function bodies parsed on their own to check a skeleton
-  std::int64_t adopted = 0;         // summaries parsed ahead in another process and adopted, not parsed
 };
 
 class StaticExtractor {
@@ -123,10 +122,9 @@ class StaticExtractor {
   // Summaries parsed ahead come from `prefetch` when it has them (nullptr: none; it must outlive
   // this extractor's calls).
   void set_prefetch(SummaryPrefetch* prefetch) { m_prefetch = prefetch; }
-  // For the process that parses ahead: each blob's summary pickled (aaw_static.pickled_summaries),
-  // those that cannot be read left out.
-  Result<std::vector<std::pair<ObjectId, PickledSummary>>> pickled_summaries(
-      SourceTree& tree, const std::vector<ObjectId>& blobs);
+  // For the process that parses ahead: the blob's summary pickled (aaw_static.pickled_summary);
+  // nullopt when it cannot be read (the daemon then parses it itself).
+  Result<std::optional<PickledSummary>> pickled_summary(SourceTree& tree, const ObjectId& blob);
 
   // Where each function is defined in `tree` (src/python/aaw_static.py locate_all): nullopt for
   // one that resolves to no def. An Error means the Python helper itself failed.
