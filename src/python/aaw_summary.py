@@ -173,6 +173,8 @@ def clear_cache() -> None:
     global _cached_bytes
     _summaries.clear()
     _verified.clear()
+    _parsed_headers.clear()
+    _header_dumps.clear()
     _cached_bytes = 0
 
 
@@ -212,15 +214,20 @@ def _count_parse(blob: str, adopted: bool = False) -> None:
 
 
 class Def:
-    __slots__ = ("name", "line", "index", "args", "returns", "decorators", "decorator_parts", "mangle",
-                 "replaces_without_wraps", "_returned")
+    __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts", "mangle",
+                 "replaces_without_wraps", "returns_first_argument")
 
-    def __init__(self, node, index=0, mangle=None, facts=None):
+    def __init__(self, node, index=0, mangle=None, facts=None, header=None):
         self.name = node.name
         self.line = node.lineno
         self.index = index
-        self.args = node.args
-        self.returns = node.returns
+        # The def's own source text, from `def` (or `async`) to its body (Collector._header), when
+        # it reads back alone: then its arguments are not pickled but parsed again from it when
+        # asked (args, returns), and what a digest renders of them is shared by every summary with
+        # the same header (_def_dump). None: the nodes are kept and pickled.
+        self.header = header
+        self._args = node.args
+        self._returns = node.returns
         self.decorators = [_decorator_name(d) for d in node.decorator_list]
         # (dotted parts or None, whether it is called: `@deco(...)`), to resolve them.
         self.decorator_parts = [_decorator_parts(d) for d in node.decorator_list]
@@ -228,15 +235,65 @@ class Def:
         # What the body says, read from `node`, or for a def of a skeleton (whose node has no
         # body) from its blanked body when it was checked (`facts`). replaces_without_wraps: as a
         # decorator, it returns a new function that does not copy the one it wraps (no
-        # functools.wraps), so what callers meet is that function's signature. _returned: the name
-        # every return gives back, if one.
-        self.replaces_without_wraps, self._returned = _body_facts(node) if facts is None else facts
+        # functools.wraps), so what callers meet is that function's signature.
+        # returns_first_argument: every return gives back its first argument (a class
+        # "decorator" called as X = f(X)).
+        self.replaces_without_wraps, returned = _body_facts(node) if facts is None else facts
+        positional = node.args.posonlyargs + node.args.args
+        self.returns_first_argument = bool(positional) and returned == positional[0].arg
 
     @property
-    def returns_first_argument(self) -> bool:
-        """Every return gives back its first argument (a class "decorator" called as X = f(X))."""
-        positional = self.args.posonlyargs + self.args.args
-        return bool(positional) and self._returned == positional[0].arg
+    def args(self) -> ast.arguments:
+        if self._args is None:
+            self._args, self._returns = _parsed_header(self.header)
+        return self._args
+
+    @property
+    def returns(self) -> Optional[ast.expr]:
+        if self._args is None:
+            self._args, self._returns = _parsed_header(self.header)
+        return self._returns
+
+    def __getstate__(self):
+        state = {name: getattr(self, name) for name in Def.__slots__}
+        if self.header is not None:
+            state["_args"] = state["_returns"] = None
+        return None, state
+
+
+# Parsed def headers (Def.header -> (args, returns)) and what a digest renders of them
+# (-> "args dump returns dump"); least recently used first. Versions of a file share most headers.
+_HEADERS_LIMIT = 1 << 10
+_parsed_headers = OrderedDict()
+_DUMPS_LIMIT = 1 << 12
+_header_dumps = OrderedDict()
+
+
+def _remembered(cache, limit, key, make):
+    value = cache.get(key)
+    if value is None:
+        value = cache[key] = make(key)
+        if len(cache) > limit:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return value
+
+
+def _parsed_header(header: bytes):
+    def parse(text):
+        node = ast.parse(text + b"\n pass\n").body[0]
+        return node.args, node.returns
+    return _remembered(_parsed_headers, _HEADERS_LIMIT, header, parse)
+
+
+def _def_dump(definition: Def) -> str:
+    def dump(_):
+        returns = ast.dump(definition.returns) if definition.returns is not None else ""
+        return "%s %s" % (ast.dump(definition.args), returns)
+    if definition.header is None:
+        return dump(None)
+    return _remembered(_header_dumps, _DUMPS_LIMIT, definition.header, dump)
 
 
 class Class:
@@ -399,8 +456,9 @@ def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
     collecting = gc.isenabled()
     gc.disable()
     try:
-        tree = ast.parse(text.encode("utf-8", "surrogateescape"))
-        return Collector(bodies, _may_import_dynamically(text)).scope(tree.body, module_level=True)
+        source = text.encode("utf-8", "surrogateescape")
+        tree = ast.parse(source)
+        return Collector(bodies, _may_import_dynamically(text), source).scope(tree.body, module_level=True)
     except SyntaxError as error:
         return ParseFailure(error.lineno, error.msg)
     except (RecursionError, MemoryError):
@@ -588,8 +646,7 @@ def _star_repr(star):
 
 def _binding_repr(binding):
     if isinstance(binding, Def):
-        returns = ast.dump(binding.returns) if binding.returns is not None else ""
-        return "def %s %s %r %r" % (ast.dump(binding.args), returns, binding.decorator_parts, binding.mangle)
+        return "def %s %r %r" % (_def_dump(binding), binding.decorator_parts, binding.mangle)
     if isinstance(binding, Class):
         return "class %r %r %r %r %r %s" % (binding.bases, binding.metaclass, binding.decorators,
                                             sorted(binding.decorator_options.items(), key=str), binding.fields,
@@ -652,7 +709,7 @@ def _evict() -> None:
 class Collector:
     """Walks a module (or class) body in textual order, numbering statements."""
 
-    def __init__(self, bodies=None, may_import_dynamically=True):
+    def __init__(self, bodies=None, may_import_dynamically=True, source=None):
         self.bodies = bodies or {}  # a skeleton's blanked bodies, by the line of their def
         # False when the text names neither import_module nor __import__: no statement needs a walk.
         self.may_import_dynamically = may_import_dynamically
@@ -660,6 +717,10 @@ class Collector:
         self.class_name = None  # the class whose body is being read (names are mangled in it)
         self.defs = {}          # module-level def -> its node, while collecting (not kept)
         self.hook_functions = []  # names passed to sys.meta_path.insert/append at module level
+        # The source the nodes were parsed from (bytes: the parser's columns count bytes), split
+        # into lines when a def header is first cut from it (_header).
+        self.source = source
+        self.lines = None
 
     def scope(self, statements, module_level):
         scope = Scope()
@@ -683,7 +744,7 @@ class Collector:
                 handler(self, statement, self.index, scope, module_level)
 
     def _def(self, node, index, scope, module_level):
-        scope.bind(node.name, index, Def(node, index, self.class_name, self.bodies.get(node.lineno)))
+        scope.bind(node.name, index, Def(node, index, self.class_name, self.bodies.get(node.lineno), self._header(node)))
         if not module_level:
             return
         self.defs[node.name] = node
@@ -692,6 +753,36 @@ class Collector:
             scope.dynamic.append("a module-level __getattr__ (line %d)" % node.lineno)
             scope.hooks.update(_names_in(node))
             scope.getattr_cases.update(_getattr_cases(node))
+
+    def _header(self, node) -> Optional[bytes]:
+        """A def's text from `def` (or `async`) to where its body starts, right-stripped, which
+        parses followed by a body into the same arguments and returns (_parsed_header); None
+        when that is not certain: a header that is not ASCII (the parser's columns would not be
+        ours under a coding declaration), or a text with a line break other than \\n and \\r\\n
+        (whose line numbers would not be the lines split here)."""
+        if self.source is None or not node.body:
+            return None
+        if self.lines is None:
+            plain = self.source.count(b"\r") == self.source.count(b"\r\n")
+            self.lines = self.source.split(b"\n") if plain else []
+        if not self.lines:
+            return None
+        # Where the body starts: its first statement, or that statement's first decorator.
+        body = node.body[0]
+        decorators = getattr(body, "decorator_list", None)
+        first, last = node.lineno - 1, (decorators[0] if decorators else body).lineno - 1
+        end = body.col_offset
+        if decorators:
+            if last == first or not self.lines[last].lstrip().startswith(b"@"):
+                return None
+            end = 0
+        if first == last:
+            text = self.lines[first][node.col_offset:end]
+        else:
+            text = b"\n".join([self.lines[first][node.col_offset:]] + self.lines[first + 1:last] +
+                               [self.lines[last][:end]])
+        text = text.rstrip()
+        return text if text.isascii() else None
 
     def _need_body(self, node):
         if node.lineno in self.bodies:

@@ -1,6 +1,8 @@
 """aaw_summary: the binding model of a module, its digests and its cache."""
 
+import ast
 import os
+import pickle
 import subprocess
 import sys
 import unittest
@@ -333,6 +335,73 @@ class MadeAheadTest(unittest.TestCase):
         self.assertEqual(answers, [])
         self.assertEqual(sorted(summary.bindings), ["keep", "other", "replace"])
         self.assertEqual((aaw_summary.stats()["adopted"], aaw_summary.stats()["parses"]), (0, 1))
+
+
+# Defs whose header (from `def` to the body) is cut from the text and parsed again alone.
+HEADERS = ("import functools\n"
+           "def plain(a, b=1, *args, c: int = 2, **kw) -> 'x': return a\n"
+           "async def waits(x, /, y=[1,\n"
+           "        2]) -> \\\n"
+           "        int:  # a comment after the colon\n"
+           "    # a comment before the body\n"
+           "    await x\n"
+           "def wraps_one(fn):\n"
+           "    @functools.wraps(fn)\n"
+           "    def inner(*args): return fn(*args)\n"
+           "    return inner\n"
+           "class K:\n"
+           "    def method(self, __x, *, y: 'K' = None): pass\n"
+           "    @staticmethod\n"
+           "    def tabbed(a,\n"
+           "\t\tb): pass\n")
+
+
+def defs_of(scope):
+    for bound in scope.bindings.values():
+        for _, binding in bound:
+            if isinstance(binding, aaw_summary.Def):
+                yield binding
+            elif isinstance(binding, aaw_summary.Class):
+                yield from defs_of(binding.scope)
+
+
+class DefHeaderTest(unittest.TestCase):
+    """A def keeps its header's text, so a summary pickled without its arguments' nodes (what the
+    process that parses ahead sends) parses them again from it when asked."""
+
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def test_every_header_parses_again_into_the_same_arguments_and_returns(self):
+        for text in (HEADERS, HEADERS.replace("\n", "\r\n")):
+            here = summary(text)
+            there = pickle.loads(pickle.dumps(here))
+            made = {d.name: d for d in defs_of(here)}
+            read = {d.name: d for d in defs_of(there)}
+            self.assertEqual(sorted(made), ["method", "plain", "tabbed", "waits", "wraps_one"])
+            for name, definition in read.items():
+                self.assertIsNotNone(definition.header, name)
+                self.assertIsNone(definition._args, "%s: no nodes pickled" % name)
+                self.assertEqual(ast.dump(definition.args), ast.dump(made[name].args), name)
+                self.assertEqual(ast.dump(definition.returns) if definition.returns else None,
+                                 ast.dump(made[name].returns) if made[name].returns else None, name)
+                self.assertEqual(definition.returns_first_argument, made[name].returns_first_argument, name)
+            for name in read:
+                self.assertEqual(aaw_summary.digest(there, [name]), aaw_summary.digest(here, [name]), name)
+
+    def test_a_header_cut_before_a_decorated_first_statement_leaves_the_decorator_out(self):
+        definition = {d.name: d for d in defs_of(summary(HEADERS))}["wraps_one"]
+        self.assertEqual(definition.header, b"def wraps_one(fn):")
+
+    def test_headers_that_would_not_read_back_keep_their_nodes(self):
+        # Not ASCII (a coding declaration would give the parser other columns), or lines broken
+        # by a lone carriage return (whose line numbers are not those of the lines split on \n).
+        for text in ("def f(a='\u00e9'): pass\n", "x = 1\rdef f(a): pass\n"):
+            definitions = list(defs_of(summary(text)))
+            self.assertEqual(len(definitions), 1, text)
+            self.assertIsNone(definitions[0].header, text)
+            there = next(defs_of(pickle.loads(pickle.dumps(summary(text)))))
+            self.assertEqual(ast.dump(there.args), ast.dump(definitions[0].args), text)
 
 
 if __name__ == "__main__":
