@@ -1,6 +1,7 @@
 #include "helper_commands.hpp"
 
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -11,6 +12,7 @@
 
 #include "aaw/extract/static_extractor.hpp"
 #include "aaw/extract/summary_worker.hpp"
+#include "aaw/io/fd_line_input.hpp"
 #include "aaw/io/git_helper.hpp"
 #include "aaw/io/libgit2_mirror.hpp"
 #include "aaw/io/libgit2_work_tree.hpp"
@@ -49,7 +51,8 @@ void add_summary_worker_command(CLI::App& app, Commands& commands) {
     auto mirror = open_checkout(*repository);
     if (!mirror) throw CommandError{mirror.error().message()};
     StaticExtractor extractor(context.runtime.python());
-    return run_summary_worker(**mirror, extractor, std::cin, std::cout);
+    auto input = make_fd_line_input(STDIN_FILENO);
+    return run_summary_worker(**mirror, extractor, *input, std::cout);
   });
 }
 

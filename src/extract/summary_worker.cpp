@@ -1,5 +1,7 @@
 #include "aaw/extract/summary_worker.hpp"
 
+#include <charconv>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -7,6 +9,8 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include "aaw/core/parse_share.hpp"
 
 namespace aaw {
 namespace {
@@ -17,8 +21,54 @@ constexpr std::size_t k_sent_limit = std::size_t{1} << 16;
 
 class SummaryWorker {
  public:
-  SummaryWorker(GitMirror& repository, StaticExtractor& extractor, std::ostream& out)
-      : m_repository(repository), m_extractor(extractor), m_out(out) {}
+  SummaryWorker(GitMirror& repository, StaticExtractor& extractor, LineInput& in, std::ostream& out)
+      : m_repository(repository), m_extractor(extractor), m_in(in), m_out(out) {}
+
+  int run() {
+    for (;;) {
+      take_in();
+      std::optional<std::string> line;
+      if (!m_queue.empty()) {
+        line = std::move(m_queue.front());
+        m_queue.pop_front();
+      } else {
+        line = m_in.next(true);
+        if (!line) return 0;
+        if (at_once(*line)) continue;
+      }
+      if (!command(*line)) return 2;
+    }
+  }
+
+ private:
+  // Takes in the lines that have arrived, without waiting: what the main process parses itself
+  // counts at once, the other commands wait their turn.
+  void take_in() {
+    while (auto line = m_in.next(false)) {
+      if (!at_once(*line)) m_queue.push_back(std::move(*line));
+    }
+  }
+
+  // "mine BLOB": the main process parses that blob itself, so it is not parsed here (unless it was
+  // begun). "share K": from now on it parses the blobs of its share (ParseShare) itself. False for
+  // any other line; a share that is no number is taken as none.
+  bool at_once(const std::string& line) {
+    if (line.starts_with("mine ")) {
+      remember_sent(line.substr(5));
+      return true;
+    }
+    if (!line.starts_with("share ")) return false;
+    const char* first = line.data() + 6;
+    const char* last = line.data() + line.size();
+    auto [end, error] = std::from_chars(first, last, m_share);
+    if (error != std::errc() || end != last) m_share = 0;
+    return true;
+  }
+
+  void remember_sent(std::string blob) {
+    if (m_sent.size() >= k_sent_limit) m_sent.clear();
+    m_sent.insert(std::move(blob));
+  }
 
   bool command(const std::string& line) {
     const auto space = line.find(' ');
@@ -31,7 +81,6 @@ class SummaryWorker {
     return false;
   }
 
- private:
   bool base(const ObjectId& commit) {
     m_tree = open(commit);
     for (Directory& dir : m_directories) {
@@ -74,17 +123,22 @@ class SummaryWorker {
     return static_cast<bool>(m_out);
   }
 
-  // One at a time, each sent as soon as it is made: the replay may be waiting for it.
+  // One at a time, each announced before it is parsed (the replay waits for that one rather than
+  // parse it too) and sent as soon as it is made (it may be waiting); those the main process
+  // claimed meanwhile are left to it.
   void send(const std::vector<ObjectId>& blobs) {
     for (const ObjectId& blob : blobs) {
+      take_in();
+      if (m_sent.contains(blob.hex) || ParseShare::replay_parses(blob, m_share)) continue;
+      m_out << "parsing " << blob.hex << '\n';
+      m_out.flush();
       auto made = m_extractor.pickled_summary(*m_tree, blob);
       if (!made || !*made) continue;  // the main process parses it itself
-      if (m_sent.size() >= k_sent_limit) m_sent.clear();
       const PickledSummary& summary = **made;
       m_out << "summary " << blob.hex << ' ' << summary.characters << ' ' << summary.pickled.size() << '\n';
       m_out.write(summary.pickled.data(), static_cast<std::streamsize>(summary.pickled.size()));
       m_out.flush();
-      m_sent.insert(blob.hex);
+      remember_sent(blob.hex);
     }
   }
 
@@ -107,7 +161,9 @@ class SummaryWorker {
 
   GitMirror& m_repository;
   StaticExtractor& m_extractor;
+  LineInput& m_in;
   std::ostream& m_out;
+  std::deque<std::string> m_queue;     // commands taken in, not yet run
   std::unique_ptr<SourceTree> m_tree;  // of the commit the walk is at; nullptr when unreadable
   // The watched files by directory, with the ids where the walk is.
   struct Directory {
@@ -118,18 +174,14 @@ class SummaryWorker {
   std::vector<Directory> m_directories;  // in the order first watched
   std::unordered_map<std::string, std::size_t> m_directory_index;
   std::unordered_set<std::string> m_watched;
-  std::unordered_set<std::string> m_sent;
+  std::unordered_set<std::string> m_sent;  // blobs sent, or claimed by the main process
+  int m_share = 0;                         // of the blobs, those the main process parses itself
 };
 
 }  // namespace
 
-int run_summary_worker(GitMirror& repository, StaticExtractor& extractor, std::istream& in,
-                       std::ostream& out) {
-  SummaryWorker worker(repository, extractor, out);
-  for (std::string line; std::getline(in, line);) {
-    if (!worker.command(line)) return 2;
-  }
-  return 0;
+int run_summary_worker(GitMirror& repository, StaticExtractor& extractor, LineInput& in, std::ostream& out) {
+  return SummaryWorker(repository, extractor, in, out).run();
 }
 
 }  // namespace aaw

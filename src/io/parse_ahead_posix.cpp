@@ -1,6 +1,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "aaw/core/parse_share.hpp"
 #include "aaw/io/parse_ahead.hpp"
 #include "pipe_child_posix.hpp"
 
@@ -25,10 +27,12 @@ namespace {
 // Commits the helper is given ahead of the replay. The summaries it made for them wait here until
 // the replay reaches them: this bounds the memory they take.
 constexpr std::size_t k_window = 64;
-// How long the replay waits for a summary the helper may be making right now, for the commit the
-// replay is at, before it parses the module itself: about what a large module takes to parse.
-// When the helper is slower than the replay, it only loses that.
-constexpr auto k_wait_for_current = std::chrono::milliseconds(30);
+// How long the replay waits for a summary the helper is making right now before it parses the
+// module itself: more than the largest modules take to parse. Any other summary that has not
+// arrived, the replay parses at once, and claims it so that the helper skips it.
+constexpr auto k_wait_for_current = std::chrono::milliseconds(250);
+// How often the replay's share of the parsing is balanced against the helper's (ParseShare).
+constexpr auto k_balance_step = std::chrono::milliseconds(100);
 // A helper that was given commits and sent nothing for this long is stopped.
 constexpr auto k_silence_limit = std::chrono::seconds(10);
 // How long a helper asked to finish (its stdin closed) may take before it is killed.
@@ -84,23 +88,31 @@ class ParseAhead final : public SummaryPrefetch {
       for (auto it = m_made_for.begin(); it != m_made_for.end();)
         it = it->second.first < m_reached ? m_made_for.erase(it) : std::next(it);
     }
+    balance();
     top_up();
   }
 
   std::optional<PickledSummary> take(const ObjectId& blob) override {
     std::unique_lock lock(m_mutex);
     auto found = m_made_for.find(blob.hex);
-    if (found == m_made_for.end() && m_at_expected && m_working_on == m_reached && m_reader_failure.empty() &&
-        m_child.pid > 0) {
-      // The helper is at this very commit: what it is parsing may well be this module.
+    if (found == m_made_for.end() && ParseShare::replay_parses(blob, m_share.share())) return std::nullopt;
+    const bool helping = m_at_expected && m_reader_failure.empty() && m_child.pid > 0;
+    if (found == m_made_for.end() && helping && m_working_on == m_reached && m_parsing == blob.hex) {
+      // The helper is parsing this very module: it is done sooner than a parse here would be.
       const bool settled = m_arrived.wait_for(lock, k_wait_for_current, [&] {
-        return m_made_for.contains(blob.hex) || m_working_on != m_reached || !m_reader_failure.empty();
+        return m_made_for.contains(blob.hex) || m_parsing != blob.hex || !m_reader_failure.empty();
       });
       if (!settled && std::chrono::steady_clock::now() - m_last_reply > k_silence_limit)
         m_reader_failure = "it sent nothing for " + std::to_string(k_silence_limit.count()) + " s";
       found = m_made_for.find(blob.hex);
     }
-    if (found == m_made_for.end()) return std::nullopt;
+    if (found == m_made_for.end()) {
+      // Parsed here: the helper, at this commit or still before it, leaves this blob alone.
+      const bool claim = helping && m_working_on <= m_reached;
+      lock.unlock();
+      if (claim) send("mine " + blob.hex + "\n");
+      return std::nullopt;
+    }
     PickledSummary summary = std::move(found->second.second);
     m_made_for.erase(found);
     ++m_taken;
@@ -128,7 +140,39 @@ class ParseAhead final : public SummaryPrefetch {
     m_last_reply = std::chrono::steady_clock::now();
     m_reader = std::thread([this] { read_replies(); });
     for (const std::string& path : m_watched) send("watch " + path + "\n");
+    if (m_share.share() > 0) send("share " + std::to_string(m_share.share()) + "\n");
+    m_balancing = ::clock_getcpuclockid(m_child.pid, &m_helper_clock) == 0;
+    m_step = busy_now();
     return m_child.pid > 0;
+  }
+
+  // Where the two processes' CPU time and the wall clock were at the start of a step.
+  struct Busy {
+    std::chrono::steady_clock::time_point wall;
+    double replay = 0;
+    double helper = 0;
+  };
+
+  Busy busy_now() const {
+    auto seconds = [](clockid_t clock) {
+      timespec time{};
+      return ::clock_gettime(clock, &time) == 0 ? static_cast<double>(time.tv_sec) + time.tv_nsec * 1e-9
+                                                : 0.0;
+    };
+    return {std::chrono::steady_clock::now(), seconds(CLOCK_PROCESS_CPUTIME_ID),
+            m_balancing ? seconds(m_helper_clock) : 0.0};
+  }
+
+  // Once a step: moves the replay's share of the parsing towards the idler process, and tells the
+  // helper when it moved (ParseShare).
+  void balance() {
+    if (!m_balancing || std::chrono::steady_clock::now() - m_step.wall < k_balance_step) return;
+    const Busy now = busy_now();
+    const double wall = std::chrono::duration<double>(now.wall - m_step.wall).count();
+    const bool moved =
+        m_share.balance((now.replay - m_step.replay) / wall, (now.helper - m_step.helper) / wall);
+    m_step = now;
+    if (moved) send("share " + std::to_string(m_share.share()) + "\n");
   }
 
   // Whether the helper still helps; stops it when the reader found it gone or unreadable.
@@ -195,6 +239,12 @@ class ParseAhead final : public SummaryPrefetch {
       if (line.starts_with("done ")) {
         auto index = m_index.find(std::string(line.substr(5)));
         if (index != m_index.end()) m_working_on = index->second + 1;
+        m_parsing.clear();
+        at = end + 1;
+        continue;
+      }
+      if (line.starts_with("parsing ")) {
+        m_parsing = line.substr(8);
         at = end + 1;
         continue;
       }
@@ -202,6 +252,7 @@ class ParseAhead final : public SummaryPrefetch {
       if (!header) return false;
       const auto& [blob, characters, size] = *header;
       if (pending.size() - (end + 1) < size) break;  // the rest of that pickle is still on its way
+      m_parsing.clear();
       m_made_for[blob] = {m_working_on, PickledSummary{pending.substr(end + 1, size), characters}};
       ++m_made;
       at = end + 1 + size;
@@ -272,12 +323,19 @@ class ParseAhead final : public SummaryPrefetch {
   std::condition_variable m_arrived;                     // a reply came, or the reader stopped
   std::unordered_map<std::string, std::size_t> m_index;  // of each expected commit (written under m_mutex)
   std::size_t m_working_on = 0;  // the expected commit the helper's next replies are for
+  std::string m_parsing;         // the blob the helper is parsing, if any
   // Summaries made, by blob: the expected commit they were made for, and the summary.
   std::unordered_map<std::string, std::pair<std::size_t, PickledSummary>> m_made_for;
   std::int64_t m_made = 0;
   std::string m_reader_failure;
   std::chrono::steady_clock::time_point m_last_reply;  // when the helper last wrote anything
   std::int64_t m_taken = 0;
+  // The replay's share of the parsing, and what balances it: the helper's CPU clock, and the
+  // start of the current step.
+  ParseShare m_share;
+  bool m_balancing = false;
+  clockid_t m_helper_clock{};
+  Busy m_step;
 };
 
 }  // namespace

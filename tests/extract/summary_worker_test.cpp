@@ -51,7 +51,8 @@ class SummaryWorkerTest : public ::testing::Test {
   }
 
   std::vector<std::string> run(const std::string& commands, int expected_exit = 0) {
-    std::istringstream in(commands);
+    std::istringstream text(commands);
+    StreamLineInput in(text);
     std::ostringstream out;
     EXPECT_EQ(run_summary_worker(*m_mirror, m_extractor, in, out), expected_exit);
     return replies(out.str());
@@ -74,9 +75,10 @@ TEST_F(SummaryWorkerTest, ParsesEachWatchedFileWhereItChangesOncePerBlob) {
   ASSERT_TRUE(m_mirror->fetch());
   auto got = run("base " + m_first + "\nwatch pkg/a.py\nwatch pkg/__init__.py\ncommit " + edits_a +
                  "\ncommit " + docs + "\ncommit " + back + "\n");
-  EXPECT_EQ(got,
-            (std::vector<std::string>{"summary " + blob(edits_a, "pkg/a.py"), "done " + edits_a,
-                                      "done " + docs, "summary " + blob(back, "pkg/a.py"), "done " + back}));
+  EXPECT_EQ(got, (std::vector<std::string>{"parsing " + blob(edits_a, "pkg/a.py"),
+                                           "summary " + blob(edits_a, "pkg/a.py"), "done " + edits_a,
+                                           "done " + docs, "parsing " + blob(back, "pkg/a.py"),
+                                           "summary " + blob(back, "pkg/a.py"), "done " + back}));
 }
 
 TEST_F(SummaryWorkerTest, ABlobSentOnceIsNotSentAgain) {
@@ -86,9 +88,33 @@ TEST_F(SummaryWorkerTest, ABlobSentOnceIsNotSentAgain) {
   // From the first commit back and forth: the first version was sent at the first step.
   auto got = run("base " + edits_a + "\nwatch pkg/a.py\ncommit " + m_first + "\ncommit " + edits_a +
                  "\ncommit " + m_first + "\n");
-  EXPECT_EQ(got, (std::vector<std::string>{"summary " + blob(m_first, "pkg/a.py"), "done " + m_first,
-                                           "summary " + blob(edits_a, "pkg/a.py"), "done " + edits_a,
-                                           "done " + m_first}));
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "parsing " + blob(m_first, "pkg/a.py"), "summary " + blob(m_first, "pkg/a.py"),
+                     "done " + m_first, "parsing " + blob(edits_a, "pkg/a.py"),
+                     "summary " + blob(edits_a, "pkg/a.py"), "done " + edits_a, "done " + m_first}));
+}
+
+TEST_F(SummaryWorkerTest, ABlobTheMainProcessClaimsIsLeftToIt) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\n");
+  m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\n");
+  const std::string both = m_repo.commit("both change");
+  ASSERT_TRUE(m_mirror->fetch());
+  // The claim comes after the commit it concerns: it counts as soon as it is read, before the
+  // commit is walked, while the commands run in turn.
+  auto got = run("base " + m_first + "\nwatch pkg/a.py\nwatch pkg/__init__.py\ncommit " + both + "\nmine " +
+                 blob(both, "pkg/a.py") + "\n");
+  EXPECT_EQ(got, (std::vector<std::string>{"parsing " + blob(both, "pkg/__init__.py"),
+                                           "summary " + blob(both, "pkg/__init__.py"), "done " + both}));
+}
+
+TEST_F(SummaryWorkerTest, TheBlobsOfTheMainProcessShareAreLeftToIt) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\n");
+  const std::string edits_a = m_repo.commit("a changes");
+  ASSERT_TRUE(m_mirror->fetch());
+  const std::string commands = "base " + m_first + "\nwatch pkg/a.py\ncommit " + edits_a + "\n";
+  EXPECT_EQ(run("share 16\n" + commands), (std::vector<std::string>{"done " + edits_a})) << "every blob";
+  EXPECT_EQ(run("share 0\n" + commands).size(), 3u) << "none: parsing, summary, done";
+  EXPECT_EQ(run("share many\n" + commands).size(), 3u) << "a share that is no number is none";
 }
 
 TEST_F(SummaryWorkerTest, ACommitItCannotReadIsReportedDoneWithNothingMade) {

@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
 
 #include "aaw/io/libgit2_mirror.hpp"
@@ -118,6 +120,26 @@ TEST_F(ParseAheadTest, RestStopsTheHelperAndTheNextRangeStartsItAgain) {
   prefetch->expect(ObjectId{m_commits[0]}, {m_commits[1], m_commits[2]});
   prefetch->reach(m_commits[1]);
   EXPECT_TRUE(take_when_made(*prefetch, blob(m_commits[1]), 4).has_value()) << prefetch->failure();
+  EXPECT_EQ(prefetch->failure(), "");
+}
+
+TEST_F(ParseAheadTest, ABlobParsedHereWhileTheHelperIsNotPastItsCommitIsClaimed) {
+  // A helper that only records what it is told (it never gets past the first commit).
+  const auto told = m_dir.path() / "told";
+  const auto fake = m_dir.path() / "recording-helper";
+  std::ofstream(fake) << "#!/bin/sh\nexec cat > '" << told.string() << "'\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  auto prefetch = make_parse_ahead(fake, m_mirror->path());
+  prefetch->watch({"pkg/a.py"});
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  prefetch->reach(m_commits[0]);
+  EXPECT_EQ(prefetch->take(blob(m_commits[0])), std::nullopt);
+  auto read = [&] {
+    std::ifstream in(told);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  wait_until([&] { return read().find("mine ") != std::string::npos; });
+  EXPECT_NE(read().find("mine " + blob(m_commits[0]).hex + "\n"), std::string::npos) << read();
   EXPECT_EQ(prefetch->failure(), "");
 }
 
