@@ -240,13 +240,18 @@ Result<ModuleOutline> ModuleOutline::from_json(const Json& json) {
   return outline;
 }
 
+std::string_view bare_name(std::string_view name) {
+  constexpr std::string_view identity = "<identity>";
+  return name.starts_with(identity) ? name.substr(identity.size()) : name;
+}
+
 std::optional<std::string> ModuleOutline::digest(const std::vector<std::string>& names) const {
   if (names.empty()) return std::nullopt;
   for (const std::string& name : names)
-    if (name.starts_with('<')) return std::nullopt;
+    if (bare_name(name).starts_with('<')) return std::nullopt;
   if (m_any) return m_any;
   for (const std::string& name : names)
-    if (m_bound.contains(name)) return std::nullopt;
+    if (m_bound.contains(std::string(bare_name(name)))) return std::nullopt;
   return m_unbound;
 }
 

@@ -577,16 +577,17 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
 }
 
 // Whether a probe `memo` made of the entry could be answered by the outline of the file there
-// now: one of a changed file, about names none of which starts with '<' (a packaging file's roots
-// are asked of Python, and a file that is no module is never outlined).
+// now: one of a changed file, about names none of which starts with '<' but an identity (a
+// packaging file's roots are asked of Python, and a file that is no module is never outlined).
 bool IncrementalStaticSource::wants_outline(const Memo& memo, const ChangedEntry& entry) {
   const std::vector<PathProbe>* probes = probes_of(memo, entry);
   if (!probes || !entry.blob) return false;
   for (const PathProbe& probe : *probes) {
     if (probe.directory || !probe.blob || !probe.digest || *probe.blob == *entry.blob) continue;
     const auto& names = probe.digest_names;
-    if (!names.empty() && std::none_of(names.begin(), names.end(),
-                                       [](const std::string& name) { return name.starts_with('<'); }))
+    if (!names.empty() && std::none_of(names.begin(), names.end(), [](const std::string& name) {
+          return bare_name(name).starts_with('<');
+        }))
       return true;
   }
   return false;

@@ -114,6 +114,9 @@ class Session:
         # statement takes the answer and notes the same probes, without looking again.
         self._targets = {}
         self._recorders = []  # the event lists of the _import_target calls under way
+        # While above 0, names are asked for their identity only (aaw_summary.identity_of): what a
+        # decorator is bound to, not its parameters.
+        self._identity = 0
         self._start_function()
 
     def _start_function(self):
@@ -835,10 +838,15 @@ class Session:
         for parts, called in definition.decorator_parts:
             if parts is None or parts[-1] in _SIGNATURE_KEEPING_DECORATORS:
                 continue
-            decorator = self._member(module, parts[0], definition.index if value.method_of is None else
-                                     value.method_of.cls.index)
-            for attribute in parts[1:]:
-                decorator = self._attribute(decorator, attribute)
+            # What the decorator is matters, and what its body says, not its own parameters.
+            self._identity += 1
+            try:
+                decorator = self._member(module, parts[0], definition.index if value.method_of is None else
+                                         value.method_of.cls.index)
+                for attribute in parts[1:]:
+                    decorator = self._attribute(decorator, attribute)
+            finally:
+                self._identity -= 1
             if isinstance(decorator, _Function):
                 self._ask(decorator.module, aaw_summary.body_of(decorator.definition.name))
             if isinstance(decorator, _Function) and decorator.definition.replaces_without_wraps:
@@ -981,6 +989,8 @@ class Session:
 
     def _ask(self, module, name):
         if module.blob is not None:
+            if self._identity and not self._recorders and not name.startswith("<"):
+                name = aaw_summary.identity_of(name)
             self._note(("a", module.path, name))
 
     def _note(self, event):

@@ -480,6 +480,7 @@ HOOKS = "<hooks>"
 # dynamically, as the details of a state that is not ok quote them).
 POSITIONS = "<positions>"
 _BODY = "<body>"
+_IDENTITY = "<identity>"
 _UNBOUND = "<unbound>"  # the key in Scope.digests of the digest of names the module does not bind
 
 
@@ -488,6 +489,19 @@ def body_of(name: str) -> str:
     whether as a decorator it replaces a function without functools.wraps) enters a digest: only
     resolutions that use it depend on it, so other body edits still keep the digest."""
     return _BODY + name
+
+
+def identity_of(name: str) -> str:
+    """The pseudo-name under which a name enters a digest when only what it is bound to matters,
+    not a def's parameters: what a decorator is (the def, its decorators; what its body says is
+    asked as body_of), so that an edit of a decorator's own parameters keeps the digest of every
+    function it decorates. Any other binding reads as under the name itself."""
+    return _IDENTITY + name
+
+
+def _bare(name: str) -> str:
+    """The name an identity pseudo-name stands for; any other name itself."""
+    return name[len(_IDENTITY):] if name.startswith(_IDENTITY) else name
 
 
 def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[str]:
@@ -504,9 +518,9 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
     wanted = frozenset(names)
     known = summary.digests.get(wanted)
     if known is None:
-        if all(not name.startswith("<") and name not in summary.bindings for name in wanted):
+        if all(not _bare(name).startswith("<") and _bare(name) not in summary.bindings for name in wanted):
             # Names the module does not bind (most of what star imports are asked) read the same of
-            # it whichever they are: one digest, kept once.
+            # it whichever they are, and whether only their identity is asked: one digest, kept once.
             return _unbound_digest(summary)
         known = summary.digests[wanted] = _digest(summary, wanted)
     return known
@@ -515,8 +529,9 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
 def outline(summary: "Union[Scope, ParseFailure]") -> Dict[str, Any]:
     """What digest() gives most sets of names without computing each: {"any": the digest of every
     set} for a module that does not parse; else {"unbound": the digest of every non-empty set
-    whose names the module does not bind and none of which starts with "<", "bound": the names
-    it binds}. A set outside both cases must be asked of digest()."""
+    whose names the module does not bind (as themselves or as identity_of them) and none of which
+    starts with "<" otherwise, "bound": the names it binds}. A set outside both cases must be
+    asked of digest()."""
     if isinstance(summary, ParseFailure):
         return {"any": summary.digest}
     return {"unbound": _unbound_digest(summary), "bound": sorted(summary.bindings)}
@@ -532,7 +547,7 @@ def _unbound_digest(summary: "Scope") -> str:
 def _digest(summary: "Scope", wanted: "frozenset") -> str:
     events = list(_events_of(summary, "*"))
     for name in sorted(wanted):  # sorted: names bound by one statement come in one order
-        events += _events_of(summary, name)
+        events += _identity_events_of(summary, name) if name.startswith(_IDENTITY) else _events_of(summary, name)
     events.sort(key=lambda event: event[0])
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", _all_repr(summary), summary.all_dynamic, bool(summary.dynamic)))
@@ -545,7 +560,7 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
         parts.append((HOOKS,) + _hooks_part(summary))
     if POSITIONS in wanted:
         parts.append((POSITIONS, [(index, star.line) for index, star in summary.stars],
-                      [(name, [(index, _line_of(binding)) for index, binding in summary.bindings.get(name, ())])
+                      [(name, [(index, _line_of(binding)) for index, binding in summary.bindings.get(_bare(name), ())])
                        for name in sorted(wanted)], summary.dynamic))
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
@@ -561,6 +576,8 @@ def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailu
     read is not all here."""
     if isinstance(old, ParseFailure) or isinstance(new, ParseFailure):
         return None
+    # An identity is checked as its name: only what the check can vouch for keeps a function.
+    names = [_bare(name) for name in names]
     pseudo = [name for name in names if name.startswith("<")]
     names = [name for name in names if not name.startswith("<")]
     if not names or any(name != HOOKS for name in pseudo):
@@ -627,6 +644,17 @@ def _events_of(summary: "Scope", name: str) -> list:
             known = [(index, "*", _star_repr(star)) for index, star in summary.stars]
         else:
             known = [(index, name, _binding_repr(binding)) for index, binding in summary.bindings.get(name, ())]
+        summary.digests[name] = known
+    return known
+
+
+def _identity_events_of(summary: "Scope", name: str) -> list:
+    """_events_of the name identity_of `name` stands for, each def without its parameters and
+    returns."""
+    known = summary.digests.get(name)
+    if known is None:
+        known = [(index, name, "def %r %r" % (binding.decorator_parts, binding.mangle) if isinstance(binding, Def)
+                  else _binding_repr(binding)) for index, binding in summary.bindings.get(_bare(name), ())]
         summary.digests[name] = known
     return known
 

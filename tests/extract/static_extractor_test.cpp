@@ -744,5 +744,20 @@ TEST_F(StaticExtractorTest, LookupSaysWhetherEachFunctionIsThereAndWhatIsNear) {
   EXPECT_EQ((*lookups)[2].verdict, FunctionLookup::Verdict::unknown);
 }
 
+TEST(ModuleOutlineTest, AnswersNamesTheModuleDoesNotBindAsThemselvesOrAsTheirIdentity) {
+  auto outline = ModuleOutline::from_json(Json{{"unbound", "U"}, {"bound", {"deco", "f"}}});
+  ASSERT_TRUE(outline) << outline.error().message();
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(outline->digest(Names{"x"}), "U");
+  EXPECT_EQ(outline->digest(Names{"<identity>x", "y"}), "U") << "an identity of an unbound name reads as it";
+  EXPECT_EQ(outline->digest(Names{"<identity>deco"}), std::nullopt) << "a bound one is asked of Python";
+  EXPECT_EQ(outline->digest(Names{"f"}), std::nullopt);
+  EXPECT_EQ(outline->digest(Names{"<body>x"}), std::nullopt) << "other pseudo-names too";
+  EXPECT_EQ(outline->digest(Names{"<identity><body>x"}), std::nullopt);
+  EXPECT_EQ(outline->digest(Names{}), std::nullopt);
+  EXPECT_EQ(bare_name("<identity>deco"), "deco");
+  EXPECT_EQ(bare_name("deco"), "deco");
+}
+
 }  // namespace
 }  // namespace aaw

@@ -173,6 +173,31 @@ class ConsultedTest(unittest.TestCase):
         plain = resolve(files, "import pkg", "pkg.f")
         self.assertNotIn(aaw_summary.POSITIONS, sum((p.get("names") or [] for p in plain["consulted"]), []))
 
+    def test_a_decorator_is_asked_for_its_identity_and_its_body_not_its_parameters(self):
+        files = {"pkg/__init__.py": "from .m import *\n",
+                 "pkg/deco.py": "def compile_ops(name, fallback=None):\n    def wrap(fn):\n        return fn\n"
+                                "    return wrap\n",
+                 "pkg/m.py": "from .deco import compile_ops\n@compile_ops('x')\ndef f(a, b): pass\n"}
+        entry = resolve(files, "import pkg", "pkg.f")
+        self.assertEqual(names(entry), ["a", "b"])
+        asked = {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
+        # (and its positions: the state's detail quotes the line of a decorator that replaces
+        # the function without functools.wraps)
+        self.assertEqual(set(asked["pkg/deco.py"]) - {aaw_summary.POSITIONS},
+                         {aaw_summary.identity_of("compile_ops"), aaw_summary.body_of("compile_ops")})
+        self.assertIn(aaw_summary.identity_of("compile_ops"), asked["pkg/m.py"])
+        self.assertIn("f", asked["pkg/m.py"])
+        probe = next(c for c in entry["consulted"] if c["path"] == "pkg/deco.py")
+
+        def digest_of(text):
+            host = DictHost(dict(files, **{"pkg/deco.py": text}))
+            query = {"blob": host.find_blob("pkg/deco.py"), "names": probe["names"]}
+            return aaw_static.module_digests({"queries": [query]}, host)[0]
+        self.assertEqual(digest_of(files["pkg/deco.py"].replace("fallback=None", "fallback=None, *, cache=True")),
+                         probe["digest"], "the decorator's own parameters")
+        self.assertNotEqual(digest_of(files["pkg/deco.py"].replace("return wrap", "return fn")), probe["digest"],
+                            "what its body says: it now returns its first argument")
+
     def test_functions_resolved_together_look_at_what_each_looks_at_alone(self):
         # One call resolves many functions through the same star imports; what finding each
         # imported module looked at is shared, and every function must still record all of it

@@ -83,6 +83,27 @@ class DigestTest(unittest.TestCase):
         self.assertEqual([k for k in scope.digests if isinstance(k, frozenset)], [frozenset({"a", "b"})])
         self.assertEqual(first, aaw_summary.digest(summary("from .m import a, b\ndef f(x): pass\n"), ["b", "a"]))
 
+    def test_an_identity_reads_what_a_name_is_bound_to_but_not_a_defs_parameters(self):
+        ask = [aaw_summary.identity_of("deco")]
+        base = aaw_summary.digest(summary("import functools\ndef deco(fn):\n    return fn\n"), ask)
+        self.assertEqual(base, aaw_summary.digest(summary("import functools\ndef deco(fn, extra=1):\n    return fn\n"),
+                                                  ask), "its own parameters")
+        self.assertNotEqual(aaw_summary.digest(summary("def deco(fn): pass\n"), ["deco"]),
+                            aaw_summary.digest(summary("def deco(fn, extra=1): pass\n"), ["deco"]), "as the name")
+        self.assertNotEqual(base, aaw_summary.digest(summary("import functools\n@functools.cache\ndef deco(fn):\n"
+                                                             "    return fn\n"), ask), "its decorators")
+        self.assertNotEqual(base, aaw_summary.digest(summary("from .m import deco\n"), ask), "another binding")
+
+    def test_an_identity_of_a_name_the_module_does_not_bind_reads_as_the_name(self):
+        scope = summary("from .m import *\ndef f(a): pass\n")
+        self.assertEqual(aaw_summary.digest(scope, [aaw_summary.identity_of("x")]), aaw_summary.digest(scope, ["x"]))
+        self.assertNotIn(frozenset([aaw_summary.identity_of("x")]), scope.digests, "the one unbound digest")
+
+    def test_positions_asked_with_an_identity_follow_its_binding(self):
+        ask = [aaw_summary.identity_of("deco"), aaw_summary.POSITIONS]
+        before = aaw_summary.digest(summary("def deco(fn): pass\n"), ask)
+        self.assertNotEqual(before, aaw_summary.digest(summary("\ndef deco(fn): pass\n"), ask))
+
     def test_no_names_means_no_digest(self):
         self.assertIsNone(aaw_summary.digest(summary("x = 1\n"), []))
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -41,13 +42,17 @@ struct PathProbe {
   }
 };
 
+// The name a digest name asks of a module: "<identity>X" asks only what X is bound to (a
+// decorator: aaw_summary.identity_of), and reads as X where X is not bound; any other is itself.
+std::string_view bare_name(std::string_view name);
+
 // What aaw_summary.outline says of one module: enough to know the digest of most sets of names
 // asked of it without asking Python for each.
 class ModuleOutline {
  public:
   static Result<ModuleOutline> from_json(const Json& json);
   // The digest of `names` in the module; nullopt when Python must be asked (an empty set, a
-  // pseudo-name starting with '<', a name the module binds).
+  // pseudo-name starting with '<' other than an identity, a name the module binds).
   std::optional<std::string> digest(const std::vector<std::string>& names) const;
   // False for a module that does not parse.
   bool parsed() const { return !m_any; }
