@@ -100,30 +100,37 @@ Error malformed(const std::string& what) {
   return Error(ErrorCode::internal, "aaw_static.resolve_all returned " + what);
 }
 
-Result<PathProbe> probe_from_json(const Json& json) {
-  if (!json.is_object() || !json.contains("path") || !json["path"].is_string() || !json.contains("blob") ||
-      !(json["blob"].is_string() || json["blob"].is_null())) {
+// A consulted entry, its strings moved out of `json` (the answer is read once).
+Result<PathProbe> probe_from_json(Json& json) {
+  const auto not_a_probe = [] {
     return malformed("a consulted entry that is not {\"path\": str, \"blob\": str|null}");
-  }
-  PathProbe probe{json["path"].get<std::string>(), std::nullopt, std::nullopt};
-  if (json["blob"].is_string()) {
-    probe.blob = ObjectId{json["blob"].get<std::string>()};
-  }
-  if (json.contains("directory") && json["directory"].is_boolean()) {
-    probe.directory = json["directory"].get<bool>();
-  }
-  if (json.contains("digest") && json["digest"].is_string()) {
-    probe.digest = json["digest"].get<std::string>();
-    for (const Json& name : json.value("names", Json::array()))
-      if (name.is_string()) probe.digest_names.push_back(name.get<std::string>());
+  };
+  if (!json.is_object()) return not_a_probe();
+  auto path = json.find("path");
+  auto blob = json.find("blob");
+  if (path == json.end() || !path->is_string() || blob == json.end() ||
+      !(blob->is_string() || blob->is_null()))
+    return not_a_probe();
+  PathProbe probe{std::move(path->get_ref<std::string&>()), std::nullopt, std::nullopt};
+  if (blob->is_string()) probe.blob = ObjectId{std::move(blob->get_ref<std::string&>())};
+  if (auto directory = json.find("directory"); directory != json.end() && directory->is_boolean())
+    probe.directory = directory->get<bool>();
+  if (auto digest = json.find("digest"); digest != json.end() && digest->is_string()) {
+    probe.digest = std::move(digest->get_ref<std::string&>());
+    if (auto names = json.find("names"); names != json.end() && names->is_array()) {
+      probe.digest_names.reserve(names->size());
+      for (Json& name : *names)
+        if (name.is_string()) probe.digest_names.push_back(std::move(name.get_ref<std::string&>()));
+    }
   }
   return probe;
 }
 
 // A list of consulted entries (the array is checked by the caller).
-Result<std::vector<PathProbe>> probes_from_json(const Json& consulted) {
+Result<std::vector<PathProbe>> probes_from_json(Json& consulted) {
   std::vector<PathProbe> probes;
-  for (const Json& entry : consulted) {
+  probes.reserve(consulted.size());
+  for (Json& entry : consulted) {
     auto probe = probe_from_json(entry);
     if (!probe) return probe.error();
     probes.push_back(std::move(*probe));
@@ -131,7 +138,7 @@ Result<std::vector<PathProbe>> probes_from_json(const Json& consulted) {
   return probes;
 }
 
-Result<Extraction> extraction_from_json(const Json& json) {
+Result<Extraction> extraction_from_json(Json& json) {
   if (!json.is_object() || !json.contains("state") || !json.contains("consulted") ||
       !json["consulted"].is_array()) {
     return malformed("an entry that is not {\"state\": ..., \"consulted\": [...]}");
@@ -351,7 +358,7 @@ Result<std::vector<StaticExtractor::StarAnswers>> StaticExtractor::star_addition
     if (!answers.is_array() || answers.size() != checks[c].asks.size())
       return malformed("no list with one answer per ask").context("checking added star imports");
     StarAnswers& kept = out.emplace_back();
-    for (const Json& consulted : answers) {
+    for (Json& consulted : (*answer)[c]) {
       if (!consulted.is_array()) {
         kept.emplace_back();
         continue;

@@ -181,7 +181,12 @@ py::object to_python(const Json& value) {
 // Python to JSON; an Error names the offending value's place ("$[0]['state']").
 class JsonConverter {
  public:
-  Result<Json> convert(py::handle value) { return convert(value, 0); }
+  Result<Json> convert(py::handle value) {
+    auto json = convert(value, 0);
+    if (!json)
+      return Error(ErrorCode::python, "cannot convert " + json.error().message() + " to JSON at $" + m_where);
+    return json;
+  }
 
  private:
   Result<Json> convert(py::handle value, int depth) {
@@ -241,15 +246,15 @@ class JsonConverter {
 
   Result<Json> array(py::handle value, int depth) {
     Json result = Json::array();
-    std::size_t index = 0;
+    auto& elements = result.get_ref<Json::array_t&>();
+    elements.reserve(py::len(value));
     for (py::handle element : value) {
-      m_path.push_back("[" + std::to_string(index++) + "]");
       auto converted = convert(element, depth + 1);
-      m_path.pop_back();
       if (!converted) {
+        m_where.insert(0, "[" + std::to_string(elements.size()) + "]");
         return converted.error();
       }
-      result.push_back(std::move(*converted));
+      elements.push_back(std::move(*converted));
     }
     return result;
   }
@@ -265,26 +270,20 @@ class JsonConverter {
       if (!name) {
         return failure("a dict key that cannot be encoded as UTF-8");
       }
-      m_path.push_back("['" + *name + "']");
       auto converted = convert(element, depth + 1);
-      m_path.pop_back();
       if (!converted) {
+        m_where.insert(0, "['" + *name + "']");
         return converted.error();
       }
-      result[*name] = std::move(*converted);
+      result.get_ref<Json::object_t&>().insert_or_assign(std::move(*name), std::move(*converted));
     }
     return result;
   }
 
-  Error failure(const std::string& what) const {
-    std::string where = "$";
-    for (const auto& step : m_path) {
-      where += step;
-    }
-    return Error(ErrorCode::python, "cannot convert " + what + " to JSON at " + where);
-  }
+  // What could not be converted; convert() says where (m_where, built only on the way back up).
+  static Error failure(const std::string& what) { return Error(ErrorCode::python, what); }
 
-  std::vector<std::string> m_path;
+  std::string m_where;  // the path to the value that failed, from the top ("['items'][1]")
 };
 
 // "Type: message", then the traceback when there is one.
