@@ -988,10 +988,18 @@ class Session:
         return text
 
     def _ask(self, module, name):
-        if module.blob is not None:
-            if self._identity and not self._recorders and not name.startswith("<"):
-                name = aaw_summary.identity_of(name)
+        if module.blob is None:
+            return
+        if self._recorders:
             self._note(("a", module.path, name))
+            return
+        # The common case, inlined (_note without recorders): every function asks thousands.
+        if self._identity and not name.startswith("<"):
+            name = aaw_summary.identity_of(name)
+        asked = self.asked.get(module.path)
+        if asked is None:
+            asked = self.asked[module.path] = set()
+        asked.add(name)
 
     def _note(self, event):
         """What this function's resolution looked at: ("b", path, blob) a file probe, ("d", path,
@@ -1010,7 +1018,8 @@ class Session:
         """A file probe, with the digest of what resolution read there: the bindings of the names
         it asked about (or the module's whole API surface when it asked about none)."""
         summary = self.summaries.get(blob) if blob is not None else None
-        names = sorted(self.asked.get(path, ()))
+        asked = self.asked.get(path)
+        names = sorted(asked) if asked else []
         declared = _declared_cache.get((path, blob)) if summary is None and blob is not None else None
         if declared is not None:
             # A packaging file: resolution read only the roots it declares (release edits keep them).

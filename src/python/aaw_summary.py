@@ -515,6 +515,8 @@ def digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Optional[
         return summary.digest
     if not names:
         return None
+    if len(names) == 1 and names[0][:1] != "<" and names[0] not in summary.bindings:
+        return _unbound_digest(summary)  # the common case, first: one name the module does not bind
     wanted = frozenset(names)
     known = summary.digests.get(wanted)
     if known is None:
