@@ -1,19 +1,13 @@
 #include "aaw/core/parse_share.hpp"
 
+#include <cstdint>
+
 namespace aaw {
-namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return ParseShare::k_buckets;  // not an id: in no share
-}
-
-}  // namespace
-
-bool ParseShare::replay_parses(const ObjectId& blob, int share) {
-  return !blob.hex.empty() && hex_digit(blob.hex[0]) < share;
+bool ParseShare::replay_parses(std::string_view path, int share) {
+  if (share <= 0) return false;
+  std::uint32_t hash = 2166136261u;  // FNV-1a: the same bucket in both processes and every run
+  for (char c : path) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return static_cast<int>(hash % k_buckets) < share;
 }
 
 bool ParseShare::balance(double replay_busy, double helper_busy) {

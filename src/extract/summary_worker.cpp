@@ -105,7 +105,7 @@ class SummaryWorker {
   // The files that changed since the commit before (under directories whose id changed only).
   bool commit(const ObjectId& commit) {
     m_tree = open(commit);
-    std::vector<ObjectId> changed;
+    std::vector<std::pair<const std::string*, ObjectId>> changed;  // path, blob
     for (Directory& dir : m_directories) {
       std::optional<ObjectId> id = directory_id(dir.path);
       if (id && id == dir.id) continue;
@@ -114,7 +114,7 @@ class SummaryWorker {
         std::optional<ObjectId> now = blob_at(path);
         if (now == last) continue;
         last = now;
-        if (now && !m_sent.contains(now->hex)) changed.push_back(*now);
+        if (now && !m_sent.contains(now->hex)) changed.emplace_back(&path, *now);
       }
     }
     if (!changed.empty() && m_tree) send(changed);
@@ -125,11 +125,11 @@ class SummaryWorker {
 
   // One at a time, each announced before it is parsed (the replay waits for that one rather than
   // parse it too) and sent as soon as it is made (it may be waiting); those the main process
-  // claimed meanwhile are left to it.
-  void send(const std::vector<ObjectId>& blobs) {
-    for (const ObjectId& blob : blobs) {
+  // claimed meanwhile, or whose files are in its share, are left to it.
+  void send(const std::vector<std::pair<const std::string*, ObjectId>>& blobs) {
+    for (const auto& [path, blob] : blobs) {
       take_in();
-      if (m_sent.contains(blob.hex) || ParseShare::replay_parses(blob, m_share)) continue;
+      if (m_sent.contains(blob.hex) || ParseShare::replay_parses(*path, m_share)) continue;
       m_out << "parsing " << blob.hex << '\n';
       m_out.flush();
       auto made = m_extractor.pickled_summary(*m_tree, blob);

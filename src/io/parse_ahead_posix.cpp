@@ -95,7 +95,6 @@ class ParseAhead final : public SummaryPrefetch {
   std::optional<PickledSummary> take(const ObjectId& blob) override {
     std::unique_lock lock(m_mutex);
     auto found = m_made_for.find(blob.hex);
-    if (found == m_made_for.end() && ParseShare::replay_parses(blob, m_share.share())) return std::nullopt;
     const bool helping = m_at_expected && m_reader_failure.empty() && m_child.pid > 0;
     if (found == m_made_for.end() && helping && m_working_on == m_reached && m_parsing == blob.hex) {
       // The helper is parsing this very module: it is done sooner than a parse here would be.

@@ -5,22 +5,27 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace aaw {
 namespace {
 
-ObjectId id_starting(char digit) { return ObjectId{std::string(1, digit) + std::string(39, '0')}; }
-
-TEST(ParseShareTest, AShareHoldsTheBlobsWhoseFirstDigitFallsBelowIt) {
-  EXPECT_FALSE(ParseShare::replay_parses(id_starting('0'), 0)) << "no share, no blob";
-  EXPECT_TRUE(ParseShare::replay_parses(id_starting('0'), 1));
-  EXPECT_FALSE(ParseShare::replay_parses(id_starting('1'), 1));
-  EXPECT_TRUE(ParseShare::replay_parses(id_starting('7'), 8));
-  EXPECT_FALSE(ParseShare::replay_parses(id_starting('8'), 8));
-  EXPECT_TRUE(ParseShare::replay_parses(id_starting('e'), 16));
-  EXPECT_TRUE(ParseShare::replay_parses(id_starting('E'), 16));
-  EXPECT_FALSE(ParseShare::replay_parses(ObjectId{"zz"}, 16)) << "not an id";
-  EXPECT_FALSE(ParseShare::replay_parses(ObjectId{""}, 16));
+TEST(ParseShareTest, AShareHoldsTheFilesWhosePathsFallInItsBuckets) {
+  std::vector<std::string> paths;
+  for (int i = 0; i < 1000; ++i) paths.push_back("pkg/module_" + std::to_string(i) + ".py");
+  auto held = [&](int share) {
+    int count = 0;
+    for (const std::string& path : paths) count += ParseShare::replay_parses(path, share) ? 1 : 0;
+    return count;
+  };
+  EXPECT_EQ(held(0), 0) << "no share, no file";
+  EXPECT_EQ(held(ParseShare::k_buckets), 1000) << "every bucket, every file";
+  EXPECT_NEAR(held(4), 250, 60) << "a quarter of the buckets, about a quarter of the files";
+  for (const std::string& path : paths)
+    if (ParseShare::replay_parses(path, 4)) EXPECT_TRUE(ParseShare::replay_parses(path, 5)) << "shares nest";
+  EXPECT_EQ(ParseShare::replay_parses("aiter/__init__.py", 3),
+            ParseShare::replay_parses("aiter/__init__.py", 3))
+      << "a path's bucket is always the same";
 }
 
 TEST(ParseShareTest, TheShareGrowsWhileTheHelperIsTheBusierUpToHalf) {

@@ -107,12 +107,12 @@ TEST_F(SummaryWorkerTest, ABlobTheMainProcessClaimsIsLeftToIt) {
                                            "summary " + blob(both, "pkg/__init__.py"), "done " + both}));
 }
 
-TEST_F(SummaryWorkerTest, TheBlobsOfTheMainProcessShareAreLeftToIt) {
+TEST_F(SummaryWorkerTest, TheFilesOfTheMainProcessShareAreLeftToIt) {
   m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\n");
   const std::string edits_a = m_repo.commit("a changes");
   ASSERT_TRUE(m_mirror->fetch());
   const std::string commands = "base " + m_first + "\nwatch pkg/a.py\ncommit " + edits_a + "\n";
-  EXPECT_EQ(run("share 16\n" + commands), (std::vector<std::string>{"done " + edits_a})) << "every blob";
+  EXPECT_EQ(run("share 16\n" + commands), (std::vector<std::string>{"done " + edits_a})) << "every file";
   EXPECT_EQ(run("share 0\n" + commands).size(), 3u) << "none: parsing, summary, done";
   EXPECT_EQ(run("share many\n" + commands).size(), 3u) << "a share that is no number is none";
 }

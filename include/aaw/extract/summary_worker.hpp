@@ -9,7 +9,7 @@
 // except what the main process parses itself, which counts as soon as it is read (between two
 // parses):
 //   mine BLOB      it parses this blob: skip it unless it is begun
-//   share K        it parses the blobs of its share K (ParseShare): skip them from now on
+//   share K        it parses the files of its share K (ParseShare): skip them from now on
 // Replies on `out`, each flushed:
 //   parsing BLOB\n (before each parse)
 //   summary BLOB CHARACTERS SIZE\n then SIZE bytes of aaw_summary's pickle
