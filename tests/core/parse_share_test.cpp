@@ -21,8 +21,11 @@ TEST(ParseShareTest, AShareHoldsTheFilesWhosePathsFallInItsBuckets) {
   EXPECT_EQ(held(0), 0) << "no share, no file";
   EXPECT_EQ(held(ParseShare::k_buckets), 1000) << "every bucket, every file";
   EXPECT_NEAR(held(4), 250, 60) << "a quarter of the buckets, about a quarter of the files";
-  for (const std::string& path : paths)
-    if (ParseShare::replay_parses(path, 4)) EXPECT_TRUE(ParseShare::replay_parses(path, 5)) << "shares nest";
+  for (const std::string& path : paths) {
+    if (ParseShare::replay_parses(path, 4)) {
+      EXPECT_TRUE(ParseShare::replay_parses(path, 5)) << "shares nest";
+    }
+  }
   EXPECT_EQ(ParseShare::replay_parses("aiter/__init__.py", 3),
             ParseShare::replay_parses("aiter/__init__.py", 3))
       << "a path's bucket is always the same";
