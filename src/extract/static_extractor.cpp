@@ -354,11 +354,11 @@ Result<std::vector<StaticExtractor::StarAnswers>> StaticExtractor::star_addition
     return malformed("no list with one answer per module").context("checking added star imports");
   std::vector<StarAnswers> out;
   for (std::size_t c = 0; c < checks.size(); ++c) {
-    const Json& answers = (*answer)[c];
+    Json& answers = (*answer)[c];
     if (!answers.is_array() || answers.size() != checks[c].asks.size())
       return malformed("no list with one answer per ask").context("checking added star imports");
     StarAnswers& kept = out.emplace_back();
-    for (Json& consulted : (*answer)[c]) {
+    for (Json& consulted : answers) {
       if (!consulted.is_array()) {
         kept.emplace_back();
         continue;

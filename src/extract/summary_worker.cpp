@@ -50,7 +50,7 @@ class SummaryWorker {
   }
 
   // "mine BLOB": the main process parses that blob itself, so it is not parsed here (unless it was
-  // begun). "share K": from now on it parses the blobs of its share (ParseShare) itself. False for
+  // begun). "share K": from now on it parses the files of its share (ParseShare) itself. False for
   // any other line; a share that is no number is taken as none.
   bool at_once(const std::string& line) {
     if (line.starts_with("mine ")) {
@@ -175,7 +175,7 @@ class SummaryWorker {
   std::unordered_map<std::string, std::size_t> m_directory_index;
   std::unordered_set<std::string> m_watched;
   std::unordered_set<std::string> m_sent;  // blobs sent, or claimed by the main process
-  int m_share = 0;                         // of the blobs, those the main process parses itself
+  int m_share = 0;                         // of the files, those the main process parses itself
 };
 
 }  // namespace

@@ -549,7 +549,7 @@ def _unbound_digest(summary: "Scope") -> str:
 def _digest(summary: "Scope", wanted: "frozenset") -> str:
     events = list(_events_of(summary, "*"))
     for name in sorted(wanted):  # sorted: names bound by one statement come in one order
-        events += _identity_events_of(summary, name) if name.startswith(_IDENTITY) else _events_of(summary, name)
+        events += _events_of(summary, name)
     events.sort(key=lambda event: event[0])
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", _all_repr(summary), summary.all_dynamic, bool(summary.dynamic)))
@@ -638,27 +638,25 @@ def safe_digest(summary: "Union[Scope, ParseFailure]", names: List[str]) -> Opti
 
 
 def _events_of(summary: "Scope", name: str) -> list:
-    """[(index, name, text)] of the bindings of `name` ("*": the star imports), rendered once per
-    summary: many digests of one module ask for the same names."""
+    """[(index, name, text)] of the bindings of `name` ("*": the star imports; identity_of a name:
+    its bindings, each def without its parameters and returns), rendered once per summary: many
+    digests of one module ask for the same names."""
     known = summary.digests.get(name)
     if known is None:
         if name == "*":
             known = [(index, "*", _star_repr(star)) for index, star in summary.stars]
         else:
-            known = [(index, name, _binding_repr(binding)) for index, binding in summary.bindings.get(name, ())]
+            render = _identity_repr if name.startswith(_IDENTITY) else _binding_repr
+            known = [(index, name, render(binding)) for index, binding in summary.bindings.get(_bare(name), ())]
         summary.digests[name] = known
     return known
 
 
-def _identity_events_of(summary: "Scope", name: str) -> list:
-    """_events_of the name identity_of `name` stands for, each def without its parameters and
-    returns."""
-    known = summary.digests.get(name)
-    if known is None:
-        known = [(index, name, "def %r %r" % (binding.decorator_parts, binding.mangle) if isinstance(binding, Def)
-                  else _binding_repr(binding)) for index, binding in summary.bindings.get(_bare(name), ())]
-        summary.digests[name] = known
-    return known
+def _identity_repr(binding):
+    """What identity_of a name reads of one of its bindings: a def without its parameters."""
+    if isinstance(binding, Def):
+        return "def %r %r" % (binding.decorator_parts, binding.mangle)
+    return _binding_repr(binding)
 
 
 def _line_of(binding):
