@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config git
   libgit2-dev libcurl4-openssl-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   pybind11-dev libcli11-dev libsqlite3-dev python3-dev python3-venv
-  googletest libgtest-dev libgmock-dev time bubblewrap python3-jsonschema python3-yaml
+  libjemalloc-dev googletest libgtest-dev libgmock-dev time bubblewrap python3-jsonschema python3-yaml
 )
 packages+=("$@")
 
