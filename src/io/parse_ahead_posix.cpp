@@ -37,6 +37,10 @@ constexpr auto k_balance_step = std::chrono::milliseconds(100);
 constexpr auto k_silence_limit = std::chrono::seconds(10);
 // How long a helper asked to finish (its stdin closed) may take before it is killed.
 constexpr auto k_exit_grace = std::chrono::milliseconds(1000);
+// A helper that stopped helping is started again for the next range of commits (a daemon runs for
+// months, and one helper killed for its memory must not leave every later replay on one core),
+// unless this many in a row did: then whatever stops them will stop the next one too.
+constexpr int k_failures_in_a_row = 3;
 
 class ParseAhead final : public SummaryPrefetch {
  public:
@@ -47,6 +51,7 @@ class ParseAhead final : public SummaryPrefetch {
   ParseAhead& operator=(const ParseAhead&) = delete;
 
   void expect(const std::optional<ObjectId>& from, const std::vector<ObjectId>& commits) override {
+    if (helped()) m_failures_in_a_row = 0;  // the helper of the range before helped to its end
     if (!start() || !check()) return;
     std::unordered_map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < commits.size(); ++i) index.emplace(commits[i].hex, i);
@@ -64,6 +69,7 @@ class ParseAhead final : public SummaryPrefetch {
   }
 
   void rest() override {
+    if (helped()) m_failures_in_a_row = 0;
     stop();
     const std::lock_guard lock(m_mutex);
     m_made_for.clear();
@@ -126,16 +132,22 @@ class ParseAhead final : public SummaryPrefetch {
   std::string failure() const override { return m_failure; }
 
  private:
+  // Starts the helper, unless one runs or too many in a row stopped helping.
   bool start() {
     if (m_child.pid > 0) return true;
-    if (!m_failure.empty()) return false;
+    if (m_failures_in_a_row >= k_failures_in_a_row) return false;
+    {
+      const std::lock_guard lock(m_mutex);
+      m_reader_failure.clear();  // the reply stream of the helper before
+    }
     auto child = detail::spawn_pipe_child(m_program, {"__summaries", m_repository.string()},
                                           "the process that parses ahead");
     if (!child) {
-      m_failure = child.error().message();
+      record_failure(child.error().message());
       return false;
     }
     m_child = std::move(*child);
+    m_made_at_start = made();
     m_last_reply = std::chrono::steady_clock::now();
     m_reader = std::thread([this] { read_replies(); });
     for (const std::string& path : m_watched) send("watch " + path + "\n");
@@ -282,11 +294,21 @@ class ParseAhead final : public SummaryPrefetch {
   }
 
   void fail(const std::string& why) {
-    m_failure = "the process that parses ahead stopped helping: " + why;
+    record_failure("the process that parses ahead stopped helping: " + why);
     stop();
     const std::lock_guard lock(m_mutex);
     m_made_for.clear();
   }
+
+  void record_failure(std::string why) {
+    m_failure = std::move(why);
+    if (++m_failures_in_a_row > 1) m_failure += " (" + std::to_string(m_failures_in_a_row) + " in a row";
+    if (m_failures_in_a_row >= k_failures_in_a_row) m_failure += ": no more are started";
+    if (m_failures_in_a_row > 1) m_failure += ")";
+  }
+
+  // Whether the helper running helped: it is still there, readable, and made summaries.
+  bool helped() { return check() && made() > m_made_at_start; }
 
   // Closes its stdin (it ends at that), and kills it if it does not end soon; then the reader
   // thread sees its stdout end.
@@ -310,7 +332,9 @@ class ParseAhead final : public SummaryPrefetch {
   std::filesystem::path m_program;
   std::filesystem::path m_repository;
   detail::PipeChild m_child;
-  std::string m_failure;
+  std::string m_failure;             // why the last helper stopped helping
+  int m_failures_in_a_row = 0;       // helpers that stopped helping since one helped to the end of its range
+  std::int64_t m_made_at_start = 0;  // made() when the helper running started
   std::unordered_set<std::string> m_watched;
   std::vector<ObjectId> m_expected;
   std::size_t m_reached = 0;   // the expected commit the replay is at

@@ -157,6 +157,38 @@ TEST_F(ParseAheadTest, AHelperThatSendsNonsenseIsStoppedAndSaysSo) {
   EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value());
 }
 
+TEST_F(ParseAheadTest, AHelperThatStoppedHelpingIsStartedAgainForTheNextRange) {
+  // The first helper dies at once; the one started for the next range is the real one.
+  const auto marker = m_dir.path() / "died-once";
+  auto prefetch = failed_fake("[ -e '" + marker.string() + "' ] || { touch '" + marker.string() +
+                              "'; exit 3; }\nexec '" + std::string(AAW_BINARY) + "' \"$@\"\n");
+  EXPECT_NE(prefetch->failure().find("stopped helping"), std::string::npos) << prefetch->failure();
+  prefetch->watch({"pkg/a.py"});
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  prefetch->reach(m_commits[0]);
+  EXPECT_TRUE(take_when_made(*prefetch, blob(m_commits[0]), 1).has_value()) << prefetch->failure();
+}
+
+TEST_F(ParseAheadTest, NoHelperIsStartedAfterThreeInARowStoppedHelping) {
+  const auto starts = m_dir.path() / "starts";
+  auto prefetch = failed_fake("echo started >>'" + starts.string() + "'\necho nonsense\ncat >/dev/null\n");
+  for (const char* in_a_row : {"(2 in a row)", "(3 in a row: no more are started)"}) {
+    prefetch->expect(ObjectId{m_first}, m_commits);
+    wait_until([&] {
+      prefetch->reach(m_commits[0]);
+      return prefetch->failure().find(in_a_row) != std::string::npos;
+    });
+    EXPECT_EQ(prefetch->failure(), std::string("the process that parses ahead stopped helping: it sent an "
+                                               "unreadable line ") +
+                                       in_a_row);
+  }
+  prefetch->expect(ObjectId{m_first}, m_commits);
+  prefetch->reach(m_commits[0]);
+  std::ifstream in(starts);
+  const std::string started((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(started, "started\nstarted\nstarted\n");
+}
+
 TEST_F(ParseAheadTest, AHelperThatDiesIsNoticed) {
   auto prefetch = failed_fake("exit 3\n");
   // Seen as its stdout ending, or as its stdin no longer read, whichever comes first.

@@ -43,7 +43,9 @@ class SummaryPrefetch {
   // Summaries the helper made, and how many of them were taken.
   virtual std::int64_t made() const = 0;
   virtual std::int64_t taken() const = 0;
-  // Why the helper stopped helping (it could not start, died, or sent garbage); empty while it helps.
+  // Why the last helper that stopped helping did (it could not start, died, or sent garbage); empty
+  // when none has. Another is started for the next range of commits (expect()), until three in a
+  // row stopped helping.
   virtual std::string failure() const = 0;
 };
 
