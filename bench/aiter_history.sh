@@ -16,8 +16,10 @@
 # to AAW_BENCH_COMMITS; e.g. AAW_BENCH_FROM=1814 replays the last 1,000 of aiter's 2,813),
 # AAW_BENCH_REFERENCE (default "6 35 86": the lists the reference also runs for, once each; "" none).
 # Prints one Markdown row per list: median wall time over the runs, its CPU time (user + sys) and
-# peak RSS, the parses per distinct blob of the watcher's Python half, the changes recorded, and
-# the reference's wall and CPU time (its git child included), changes and the speed-up on each.
+# peak RSS (of the daemon and the helper that parses ahead: CPU summed, RSS the larger of the two
+# peaks, as wait4 gives them), the helper's own peak RSS (from the closing summary line), the
+# parses per distinct blob of the watcher's Python half, the changes recorded, and the
+# reference's wall and CPU time (its git child included), changes and the speed-up on each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/aiter_history.sh AITER_GIT [LIST...]" >&2; exit 2; }
@@ -85,8 +87,8 @@ run_once() {  # DIR: "wall cpu rss_kb"; every run starts from an empty state dir
 median() { sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
 
 echo "aiter history: $commits first-parent commits from ${first:0:12}; $(uptime | sed 's/.*load/load/')"
-echo "| functions | commits | wall (s) | CPU (s) | peak RSS (MB) | parses / distinct blobs | changes | reference wall (s) | reference CPU (s) | reference changes | speed-up |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| functions | commits | wall (s) | CPU (s) | peak RSS (MB) | helper's peak RSS (MB) | parses / distinct blobs | changes | reference wall (s) | reference CPU (s) | reference changes | speed-up |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for list in $lists; do
   dir=$work/$list
   mkdir -p "$dir"
@@ -98,6 +100,8 @@ for list in $lists; do
   # "... N module parses of M distinct blobs" from the last run's closing summary.
   parses=$(grep -o '[0-9]* module parses of [0-9]* distinct blobs' "$dir/out" | tail -n 1 |
     awk '{ printf "%d / %d", $1, $5 }')
+  # "..., its peak RSS N MB": the helper that parses ahead, from the same line ("-" when none ran).
+  helper_rss=$(grep -o 'its peak RSS [0-9]* MB' "$dir/out" | tail -n 1 | awk '{ print $4 }')
   changes=$("$binary" history --config "$dir/config.json" --format json |
     /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["changes"]))')
   ref_wall=- ref_cpu=- ref_changes=- speedup=-
@@ -110,7 +114,7 @@ for list in $lists; do
     speedup=$(awk -v r="$ref_wall" -v w="$wall" -v rc="$ref_cpu" -v c="$cpu" \
       'BEGIN { printf "%.1f× (CPU %.1f×)", (w > 0 ? r / w : 0), (c > 0 ? rc / c : 0) }')
   fi
-  awk -v n="$n" -v c="$commits" -v w="$wall" -v u="$cpu" -v k="$rss" -v p="${parses:--}" -v ch="$changes" \
-    -v rw="$ref_wall" -v ru="$ref_cpu" -v rc="$ref_changes" -v s="$speedup" \
-    'BEGIN { printf "| %d | %d | %.2f | %.2f | %d | %s | %d | %s | %s | %s | %s |\n", n, c, w, u, k / 1024, p, ch, rw, ru, rc, s }'
+  awk -v n="$n" -v c="$commits" -v w="$wall" -v u="$cpu" -v k="$rss" -v h="${helper_rss:--}" -v p="${parses:--}" \
+    -v ch="$changes" -v rw="$ref_wall" -v ru="$ref_cpu" -v rc="$ref_changes" -v s="$speedup" \
+    'BEGIN { printf "| %d | %d | %.2f | %.2f | %d | %s | %s | %d | %s | %s | %s | %s |\n", n, c, w, u, k / 1024, h, p, ch, rw, ru, rc, s }'
 done

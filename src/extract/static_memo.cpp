@@ -804,10 +804,13 @@ std::string IncrementalStaticSource::work_summary() const {
         fmt::format("; {} module parses of {} distinct blobs ({} of skeletons, {} function bodies checked)",
                     stats->parses + (m_prefetch ? m_prefetch->made() : 0), stats->distinct_blobs,
                     stats->skeletons, stats->bodies_parsed);
-  if (m_prefetch && (m_prefetch->made() > 0 || !m_prefetch->failure().empty()))
-    summary += fmt::format("; {} of the parses made ahead by a second process, {} of them used{}",
-                           m_prefetch->made(), m_prefetch->taken(),
-                           m_prefetch->failure().empty() ? "" : " (" + m_prefetch->failure() + ")");
+  if (m_prefetch && (m_prefetch->made() > 0 || !m_prefetch->failure().empty())) {
+    summary += fmt::format("; {} of the parses made ahead by a second process, {} of them used",
+                           m_prefetch->made(), m_prefetch->taken());
+    if (std::int64_t kb = m_prefetch->peak_rss_kb(); kb > 0)
+      summary += fmt::format(", its peak RSS {} MB", kb / 1024);
+    if (!m_prefetch->failure().empty()) summary += " (" + m_prefetch->failure() + ")";
+  }
   return summary;
 }
 

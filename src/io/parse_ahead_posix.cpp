@@ -130,6 +130,9 @@ class ParseAhead final : public SummaryPrefetch {
   }
   std::int64_t taken() const override { return m_taken; }
   std::string failure() const override { return m_failure; }
+  std::int64_t peak_rss_kb() const override {
+    return std::max(m_peak_rss_kb, m_child.pid > 0 ? detail::peak_rss_kb(m_child.pid) : 0);
+  }
 
  private:
   // Starts the helper, unless one runs or too many in a row stopped helping.
@@ -314,6 +317,7 @@ class ParseAhead final : public SummaryPrefetch {
   // thread sees its stdout end.
   void stop() {
     if (m_child.pid <= 0) return;
+    m_peak_rss_kb = peak_rss_kb();  // while it is there to read
     m_child.input.reset();
     const auto deadline = std::chrono::steady_clock::now() + k_exit_grace;
     int status = 0;
@@ -335,6 +339,7 @@ class ParseAhead final : public SummaryPrefetch {
   std::string m_failure;             // why the last helper stopped helping
   int m_failures_in_a_row = 0;       // helpers that stopped helping since one helped to the end of its range
   std::int64_t m_made_at_start = 0;  // made() when the helper running started
+  std::int64_t m_peak_rss_kb = 0;    // the largest peak of the helpers stopped
   std::unordered_set<std::string> m_watched;
   std::vector<ObjectId> m_expected;
   std::size_t m_reached = 0;   // the expected commit the replay is at

@@ -9,6 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "aaw/core/sandbox.hpp"
 
@@ -116,6 +119,18 @@ int reap(pid_t pid) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return status;
+}
+
+std::int64_t peak_rss_kb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (!line.starts_with("VmHWM:")) continue;
+    std::int64_t kb = 0;
+    std::istringstream(line.substr(6)) >> kb;
+    return kb;
+  }
+  return 0;
 }
 
 std::string describe_exit(int status) {

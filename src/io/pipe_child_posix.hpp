@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -34,6 +35,9 @@ bool write_all(int fd, std::string_view text);
 bool write_to_child(int fd, std::string_view text);
 // waitpid's status, waiting as long as it takes.
 int reap(pid_t pid);
+// The peak resident memory of a running process (VmHWM in /proc/PID/status), in KiB; 0 when it
+// cannot be read (not Linux, or no such process).
+std::int64_t peak_rss_kb(pid_t pid);
 // "exited with status N" / "was killed by signal N".
 std::string describe_exit(int status);
 

@@ -331,7 +331,8 @@ TEST_F(SignatureSourceTest, ParsingAheadGivesTheSameStatesAndIsUsed) {
   EXPECT_EQ(states[0].signature.text(), "(x, y=40)");
   EXPECT_EQ(helper.taken(), 40);
   EXPECT_THAT(m_source->work_summary(),
-              ::testing::HasSubstr("40 of the parses made ahead by a second process, 40 of them used"));
+              ::testing::HasSubstr(
+                  "40 of the parses made ahead by a second process, 40 of them used, its peak RSS "));
 }
 
 // A handful of commits (a daemon's poll) is not worth the helper: none is started.

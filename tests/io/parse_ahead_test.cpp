@@ -105,6 +105,14 @@ TEST_F(ParseAheadTest, SummariesOfTheCommitsExpectedArriveAndAreTakenOnce) {
   EXPECT_EQ(prefetch->failure(), "");
 }
 
+TEST_F(ParseAheadTest, TheHelpersPeakMemoryIsKnownWhileItRunsAndAfterItStopped) {
+  auto prefetch = helper_with_all_made();
+  const std::int64_t running = prefetch->peak_rss_kb();
+  EXPECT_GT(running, 1024) << "an interpreter takes more than a MiB";
+  prefetch->rest();
+  EXPECT_GE(prefetch->peak_rss_kb(), running);
+}
+
 TEST_F(ParseAheadTest, SummariesForCommitsPassedAreDropped) {
   auto prefetch = helper_with_all_made();
   prefetch->reach(m_commits[2]);

@@ -43,6 +43,9 @@ class SummaryPrefetch {
   // Summaries the helper made, and how many of them were taken.
   virtual std::int64_t made() const = 0;
   virtual std::int64_t taken() const = 0;
+  // The largest peak resident memory of a helper so far, in KiB (0 when none ran, or where it
+  // cannot be read): the daemon's own peak says nothing of the second process.
+  virtual std::int64_t peak_rss_kb() const = 0;
   // Why the last helper that stopped helping did (it could not start, died, or sent garbage); empty
   // when none has. Another is started for the next range of commits (expect()), until three in a
   // row stopped helping.
