@@ -36,7 +36,9 @@ class HostError(Exception):
 // clearer: compile with a readable file name, register the lines with linecache so tracebacks
 // show them, and leave sys.modules as it was when the module raises.
 constexpr const char* k_bootstrap = R"(
+import _frozen_importlib_external
 import linecache
+import marshal
 import os
 import sys
 import types
@@ -48,9 +50,11 @@ if os.access(_python, os.X_OK):
     sys.executable = _python
 
 
-def install(name, source):
+def install(name, source, compiled=b""):
     filename = "<aaw>/%s.py" % name
-    code = compile(source, filename, "exec", dont_inherit=True)
+    code = _unmarshalled(compiled)
+    if code is None:
+        code = compile(source, filename, "exec", dont_inherit=True)
     module = types.ModuleType(name)
     module.__file__ = filename
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -65,6 +69,19 @@ def install(name, source):
             sys.modules[name] = previous
         raise
     return module
+
+
+def _unmarshalled(compiled):
+    """The code behind the build's magic number in `compiled` when that is this interpreter's
+    (code objects change between Python versions), else None: the source is compiled instead."""
+    magic = _frozen_importlib_external.MAGIC_NUMBER
+    if len(compiled) <= len(magic) or compiled[:len(magic)] != magic:
+        return None
+    try:
+        code = marshal.loads(compiled[len(magic):])
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, types.CodeType) else None
 )";
 
 // Python can be started once per process: a second start after finalisation is not safe with
@@ -404,7 +421,7 @@ EmbeddedPython::EmbeddedPython() {
     throw std::runtime_error(std::string("cannot start the embedded Python interpreter: ") + error.what());
   }
   for (const PythonSource& source : embedded_python_sources()) {
-    auto installed = install_module(source.module, source.text);
+    auto installed = install_module(source.module, source.text, source.compiled);
     if (!installed) {
       throw std::runtime_error("cannot start the embedded Python interpreter: " +
                                installed.error().message());
@@ -414,9 +431,10 @@ EmbeddedPython::EmbeddedPython() {
 
 EmbeddedPython::~EmbeddedPython() = default;
 
-Result<void> EmbeddedPython::install_module(std::string_view name, std::string_view source) {
+Result<void> EmbeddedPython::install_module(std::string_view name, std::string_view source,
+                                            std::string_view compiled) {
   try {
-    m_impl->install(decode(name), decode(source));
+    m_impl->install(decode(name), decode(source), py::bytes(compiled.data(), compiled.size()));
     return {};
   } catch (const py::error_already_set& error) {
     return python_error(error).context("installing Python module '" + std::string(name) + "'");

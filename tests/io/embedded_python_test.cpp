@@ -71,6 +71,13 @@ def return_cycle(args, host):
     cycle = []
     cycle.append(cycle)
     return cycle
+
+
+def compiled(args, host):
+    import _frozen_importlib_external
+    import marshal
+    code = compile(args["source"], "<aaw>/%s.py" % args["name"], "exec", dont_inherit=True)
+    return {"magic": list(_frozen_importlib_external.MAGIC_NUMBER), "code": list(marshal.dumps(code))}
 )";
 
 class EmbeddedPythonTest : public ::testing::Test {
@@ -220,6 +227,51 @@ TEST_F(EmbeddedPythonTest, InstallsModulesThatCanImportEachOther) {
 
   ASSERT_TRUE(result) << result.error().message();
   EXPECT_EQ(*result, 42);
+}
+
+// `source` compiled as cmake/embed_python.py compiles it: `magic` (this interpreter's when empty),
+// then the marshalled code; the bytes in a string, for install_module's `compiled`.
+std::string compiled(const std::string& name, const std::string& source, const std::string& magic = "") {
+  auto bytes =
+      test::shared_python().call("aaw_test_host", "compiled", {{"name", name}, {"source", source}}, {});
+  EXPECT_TRUE(bytes) << bytes.error().message();
+  std::string out = magic;
+  for (const Json& byte : bytes->at("magic"))
+    if (magic.empty()) out.push_back(static_cast<char>(byte.get<int>()));
+  for (const Json& byte : bytes->at("code")) out.push_back(static_cast<char>(byte.get<int>()));
+  return out;
+}
+
+TEST_F(EmbeddedPythonTest, RunsTheCodeCompiledWithTheModuleInsteadOfCompilingItsSource) {
+  ASSERT_TRUE(
+      python().install_module("aaw_test_compiled", "def f(args, host):\n    return 'source'\n",
+                              compiled("aaw_test_compiled", "def f(args, host):\n    return 'code'\n")));
+  auto result = python().call("aaw_test_compiled", "f", nullptr, {});
+  ASSERT_TRUE(result) << result.error().message();
+  EXPECT_EQ(*result, "code");
+}
+
+TEST_F(EmbeddedPythonTest, CompilesTheSourceWhenTheCodeIsAnotherPythonsOrDamaged) {
+  const std::string source = "def f(args, host):\n    return 'source'\n";
+  const std::string other =
+      compiled("aaw_test_other", "def f(args, host):\n    return 'code'\n", "\x01\x02\r\n");
+  std::string damaged = compiled("aaw_test_damaged", "def f(args, host):\n    return 'code'\n");
+  damaged.resize(damaged.size() / 2);
+  for (const auto& [name, code] : {std::pair{"aaw_test_other", other}, std::pair{"aaw_test_damaged", damaged},
+                                   std::pair{"aaw_test_empty", std::string()}}) {
+    ASSERT_TRUE(python().install_module(name, source, code));
+    auto result = python().call(name, "f", nullptr, {});
+    ASSERT_TRUE(result) << result.error().message();
+    EXPECT_EQ(*result, "source") << name;
+  }
+}
+
+TEST_F(EmbeddedPythonTest, OurModulesComeCompiledByThePythonTheBinaryLinks) {
+  const std::string magic = compiled("aaw_test_magic", "").substr(0, 4);
+  for (const PythonSource& source : embedded_python_sources()) {
+    ASSERT_GT(source.compiled.size(), 4u) << source.module;
+    EXPECT_EQ(source.compiled.substr(0, 4), magic) << source.module;
+  }
 }
 
 TEST_F(EmbeddedPythonTest, ReportsModuleThatDoesNotCompileAndKeepsThePreviousOne) {

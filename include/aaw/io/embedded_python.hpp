@@ -14,6 +14,10 @@ namespace aaw {
 struct PythonSource {
   std::string module;  // "aaw_static"
   std::string text;
+  // Its code, compiled when the binary was built: the compiling Python's magic number, then the
+  // marshalled code object. Run instead of compiling `text` when the magic is the running
+  // interpreter's; empty when there is none.
+  std::string compiled = {};
 };
 
 // The interpreter this binary embeds: its executable (what runtime venvs are made from, so that
@@ -21,7 +25,7 @@ struct PythonSource {
 std::filesystem::path embedded_python_executable();
 std::string embedded_python_version();
 
-// Generated at build time from src/python/*.py (cmake/EmbedPython.cmake).
+// Generated at build time from src/python/*.py (cmake/embed_python.py).
 const std::vector<PythonSource>& embedded_python_sources();
 
 class EmbeddedPython final : public PythonHost {
@@ -41,8 +45,10 @@ class EmbeddedPython final : public PythonHost {
 
   // Compiles `source` as module `name` (tracebacks name it "<aaw>/NAME.py"), runs it and puts it
   // in sys.modules, replacing any module of that name. python with the exception when it does
-  // not compile or raises; sys.modules then keeps what it had under that name.
-  Result<void> install_module(std::string_view name, std::string_view source);
+  // not compile or raises; sys.modules then keeps what it had under that name. `compiled`
+  // (PythonSource::compiled) is run instead of compiling `source` when its magic number is this
+  // interpreter's and it unmarshals to code.
+  Result<void> install_module(std::string_view name, std::string_view source, std::string_view compiled = {});
 
  private:
   struct Impl;
