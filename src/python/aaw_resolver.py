@@ -435,11 +435,28 @@ class Session:
         known = self._targets.get(key)
         if known is not None:
             result, events = known
+            if self._recorders:
+                for event in events:
+                    if event[0] == "r":
+                        self._root_of(event[1])
+                    else:
+                        self._note(event)
+                return result
+            # The common case, _note inlined: every function replays the imports of every module
+            # its star imports walk through.
             for event in events:
-                if event[0] == "r":
+                kind = event[0]
+                if kind == "b":
+                    self.consulted.setdefault(event[1], event[2])
+                elif kind == "d":
+                    self.consulted_dirs.setdefault(event[1], event[2])
+                elif kind == "r":
                     self._root_of(event[1])
                 else:
-                    self._note(event)
+                    asked = self.asked.get(event[1])
+                    if asked is None:
+                        asked = self.asked[event[1]] = set()
+                    asked.add(event[2])
             return result
         events = []
         self._recorders.append(events)
@@ -662,21 +679,23 @@ class Session:
                 return True
             if not scope.all_dynamic:
                 return False
-        return not name.startswith("_") and self._binds(module, name)
-
-    def _binds(self, module, name):
-        self._ask(module, name)
-        if name in self._summary(module).bindings:
+        if name.startswith("_"):
+            return False
+        if name in scope.bindings:
             return True
+        # Through its own star imports (every star-imported module of a package is asked this for
+        # each name looked up there: the common case, a module with none, returns early).
         key = (module.name, name)
         if key in self.binding:
             return False  # an import cycle: not on this path
         if len(self.active) + len(self.binding) > _MAX_CHAIN:
             raise _TooDeep("'%s' is looked for through a chain of more than %d star imports (at %s); it "
                            "is not followed further" % (name, _MAX_CHAIN, module.path))
+        if not scope.stars:
+            return False
         self.binding.add(key)
         try:
-            for _, star in self._summary(module).stars:
+            for _, star in scope.stars:
                 target = self._import_target(module, star.level, star.module, star.line)
                 if isinstance(target, _Module) and self._exports(target, name):
                     return True
