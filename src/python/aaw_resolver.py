@@ -435,28 +435,11 @@ class Session:
         known = self._targets.get(key)
         if known is not None:
             result, events = known
-            if self._recorders:
-                for event in events:
-                    if event[0] == "r":
-                        self._root_of(event[1])
-                    else:
-                        self._note(event)
-                return result
-            # The common case, _note inlined: every function replays the imports of every module
-            # its star imports walk through.
             for event in events:
-                kind = event[0]
-                if kind == "b":
-                    self.consulted.setdefault(event[1], event[2])
-                elif kind == "d":
-                    self.consulted_dirs.setdefault(event[1], event[2])
-                elif kind == "r":
+                if event[0] == "r":
                     self._root_of(event[1])
                 else:
-                    asked = self.asked.get(event[1])
-                    if asked is None:
-                        asked = self.asked[event[1]] = set()
-                    asked.add(event[2])
+                    self._note(event)
             return result
         events = []
         self._recorders.append(events)
