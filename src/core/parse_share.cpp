@@ -3,6 +3,7 @@
 #include <cstdint>
 
 namespace aaw {
+
 bool ParseShare::replay_parses(std::string_view path, int share) {
   if (share <= 0) return false;
   std::uint32_t hash = 2166136261u;  // FNV-1a: the same bucket in both processes and every run

@@ -305,12 +305,13 @@ class ParseAhead final : public SummaryPrefetch {
 
   void record_failure(std::string why) {
     m_failure = std::move(why);
-    if (++m_failures_in_a_row > 1) m_failure += " (" + std::to_string(m_failures_in_a_row) + " in a row";
-    if (m_failures_in_a_row >= k_failures_in_a_row) m_failure += ": no more are started";
-    if (m_failures_in_a_row > 1) m_failure += ")";
+    if (++m_failures_in_a_row == 1) return;
+    m_failure += " (" + std::to_string(m_failures_in_a_row) + " in a row" +
+                 (m_failures_in_a_row >= k_failures_in_a_row ? ": no more are started" : "") + ")";
   }
 
-  // Whether the helper running helped: it is still there, readable, and made summaries.
+  // Whether the helper running helped: it is still there, readable (check() stops it when not),
+  // and made summaries.
   bool helped() { return check() && made() > m_made_at_start; }
 
   // Closes its stdin (it ends at that), and kills it if it does not end soon; then the reader
