@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 
 namespace aaw {
 namespace {
@@ -18,6 +19,11 @@ struct LogicalLine {
   bool is_async = false;
   bool inline_body = false;  // a def whose body follows the header's colon on the same line
   std::string_view name;     // a def's name
+  // Offsets in the text of a def header's first word (`def` or `async`), of the `(` that opens
+  // its parameters (npos when something else follows its name), and of the colon that ends it.
+  std::size_t start = 0;
+  std::size_t parameters = std::string_view::npos;
+  std::size_t colon = std::string_view::npos;
 };
 
 bool is_word_char(char c) {
@@ -68,7 +74,10 @@ class Lexer {
         if (!newline()) return std::nullopt;
         continue;
       }
-      LogicalLine line{m_line, m_line, *indent, false, false, false, {}};
+      LogicalLine line;
+      line.first_line = line.last_line = m_line;
+      line.indent = *indent;
+      line.start = m_pos;
       header(line);
       if (!logical_line(line)) return std::nullopt;
       out.push_back(line);
@@ -111,6 +120,8 @@ class Lexer {
     if (first != "def") return;
     line.is_def = true;
     line.name = word_at(next);
+    std::size_t open = skip_spaces(next + line.name.size());
+    if (open < m_text.size() && m_text[open] == '(') line.parameters = open;
   }
 
   // Consumes one line end at m_pos ("\n" or "\r\n"); false at a lone "\r".
@@ -162,6 +173,7 @@ class Lexer {
         ++m_pos;
         if (c == ':' && depth == 0 && header_open) {
           header_open = false;
+          line.colon = m_pos - 1;
           std::size_t after = skip_spaces(m_pos);
           line.inline_body =
               after < m_text.size() && m_text[after] != '#' && m_text[after] != '\n' && m_text[after] != '\r';
@@ -262,6 +274,20 @@ std::optional<std::vector<std::pair<std::size_t, std::size_t>>> bodies_of(
   return out;
 }
 
+// A def's header as it was, from its first word to its colon, when its parameters and return
+// annotation can be blanked too: it has parameters in brackets, is ASCII (so the parser's columns
+// are ours), and no line ends right before its colon (a backslash continuation).
+std::optional<std::string_view> blankable_header(std::string_view source, const LogicalLine& def) {
+  if (def.parameters == std::string_view::npos || def.colon == std::string_view::npos ||
+      def.colon < def.parameters + 2)
+    return std::nullopt;
+  if (source[def.colon - 1] == '\n' || source[def.colon - 1] == '\r') return std::nullopt;
+  std::string_view header = source.substr(def.start, def.colon + 1 - def.start);
+  for (char c : header)
+    if (static_cast<unsigned char>(c) >= 0x80) return std::nullopt;
+  return header;
+}
+
 }  // namespace
 
 PythonSkeleton skeleton_of(std::string_view source) {
@@ -288,6 +314,14 @@ PythonSkeleton skeleton_of(std::string_view source) {
     body.last_line = (*lines)[(*bodies)[k].second].last_line;
     std::size_t begin = start_of(body.first_line), end = start_of(body.last_line + 1);
     body.text.assign(source.substr(begin, end - begin));
+    if (auto header = blankable_header(source, def)) {  // `def f(a, b) -> int:` becomes `def f(           ):`
+      body.header.assign(*header);
+      skeleton.text.append(source.substr(copied, def.parameters + 1 - copied));
+      for (std::size_t i = def.parameters + 1; i + 1 < def.colon; ++i)
+        skeleton.text.push_back(source[i] == '\n' || source[i] == '\r' ? source[i] : ' ');
+      skeleton.text.push_back(')');
+      copied = def.colon;
+    }
     skeleton.text.append(source.substr(copied, begin - copied));
     skeleton.text.append(def.indent + 4, ' ');
     skeleton.text.append("pass\n");
@@ -298,6 +332,20 @@ PythonSkeleton skeleton_of(std::string_view source) {
   skeleton.text.append(source.substr(copied));
   skeleton.complete = true;
   return skeleton;
+}
+
+nlohmann::json skeleton_json(std::string& text) {
+  PythonSkeleton skeleton = skeleton_of(text);
+  if (!skeleton.complete) return nlohmann::json{{"complete", false}, {"text", std::move(text)}};
+  nlohmann::json bodies = nlohmann::json::array();
+  for (BlankedBody& body : skeleton.bodies) {
+    nlohmann::json entry{
+        {"def_line", body.def_line}, {"async", body.is_async}, {"text", std::move(body.text)}};
+    if (!body.header.empty()) entry["header"] = std::move(body.header);
+    bodies.push_back(std::move(entry));
+  }
+  return nlohmann::json{
+      {"complete", true}, {"text", std::move(skeleton.text)}, {"bodies", std::move(bodies)}};
 }
 
 }  // namespace aaw

@@ -34,17 +34,6 @@ Result<std::string> blob_text(SourceTree& tree, const Json& args, std::string_vi
   return tree.read_blob(ObjectId{*blob});
 }
 
-// What aaw_summary.summary_of takes from read_skeleton: the skeleton, or the whole text when there is
-// none to trust.
-Json skeleton_json(std::string& text) {
-  PythonSkeleton skeleton = skeleton_of(text);
-  if (!skeleton.complete) return Json{{"complete", false}, {"text", std::move(text)}};
-  Json bodies = Json::array();
-  for (BlankedBody& body : skeleton.bodies)
-    bodies.push_back({{"def_line", body.def_line}, {"async", body.is_async}, {"text", std::move(body.text)}});
-  return Json{{"complete", true}, {"text", std::move(skeleton.text)}, {"bodies", std::move(bodies)}};
-}
-
 // The tree as aaw_static's `host`. An Error here becomes aaw_host.HostError in Python, and that
 // function's state extract_failed.
 HostCallbacks tree_callbacks(SourceTree& tree, SummaryPrefetch* prefetch = nullptr) {

@@ -36,8 +36,8 @@ _skeletons = 0
 _bodies_parsed = 0
 # Summaries adopted from the process that parses ahead instead of parsed here.
 _adopted = 0
-# What the function bodies known to parse say (_body_facts), by hash((is_async, text)); least
-# recently used first. A body that did not change since an earlier version of its file is not
+# What the function bodies known to parse say (_body_facts), by hash((is_async, text)), and the first
+# parameter of the blanked headers known to parse, by hash(header); least recently used first. A body that did not change since an earlier version of its file is not
 # parsed again.
 _VERIFIED_LIMIT = 1 << 16
 _verified = OrderedDict()
@@ -115,14 +115,21 @@ def _summarize_blob(blob, read, read_skeleton):
 
 
 def _from_skeleton(skeleton) -> "Optional[Scope]":
-    """The summary of a module from its skeleton, or None when the whole text must decide (a body
-    or the skeleton does not parse)."""
+    """The summary of a module from its skeleton, or None when the whole text must decide (a body,
+    a blanked header or the skeleton does not parse)."""
     bodies = {}
     for body in skeleton["bodies"]:
         facts = _body_facts_of(body["async"], body["text"])
         if facts is None:
             return None
-        bodies[body["def_line"]] = facts
+        header = body.get("header")
+        first_parameter = None
+        if header is not None:
+            header = header.encode("utf-8", "surrogateescape")
+            first_parameter = _first_parameter_of(header)
+            if first_parameter is None:
+                return None
+        bodies[body["def_line"]] = (facts, header, first_parameter)
     try:
         summary = summarize(skeleton["text"], bodies)
     except _BodyNeeded:
@@ -141,26 +148,43 @@ def _body_facts_of(is_async: bool, text: str):
     deep to read: then the whole text decides. Read here, beside the parse, at the stack depth the
     parse had, and kept with the body's hash so an unchanged body is neither parsed nor read
     again."""
-    global _bodies_parsed
-    key = hash((is_async, text))
-    facts = _verified.get(key)
-    if facts is not None:
+    def read():
+        global _bodies_parsed
+        _bodies_parsed += 1
+        return _body_facts(_parse_body(is_async, text))
+    return _checked_once(hash((is_async, text)), read)
+
+
+def _first_parameter_of(header: bytes) -> Optional[str]:
+    """The name of the first positional parameter of a def whose header a skeleton blanked ("" when
+    it has none), or None when the header does not parse on its own: then the whole text decides.
+    Kept with the header's hash, as a body's facts are."""
+    def read():
+        args, _ = _parse_header(header)
+        positional = args.posonlyargs + args.args
+        return positional[0].arg if positional else ""
+    return _checked_once(hash(header), read)
+
+
+def _checked_once(key, read):
+    """read()'s answer, kept in _verified under key, or None when what it parses does not parse."""
+    answer = _verified.get(key)
+    if answer is not None:
         _verified.move_to_end(key)
-        return facts
-    _bodies_parsed += 1
+        return answer
     collecting = gc.isenabled()
     gc.disable()
     try:
-        facts = _body_facts(_parse_body(is_async, text))
+        answer = read()
     except (SyntaxError, ValueError, UnicodeError, RecursionError, MemoryError):
         return None
     finally:
         if collecting:
             gc.enable()
-    _verified[key] = facts
+    _verified[key] = answer
     if len(_verified) > _VERIFIED_LIMIT:
         _verified.popitem(last=False)
-    return facts
+    return answer
 
 
 def _parse_body(is_async: bool, text: str):
@@ -217,7 +241,7 @@ class Def:
     __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts", "mangle",
                  "replaces_without_wraps", "returns_first_argument")
 
-    def __init__(self, node, index=0, mangle=None, facts=None, header=None):
+    def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None):
         self.name = node.name
         self.line = node.lineno
         self.index = index
@@ -226,8 +250,15 @@ class Def:
         # asked (args, returns), and what a digest renders of them is shared by every summary with
         # the same header (_def_dump). None: the nodes are kept and pickled.
         self.header = header
-        self._args = node.args
-        self._returns = node.returns
+        # first_parameter: for a def whose arguments a skeleton blanked (`def f(   ):`), the name of
+        # its first positional parameter, read from its header ("" when it has none); the nodes
+        # are parsed from the header when asked.
+        if first_parameter is None:
+            self._args, self._returns = node.args, node.returns
+            positional = node.args.posonlyargs + node.args.args
+            first_parameter = positional[0].arg if positional else ""
+        else:
+            self._args = self._returns = None
         self.decorators = [_decorator_name(d) for d in node.decorator_list]
         # (dotted parts or None, whether it is called: `@deco(...)`), to resolve them.
         self.decorator_parts = [_decorator_parts(d) for d in node.decorator_list]
@@ -239,8 +270,7 @@ class Def:
         # returns_first_argument: every return gives back its first argument (a class
         # "decorator" called as X = f(X)).
         self.replaces_without_wraps, returned = _body_facts(node) if facts is None else facts
-        positional = node.args.posonlyargs + node.args.args
-        self.returns_first_argument = bool(positional) and returned == positional[0].arg
+        self.returns_first_argument = bool(first_parameter) and returned == first_parameter
 
     @property
     def args(self) -> ast.arguments:
@@ -281,10 +311,13 @@ def _remembered(cache, limit, key, make):
 
 
 def _parsed_header(header: bytes):
-    def parse(text):
-        node = ast.parse(text + b"\n pass\n").body[0]
-        return node.args, node.returns
-    return _remembered(_parsed_headers, _HEADERS_LIMIT, header, parse)
+    return _remembered(_parsed_headers, _HEADERS_LIMIT, header, _parse_header)
+
+
+def _parse_header(header: bytes):
+    """(args, returns) of a def's header followed by a body."""
+    node = ast.parse(header + b"\n pass\n").body[0]
+    return node.args, node.returns
 
 
 def _def_dump(definition: Def) -> str:
@@ -449,7 +482,9 @@ EMPTY_SCOPE = Scope()
 
 def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
     """The summary of a module's source text, or a ParseFailure when it does not parse. For a
-    skeleton, `bodies` maps the line of each blanked def to its body (is_async, text)."""
+    skeleton, `bodies` maps the line of each blanked def to (what its body says (_body_facts), its
+    header when the skeleton blanked its parameters too or None, and then the header's first
+    positional parameter (_first_parameter_of))."""
     # An ast is a tree of many small objects and no cycles: with thousands of summaries cached,
     # the cyclic collector would walk all of them again and again while a module is parsed,
     # making each parse several times slower. Reference counting frees what a parse leaves.
@@ -738,7 +773,7 @@ class Collector:
     """Walks a module (or class) body in textual order, numbering statements."""
 
     def __init__(self, bodies=None, may_import_dynamically=True, source=None):
-        self.bodies = bodies or {}  # a skeleton's blanked bodies, by the line of their def
+        self.bodies = bodies or {}  # a skeleton's blanked defs, by their line (summarize)
         # False when the text names neither import_module nor __import__: no statement needs a walk.
         self.may_import_dynamically = may_import_dynamically
         self.index = 0
@@ -772,7 +807,9 @@ class Collector:
                 handler(self, statement, self.index, scope, module_level)
 
     def _def(self, node, index, scope, module_level):
-        scope.bind(node.name, index, Def(node, index, self.class_name, self.bodies.get(node.lineno), self._header(node)))
+        facts, header, first_parameter = self.bodies.get(node.lineno, (None, None, None))
+        scope.bind(node.name, index, Def(node, index, self.class_name, facts, header or self._header(node),
+                                         first_parameter))
         if not module_level:
             return
         self.defs[node.name] = node

@@ -174,10 +174,11 @@ class CacheTest(unittest.TestCase):
             aaw_summary.set_cache_limit(None)
 
 
-def skeleton(text, blanked):
+def skeleton(text, blanked, headers=True):
     """The skeleton the C++ side's skeleton_of makes of `text` when it blanks the bodies of the defs
     on the lines in `blanked` (each body: the lines after its header to the next line indented no
-    deeper than the def), written out here for small modules."""
+    deeper than the def) and, with `headers`, their parameters (each header on one line, its colon
+    the line's last), written out here for small modules."""
     lines = text.splitlines(keepends=True)
     bodies, out, i = [], list(lines), 0
     for def_line in blanked:
@@ -190,6 +191,10 @@ def skeleton(text, blanked):
         bodies.append({"def_line": def_line, "async": header.lstrip().startswith("async "),
                        "text": "".join(lines[def_line:end])})
         out[def_line:end] = [" " * (indent + 4) + "pass\n"] + ["\n"] * (end - def_line - 1)
+        if headers:
+            start, opened, colon = indent, header.index("("), header.rindex(":")
+            bodies[-1]["header"] = header[start:colon + 1]
+            out[def_line - 1] = header[:opened + 1] + " " * (colon - opened - 2) + ")" + header[colon:]
     return {"complete": True, "text": "".join(out), "bodies": bodies}
 
 
@@ -210,25 +215,57 @@ class SkeletonTest(unittest.TestCase):
         aaw_summary.clear_cache()
         aaw_summary.reset_stats()
 
-    def summaries(self, text, blanked):
+    def summaries(self, text, blanked, headers=True):
         """The summaries of `text` and of its skeleton, and whether the whole text was read too."""
         full = aaw_summary.summary_of("full", lambda _: text)
         reads = []
         from_skeleton = aaw_summary.summary_of("skeleton", lambda blob: reads.append(blob) or text,
-                                               lambda _: skeleton(text, blanked))
+                                               lambda _: skeleton(text, blanked, headers))
         return full, from_skeleton, bool(reads)
 
     def test_a_skeleton_summarises_as_the_whole_text_does(self):
-        full, from_skeleton, read_whole = self.summaries(DECORATORS, [1, 5, 9])
-        self.assertFalse(read_whole, "a skeleton whose bodies parse is all that is read")
-        self.assertEqual(aaw_summary.stats()["skeletons"], 1)
-        for name in ("replace", "keep", "other"):
-            self.assertEqual(aaw_summary.digest(from_skeleton, [name, aaw_summary.body_of(name)]),
-                             aaw_summary.digest(full, [name, aaw_summary.body_of(name)]), name)
-        self.assertTrue(from_skeleton.bindings["replace"][0][1].replaces_without_wraps)
-        self.assertTrue(from_skeleton.bindings["keep"][0][1].returns_first_argument)
-        self.assertFalse(from_skeleton.bindings["other"][0][1].returns_first_argument)
-        self.assertEqual(from_skeleton.bindings["other"][0][1].line, 9)
+        for headers in (True, False):
+            aaw_summary.clear_cache()
+            aaw_summary.reset_stats()
+            full, from_skeleton, read_whole = self.summaries(DECORATORS, [1, 5, 9], headers)
+            self.assertFalse(read_whole, "a skeleton whose bodies parse is all that is read")
+            self.assertEqual(aaw_summary.stats()["skeletons"], 1)
+            for name in ("replace", "keep", "other"):
+                self.assertEqual(aaw_summary.digest(from_skeleton, [name, aaw_summary.body_of(name)]),
+                                 aaw_summary.digest(full, [name, aaw_summary.body_of(name)]), name)
+            self.assertTrue(from_skeleton.bindings["replace"][0][1].replaces_without_wraps)
+            self.assertTrue(from_skeleton.bindings["keep"][0][1].returns_first_argument)
+            self.assertFalse(from_skeleton.bindings["other"][0][1].returns_first_argument)
+            self.assertEqual(from_skeleton.bindings["other"][0][1].line, 9)
+            other = from_skeleton.bindings["other"][0][1]
+            self.assertEqual(ast.dump(other.args), ast.dump(full.bindings["other"][0][1].args))
+            self.assertEqual([a.arg for a in other.args.args], ["x", "y"])
+
+    def test_a_blanked_header_that_does_not_parse_is_the_whole_texts_syntax_error(self):
+        # Parameters the parser rejects; the skeleton's `def f(        ):` parses.
+        for text in ("def f(a=1, b):\n    return a\n", "def f(a, *, **k):\n    return a\n",
+                     "def f(a) -> :\n    return a\n"):
+            aaw_summary.clear_cache()
+            aaw_summary.reset_stats()
+            full, from_skeleton, read_whole = self.summaries(text, [1])
+            self.assertTrue(read_whole, text)
+            self.assertIsInstance(from_skeleton, aaw_summary.ParseFailure, text)
+            self.assertEqual((from_skeleton.line, from_skeleton.message), (full.line, full.message), text)
+
+    def test_a_header_seen_before_is_not_parsed_again(self):
+        self.summaries(DECORATORS, [1, 5, 9])
+        parses = []
+        real = aaw_summary._parse_header
+        aaw_summary._parse_header = lambda header: parses.append(header) or real(header)
+        try:
+            edited = DECORATORS.replace("return inner", "return  inner")
+            aaw_summary.summary_of("edited", None, lambda _: skeleton(edited, [1, 5, 9]))
+            self.assertEqual(parses, [])
+            edited = DECORATORS.replace("y=1", "y=2")
+            aaw_summary.summary_of("edited again", None, lambda _: skeleton(edited, [1, 5, 9]))
+            self.assertEqual(parses, [b"async def other(x, y=2):"])
+        finally:
+            aaw_summary._parse_header = real
 
     def test_a_body_that_does_not_parse_is_the_whole_texts_syntax_error(self):
         text = "def f(a):\n    x = (1,\n    return a]\ndef g(b):\n    return b\n"

@@ -4,6 +4,7 @@
 // that every blanked body parses, so a syntax error in a body is still found).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,13 @@ struct BlankedBody {
   int last_line = 0;   // ... to the last line of its last statement
   bool is_async = false;
   std::string text;  // those lines as they were, line ends included
+  // The def's header as it was, from `def` (or `async`) to its colon, when its parameters and
+  // return annotation were blanked too (`def f(a, b) -> int:` reads `def f(           ):`, line ends
+  // kept): most of what parsing a skeleton builds is in them, and only the functions a resolution
+  // asks about need them (aaw_summary parses them from this text, checked once per distinct
+  // header). Empty when they were kept: no brackets after the name, a header that is not ASCII,
+  // or a backslash continuation right before the colon.
+  std::string header;
 };
 
 struct PythonSkeleton {
@@ -36,5 +44,10 @@ struct PythonSkeleton {
 
 // Never fails: what it cannot split, it reports as incomplete.
 PythonSkeleton skeleton_of(std::string_view source);
+
+// What aaw_summary.summary_of takes from read_skeleton: {"complete": true, "text", "bodies":
+// [{"def_line", "async", "text"[, "header"]}]}, or {"complete": false, "text": the whole text}
+// when there is no skeleton to trust. `text` is moved from.
+nlohmann::json skeleton_json(std::string& text);
 
 }  // namespace aaw
