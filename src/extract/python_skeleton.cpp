@@ -253,22 +253,32 @@ class Lexer {
   std::vector<std::size_t> m_line_starts;  // offset of each physical line, by number - 1
 };
 
-// The bodies to blank: each def's (not one on its header's line, not a module-level __getattr__),
-// with every statement nested in it; nullopt when a def has no body (a syntax error).
-std::optional<std::vector<std::pair<std::size_t, std::size_t>>> bodies_of(
-    const std::vector<LogicalLine>& lines, std::vector<bool>& blank) {
-  std::vector<std::pair<std::size_t, std::size_t>> out;  // [def, last statement of its body]
+// A def the skeleton blanks something of: its logical line, the last line of its body (itself for a
+// body on the header's line), and whether that body is blanked.
+struct DefToBlank {
+  std::size_t def = 0;
+  std::size_t last = 0;
+  bool body = false;
+};
+
+// The defs to blank, in textual order: each def's body (not one on its header's line, not a
+// module-level __getattr__'s, which the resolver reads whole) with every statement nested in it,
+// and the header of each def whose body is on its line; nullopt when a def has no body (a syntax
+// error).
+std::optional<std::vector<DefToBlank>> defs_to_blank(const std::vector<LogicalLine>& lines) {
+  std::vector<DefToBlank> out;
   for (std::size_t i = 0; i < lines.size();) {
     const LogicalLine& def = lines[i];
+    bool getattr = def.indent == 0 && def.name == "__getattr__";
     if (!def.is_def || def.inline_body) {
+      if (def.is_def && !getattr) out.push_back({i, i, false});
       ++i;
       continue;
     }
     std::size_t end = i + 1;
     while (end < lines.size() && lines[end].indent > def.indent) ++end;
     if (end == i + 1) return std::nullopt;
-    out.emplace_back(i, end - 1);
-    blank.push_back(!(def.indent == 0 && def.name == "__getattr__"));
+    if (!getattr) out.push_back({i, end - 1, true});
     i = end;
   }
   return out;
@@ -288,6 +298,17 @@ std::optional<std::string_view> blankable_header(std::string_view source, const 
   return header;
 }
 
+// Appends the text up to the def's colon with its parameters and return annotation blanked
+// (`def f(a, b) -> int:` becomes `def f(           ):`, line ends kept); `copied` moves to the colon.
+void append_blanked_header(std::string& out, std::string_view source, const LogicalLine& def,
+                           std::size_t& copied) {
+  out.append(source.substr(copied, def.parameters + 1 - copied));
+  for (std::size_t i = def.parameters + 1; i + 1 < def.colon; ++i)
+    out.push_back(source[i] == '\n' || source[i] == '\r' ? source[i] : ' ');
+  out.push_back(')');
+  copied = def.colon;
+}
+
 }  // namespace
 
 PythonSkeleton skeleton_of(std::string_view source) {
@@ -296,32 +317,29 @@ PythonSkeleton skeleton_of(std::string_view source) {
   Lexer lexer(source);
   auto lines = lexer.lines();
   if (!lines) return skeleton;
-  std::vector<bool> blank;
-  auto bodies = bodies_of(*lines, blank);
-  if (!bodies) return skeleton;
+  auto defs = defs_to_blank(*lines);
+  if (!defs) return skeleton;
   const std::vector<std::size_t>& starts = lexer.line_starts();
   auto start_of = [&](int line) {
     return static_cast<std::size_t>(line - 1) < starts.size() ? starts[line - 1] : source.size();
   };
   std::size_t copied = 0;
-  for (std::size_t k = 0; k < bodies->size(); ++k) {
-    if (!blank[k]) continue;
-    const LogicalLine& def = (*lines)[(*bodies)[k].first];
+  for (const DefToBlank& blank : *defs) {
+    const LogicalLine& def = (*lines)[blank.def];
+    auto header = blankable_header(source, def);
+    if (header) append_blanked_header(skeleton.text, source, def, copied);
+    if (!blank.body) {
+      if (header) skeleton.headers.push_back({def.first_line, std::string(*header)});
+      continue;
+    }
     BlankedBody body;
     body.def_line = def.first_line;
     body.is_async = def.is_async;
     body.first_line = def.last_line + 1;
-    body.last_line = (*lines)[(*bodies)[k].second].last_line;
+    body.last_line = (*lines)[blank.last].last_line;
+    if (header) body.header.assign(*header);
     std::size_t begin = start_of(body.first_line), end = start_of(body.last_line + 1);
     body.text.assign(source.substr(begin, end - begin));
-    if (auto header = blankable_header(source, def)) {  // `def f(a, b) -> int:` becomes `def f(           ):`
-      body.header.assign(*header);
-      skeleton.text.append(source.substr(copied, def.parameters + 1 - copied));
-      for (std::size_t i = def.parameters + 1; i + 1 < def.colon; ++i)
-        skeleton.text.push_back(source[i] == '\n' || source[i] == '\r' ? source[i] : ' ');
-      skeleton.text.push_back(')');
-      copied = def.colon;
-    }
     skeleton.text.append(source.substr(copied, begin - copied));
     skeleton.text.append(def.indent + 4, ' ');
     skeleton.text.append("pass\n");
@@ -344,8 +362,13 @@ nlohmann::json skeleton_json(std::string& text) {
     if (!body.header.empty()) entry["header"] = std::move(body.header);
     bodies.push_back(std::move(entry));
   }
-  return nlohmann::json{
-      {"complete", true}, {"text", std::move(skeleton.text)}, {"bodies", std::move(bodies)}};
+  nlohmann::json headers = nlohmann::json::array();
+  for (BlankedHeader& header : skeleton.headers)
+    headers.push_back({{"def_line", header.def_line}, {"header", std::move(header.text)}});
+  return nlohmann::json{{"complete", true},
+                        {"text", std::move(skeleton.text)},
+                        {"bodies", std::move(bodies)},
+                        {"headers", std::move(headers)}};
 }
 
 }  // namespace aaw

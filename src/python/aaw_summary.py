@@ -130,6 +130,12 @@ def _from_skeleton(skeleton) -> "Optional[Scope]":
             if first_parameter is None:
                 return None
         bodies[body["def_line"]] = (facts, header, first_parameter)
+    for kept in skeleton.get("headers", ()):  # a body kept on its header's line: read from the node
+        header = kept["header"].encode("utf-8", "surrogateescape")
+        first_parameter = _first_parameter_of(header)
+        if first_parameter is None:
+            return None
+        bodies[kept["def_line"]] = (None, header, first_parameter)
     try:
         summary = summarize(skeleton["text"], bodies)
     except _BodyNeeded:
@@ -138,9 +144,10 @@ def _from_skeleton(skeleton) -> "Optional[Scope]":
 
 
 class _BodyNeeded(Exception):
-    """A skeleton blanked a body the summary reads (a module-level __getattr__ or import hook the
-    skeleton could not tell from a method: nested in an if or try, or spelled with characters
-    Python folds to ASCII): the whole text must be summarised instead."""
+    """A skeleton blanked a def the summary reads whole (a module-level __getattr__ or import hook
+    the skeleton could not tell from a method: nested in an if or try, or spelled with characters
+    Python folds to ASCII; or one whose body is on its header's line, of which only the header was
+    blanked): the whole text must be summarised instead."""
 
 
 def _body_facts_of(is_async: bool, text: str):
@@ -482,9 +489,10 @@ EMPTY_SCOPE = Scope()
 
 def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
     """The summary of a module's source text, or a ParseFailure when it does not parse. For a
-    skeleton, `bodies` maps the line of each blanked def to (what its body says (_body_facts), its
-    header when the skeleton blanked its parameters too or None, and then the header's first
-    positional parameter (_first_parameter_of))."""
+    skeleton, `bodies` maps the line of each def it blanked something of to (what its body says
+    (_body_facts), or None when the body was kept on the header's line; its header when the skeleton
+    blanked its parameters, or None; and then the header's first positional parameter
+    (_first_parameter_of))."""
     # An ast is a tree of many small objects and no cycles: with thousands of summaries cached,
     # the cyclic collector would walk all of them again and again while a module is parsed,
     # making each parse several times slower. Reference counting frees what a parse leaves.

@@ -53,7 +53,7 @@ TEST(PythonSkeletonTest, BlanksEachBodyLineForLineAndKeepsWhatItWas) {
             "    y: int = 0\n"
             "    async def m(    ):\n"
             "        pass\n"
-            "    def one(self): return 1\n"
+            "    def one(    ): return 1\n"
             "X = 3\n");
   EXPECT_EQ(line_count(skeleton.text), line_count(source));
   ASSERT_EQ(skeleton.bodies.size(), 2U);
@@ -102,8 +102,7 @@ TEST(PythonSkeletonTest, ParametersAreBlankedAndTheHeaderKept) {
 
 // A header that cannot be read back alone with confidence keeps its parameters (and its def its
 // nodes): one that is not ASCII, a continuation right before the colon, a name without brackets
-// after it (3.12's type parameters; a syntax error in 3.11). A def with its body on the header's
-// line is not blanked at all.
+// after it (3.12's type parameters; a syntax error in 3.11).
 TEST(PythonSkeletonTest, HeadersThatDoNotReadBackAloneAreKept) {
   for (std::string header : {"def f(\xc3\xa9=1):", "def f(a) \\\n:", "def f[T](a):"}) {
     PythonSkeleton skeleton = skeleton_of(header + "\n    return 1\n");
@@ -112,9 +111,35 @@ TEST(PythonSkeletonTest, HeadersThatDoNotReadBackAloneAreKept) {
     EXPECT_EQ(skeleton.bodies[0].header, "") << header;
     EXPECT_EQ(skeleton.text, header + "\n    pass\n") << header;
   }
-  PythonSkeleton skeleton = skeleton_of("def f(a): return 1\n");
-  EXPECT_EQ(skeleton.text, "def f(a): return 1\n");
+}
+
+// A body on its header's line is kept, and the header blanked: aiter declares its compiled
+// kernels as stubs, `def f(many parameters) -> Tensor: ...`. A module-level __getattr__ is kept
+// whole (the resolver reads its parameters and its body).
+TEST(PythonSkeletonTest, AHeaderOverABodyOnItsLineIsBlankedAndTheBodyKept) {
+  PythonSkeleton skeleton = skeleton_of(
+      "@compile_ops('m')\n"
+      "def f(a: Tensor,\n"
+      "      b: int = 0) -> Tensor: ...\n"
+      "def __getattr__(name): return name\n"
+      "class C:\n"
+      "    def __getattr__(self, name): return 1\n"
+      "def g(\xc3\xa9): ...\n");
+  ASSERT_TRUE(skeleton.complete);
+  EXPECT_EQ(skeleton.text,
+            "@compile_ops('m')\n"
+            "def f(          \n"
+            "                          ): ...\n"
+            "def __getattr__(name): return name\n"
+            "class C:\n"
+            "    def __getattr__(          ): return 1\n"
+            "def g(\xc3\xa9): ...\n");
   EXPECT_TRUE(skeleton.bodies.empty());
+  ASSERT_EQ(skeleton.headers.size(), 2U);
+  EXPECT_EQ(skeleton.headers[0].def_line, 2);
+  EXPECT_EQ(skeleton.headers[0].text, "def f(a: Tensor,\n      b: int = 0) -> Tensor:");
+  EXPECT_EQ(skeleton.headers[1].def_line, 6);
+  EXPECT_EQ(skeleton.headers[1].text, "def __getattr__(self, name):");
 }
 
 // What reaches aaw_summary: each blanked body, with its header when that was blanked too.
@@ -128,6 +153,11 @@ TEST(PythonSkeletonTest, ItsJsonCarriesTheHeadersThatWereBlanked) {
             (nlohmann::json{
                 {"def_line", 1}, {"async", false}, {"text", "    return a\n"}, {"header", "def f(a):"}}));
   EXPECT_FALSE(json["bodies"][1].contains("header"));
+  EXPECT_EQ(json["headers"], nlohmann::json::array());
+  text = "def f(a): ...\n";
+  json = skeleton_json(text);
+  EXPECT_EQ(json["text"], "def f( ): ...\n");
+  EXPECT_EQ(json["headers"], (nlohmann::json{{{"def_line", 1}, {"header", "def f(a):"}}}));
   std::string broken = "def f(:\n";
   EXPECT_EQ(skeleton_json(broken), (nlohmann::json{{"complete", false}, {"text", "def f(:\n"}}));
 }

@@ -252,6 +252,29 @@ class SkeletonTest(unittest.TestCase):
             self.assertIsInstance(from_skeleton, aaw_summary.ParseFailure, text)
             self.assertEqual((from_skeleton.line, from_skeleton.message), (full.line, full.message), text)
 
+    def test_a_header_over_a_body_on_its_line_is_blanked_and_the_body_read_in_place(self):
+        text = ("def keep(cls): return cls\n"
+                "def stub(a: int,\n"
+                "         b=2) -> int: ...\n")
+        made = {"complete": True, "bodies": [],
+                "text": "def keep(   ): return cls\ndef stub(       \n            ): ...\n",
+                "headers": [{"def_line": 1, "header": "def keep(cls):"},
+                            {"def_line": 2, "header": "def stub(a: int,\n         b=2) -> int:"}]}
+        full = aaw_summary.summary_of("full", lambda _: text)
+        reads = []
+        from_skeleton = aaw_summary.summary_of("skeleton", lambda blob: reads.append(blob) or text, lambda _: made)
+        self.assertEqual(reads, [])
+        for name in ("keep", "stub"):
+            asked = [name, aaw_summary.body_of(name), aaw_summary.POSITIONS]
+            self.assertEqual(aaw_summary.digest(from_skeleton, asked), aaw_summary.digest(full, asked), name)
+        self.assertTrue(from_skeleton.bindings["keep"][0][1].returns_first_argument)
+        self.assertEqual([a.arg for a in from_skeleton.bindings["stub"][0][1].args.args], ["a", "b"])
+        # A header that does not parse on its own: the whole text decides.
+        made["headers"][1]["header"] = "def stub(a=1, b) -> int:"
+        aaw_summary.clear_cache()
+        aaw_summary.summary_of("skeleton", lambda blob: reads.append(blob) or text, lambda _: made)
+        self.assertEqual(reads, ["skeleton"])
+
     def test_a_header_seen_before_is_not_parsed_again(self):
         self.summaries(DECORATORS, [1, 5, 9])
         parses = []

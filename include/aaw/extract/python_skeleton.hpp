@@ -27,27 +27,38 @@ struct BlankedBody {
   std::string header;
 };
 
+// The header of a def whose body is on the header's line (kept), when its parameters were blanked.
+struct BlankedHeader {
+  int def_line = 0;
+  std::string text;  // as BlankedBody::header
+};
+
 struct PythonSkeleton {
   // False when the text is not split with confidence (unbalanced brackets, an unterminated string,
   // tabs or form feeds in indentation, a lone carriage return, a NUL byte, an f-string's own
   // quote inside one of its replacement fields, an import hook on sys.meta_path whose function
   // bodies the resolver reads): parse the whole text instead.
   bool complete = false;
-  // The text line for line: each blanked body is one `pass` line then empty lines, so every kept
-  // line keeps its number. Defs whose body is on the header's line, and a module-level
-  // __getattr__ (whose body the resolver reads), are kept whole. A lexer cannot tell every
-  // module-level def from a method (one nested in an if or try, a name NFKC folds to
-  // __getattr__): aaw_summary sees such a body blanked and summarises the whole text instead.
+  // The text line for line: each blanked body is one `pass` line then empty lines, and each
+  // blanked header keeps its line ends, so every kept line keeps its number. A body on its
+  // header's line is kept (only the header is blanked), and a module-level __getattr__ (whose
+  // body and parameters the resolver reads) is kept whole. A lexer cannot tell every module-level
+  // def from a method (one nested in an if or try, a name NFKC folds to __getattr__): aaw_summary
+  // sees such a def blanked and summarises the whole text instead.
   std::string text;
   std::vector<BlankedBody> bodies;  // in textual order
+  // Headers blanked over a body kept on their line (`def f(a: int) -> int: ...`, as compiled
+  // stubs are declared), in textual order.
+  std::vector<BlankedHeader> headers;
 };
 
 // Never fails: what it cannot split, it reports as incomplete.
 PythonSkeleton skeleton_of(std::string_view source);
 
 // What aaw_summary.summary_of takes from read_skeleton: {"complete": true, "text", "bodies":
-// [{"def_line", "async", "text"[, "header"]}]}, or {"complete": false, "text": the whole text}
-// when there is no skeleton to trust. `text` is moved from.
+// [{"def_line", "async", "text"[, "header"]}], "headers": [{"def_line", "header"}]}, or
+// {"complete": false, "text": the whole text} when there is no skeleton to trust. `text` is moved
+// from.
 nlohmann::json skeleton_json(std::string& text);
 
 }  // namespace aaw
