@@ -1219,7 +1219,13 @@ def _roots_in_setup_cfg(text):
     return roots
 
 
+# What a setup.py must name for _roots_in_setup_py to find a root in it.
+_SETUP_PY_WORDS = ("package_dir", "find_packages", "find_namespace_packages")
+
+
 def _roots_in_setup_py(text):
+    if text.isascii() and not any(word in text for word in _SETUP_PY_WORDS):
+        return []  # an ASCII text that names none of them (a parse of aiter's takes 3 ms, at every version)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):

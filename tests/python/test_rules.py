@@ -48,7 +48,11 @@ class SourceRootsTest(unittest.TestCase):
                 ("pyproject.toml", '[tool.hatch.build.targets.wheel]\npackages = ["lib/python/pkg"]\n'),
                 ("setup.cfg", "[options]\npackage_dir =\n    =lib/python\n"),
                 ("setup.py", "from setuptools import setup, find_packages\n"
-                             "setup(packages=find_packages('lib/python'), package_dir={'': 'lib/python'})\n")]:
+                             "setup(packages=find_packages('lib/python'), package_dir={'': 'lib/python'})\n"),
+                ("setup.py", "from setuptools import setup\nsetup(package_dir={'': 'lib/python'})\n"),
+                ("setup.py", "import setuptools as s\ns.setup(packages=s.find_namespace_packages(where='lib/python'))\n"),
+                # Python folds identifiers to NFKC: a text that is not ASCII is parsed to be read.
+                ("setup.py", "import setuptools as s\ns.setup(packages=s.\uff46ind_packages('lib/python'))\n")]:
             with self.subTest(name=name, text=text):
                 self.assertEqual(names(resolve(dict(body, **{name: text}), "import pkg", "pkg.f")), ["x"])
 
