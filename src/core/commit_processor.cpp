@@ -209,7 +209,7 @@ Result<void> CommitProcessor::finish(CommitRecord& record, CommitStates states) 
   auto recorded = m_store.record(record);
   if (!recorded) return recorded.error().context("recording " + record.commit.id.hex);
   m_last = Recorded{record.commit.id, std::move(states), std::move(record.states)};
-  return flush_events();
+  return m_batching ? Result<void>() : flush_events();
 }
 
 Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const CommitStates& states,
@@ -260,13 +260,30 @@ Result<void> CommitProcessor::record_new_functions(const ObjectId& commit) {
   record.states.insert(record.states.end(), extracted.begin(), extracted.end());
   auto written = m_store.record(record);
   if (!written) return written.error().context("recording " + commit.hex);
-  return flush_events();
+  return m_batching ? Result<void>() : flush_events();
 }
 
 Result<void> CommitProcessor::flush_events() {
   auto pending = m_store.events_after(m_events.last_id());
   if (!pending) return pending.error();
   return m_events.append(*pending);
+}
+
+Result<void> CommitProcessor::begin_batch() {
+  if (m_batching) return {};
+  if (auto begun = m_store.begin_batch(); !begun) return begun;
+  m_batching = true;
+  return {};
+}
+
+Result<void> CommitProcessor::end_batch() {
+  if (!m_batching) return {};
+  m_batching = false;
+  if (auto committed = m_store.end_batch(); !committed) {
+    m_last.reset();  // its commit is not recorded any more
+    return committed;
+  }
+  return flush_events();
 }
 
 }  // namespace aaw

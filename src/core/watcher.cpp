@@ -179,14 +179,32 @@ bool Watcher::bisects(std::size_t pending) const {
 Result<void> Watcher::process_in_order(const std::vector<ObjectId>& commits,
                                        std::optional<ObjectId> against) {
   m_deps.processor.expect(against, commits);
+  // A source that reads each commit in milliseconds records them in batches (one transaction
+  // instead of one each: a fifth of the daemon's time in a replay went to committing), closed
+  // after k_batch_commits commits or k_batch_time, so that the write lock is never held long and
+  // a crash costs little to redo. A source that builds each commit records each at once.
+  const bool batched = !m_deps.processor.builds_each_commit() && commits.size() > 1;
+  std::size_t in_batch = 0;
+  TimePoint began{};
+  Result<void> done;
   for (const ObjectId& commit : commits) {
     if (m_deps.control.stop_requested()) break;
     check_reopen();
-    if (auto done = m_deps.processor.process(commit, against, true, "Checking"); !done) return done;
+    if (batched && in_batch == 0) {
+      if (done = m_deps.processor.begin_batch(); !done) break;
+      began = m_deps.clock.now();
+    }
+    if (done = m_deps.processor.process(commit, against, true, "Checking"); !done) break;
     against = commit;
     m_deps.progress.step();
+    if (batched && (++in_batch == k_batch_commits || m_deps.clock.now() - began >= k_batch_time)) {
+      in_batch = 0;
+      if (done = m_deps.processor.end_batch(); !done) break;
+    }
   }
-  return {};
+  // What the batch holds is kept even when a commit failed: each record is whole on its own.
+  auto ended = m_deps.processor.end_batch();
+  return done ? ended : done;
 }
 
 Result<void> Watcher::process_bisected(const std::vector<ObjectId>& commits, const ObjectId& against) {

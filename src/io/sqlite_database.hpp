@@ -141,31 +141,44 @@ Result<void> run(Database& db, const char* sql, const Values&... values) {
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back when the guard goes without commit(). IMMEDIATE takes
 // the write lock up front, so a transaction never fails half way because another writer came first.
+// Begun inside a transaction already open (a batch of records, SqliteStateStore::begin_batch), it is
+// a savepoint of it: commit() releases it into the open transaction, and the guard going without
+// commit() rolls back only what was written since it began.
 class Transaction {
  public:
   static Result<Transaction> begin(Database& db) {
-    auto begun = run(db, "BEGIN IMMEDIATE");
+    bool nested = db.in_transaction();
+    auto begun = run(db, nested ? "SAVEPOINT aaw_nested" : "BEGIN IMMEDIATE");
     if (!begun) return begun.error();
-    return Transaction(db);
+    return Transaction(db, nested);
   }
-  Transaction(Transaction&& other) noexcept : m_db(std::exchange(other.m_db, nullptr)) {}
+  Transaction(Transaction&& other) noexcept
+      : m_db(std::exchange(other.m_db, nullptr)), m_nested(other.m_nested) {}
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   Transaction& operator=(Transaction&&) = delete;
   ~Transaction() {
-    // SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR, ...).
-    if (m_db != nullptr && m_db->in_transaction()) (void)run(*m_db, "ROLLBACK");
+    // SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR, ...): then no
+    // savepoint is left either.
+    if (m_db == nullptr || !m_db->in_transaction()) return;
+    if (m_nested) {
+      (void)run(*m_db, "ROLLBACK TO aaw_nested");
+      (void)run(*m_db, "RELEASE aaw_nested");
+    } else {
+      (void)run(*m_db, "ROLLBACK");
+    }
   }
 
   Result<void> commit() {
-    auto committed = run(*m_db, "COMMIT");
+    auto committed = run(*m_db, m_nested ? "RELEASE aaw_nested" : "COMMIT");
     if (committed) m_db = nullptr;
     return committed;
   }
 
  private:
-  explicit Transaction(Database& db) : m_db(&db) {}
+  Transaction(Database& db, bool nested) : m_db(&db), m_nested(nested) {}
   Database* m_db;
+  bool m_nested;
 };
 
 }  // namespace aaw::sqlite

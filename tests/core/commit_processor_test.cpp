@@ -301,5 +301,46 @@ TEST_F(CommitProcessorTest, GoingAlongAsksOnlyWhatChangedAndRecordsWhatEachCommi
   EXPECT_LT(m_source->resolved_count(), resolved_alone / 2) << "most states carried from commit to commit";
 }
 
+// In a batch the commits are recorded in one transaction, and their events reach events.jsonl
+// only once it is committed: a line there is never one the store could still lose. What is
+// recorded is what processing them one by one records.
+TEST_F(CommitProcessorTest, ABatchAppendsItsEventsWhenItIsCommitted) {
+  CommitProcessor processor(SyntheticAiter::functions(), *m_mirror, *m_source, *m_store, *m_events, *m_log,
+                            m_clock);
+  const auto& c = m_commits;
+  ASSERT_TRUE(processor.begin_batch());
+  std::optional<ObjectId> previous;
+  for (const std::string& sha :
+       {c.base, c.reformatted, c.renamed, c.inserted, c.defaults, c.broken, c.deleted, c.compatible}) {
+    ASSERT_TRUE(processor.process(ObjectId{sha}, previous, true, "Checking"));
+    previous = ObjectId{sha};
+  }
+  EXPECT_EQ(m_events->last_id(), 0) << "nothing appended while the batch is open";
+  auto reader = open_state_store(m_dir.path() / "state.db", m_repo.path().string());
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(*(*reader)->commit_count(), 0) << "nothing committed while the batch is open";
+  ASSERT_TRUE(processor.end_batch());
+  EXPECT_EQ(*(*reader)->commit_count(), 8);
+  auto recorded = m_store->events_after(0);
+  ASSERT_TRUE(recorded);
+  ASSERT_FALSE(recorded->empty());
+  EXPECT_EQ(m_events->last_id(), recorded->back().id);
+
+  test::TempDir other{"aaw-processor-alone"};
+  auto store = open_state_store(other.path() / "state.db", m_repo.path().string());
+  auto events = EventLog::open(other.path() / "events.jsonl");
+  ASSERT_TRUE(store && events);
+  IncrementalStaticSource source(*m_mirror, *m_extractor);
+  CommitProcessor alone(SyntheticAiter::functions(), *m_mirror, source, **store, *events, *m_log, m_clock);
+  previous.reset();
+  for (const std::string& sha :
+       {c.base, c.reformatted, c.renamed, c.inserted, c.defaults, c.broken, c.deleted, c.compatible}) {
+    ASSERT_TRUE(alone.process(ObjectId{sha}, previous, true, "Checking"));
+    previous = ObjectId{sha};
+    EXPECT_EQ(*(*store)->states_at(*previous), *m_store->states_at(*previous)) << sha;
+  }
+  EXPECT_EQ(events->last_id(), m_events->last_id());
+}
+
 }  // namespace
 }  // namespace aaw

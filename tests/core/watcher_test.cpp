@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -32,8 +33,10 @@ class FailingSource final : public SignatureSource {
  public:
   explicit FailingSource(SignatureSource& inner) : m_inner(inner) {}
   std::string fail_at;
+  std::function<void(const ObjectId&)> on_extract;  // e.g. a SIGTERM arriving during an extraction
   Result<std::vector<SignatureState>> extract(const ObjectId& commit,
                                               const std::vector<MonitoredFunction>& functions) override {
+    if (on_extract) on_extract(commit);
     if (commit.hex == fail_at)
       return Error(ErrorCode::not_found, "object " + fail_at + " is missing from the mirror");
     return m_inner.extract(commit, functions);
@@ -395,6 +398,29 @@ TEST_F(WatcherTest, AfterPollRunsBeforeOnceReturns) {
   deps.after_poll = [&] { calls += commit_count() == 8 ? 1 : 100; };
   EXPECT_EQ(Watcher(m_config, deps).run(true), 0);
   EXPECT_EQ(calls, 1) << "once, after the commits were recorded";
+}
+
+// A replay records its commits in batches; a stop in the middle of one keeps every commit
+// processed before it, with its events in events.jsonl, and the next start goes on from there.
+TEST_F(WatcherTest, AStopInTheMiddleOfABatchKeepsWhatWasProcessed) {
+  m_source->on_extract = [this](const ObjectId& commit) {
+    if (commit.hex == m_commits.defaults) m_control.request_stop();
+  };
+  EXPECT_EQ(m_watcher->run(false), 0);
+  auto reader = open_state_store(m_dir.path() / "state.db", m_config.repository_url);
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(*(*reader)->commit_count(), 5) << "base to defaults, the one extracted when the stop came";
+  EXPECT_EQ((*reader)->line_head()->value().hex, m_commits.defaults);
+  auto events = (*reader)->events_after(0);
+  ASSERT_TRUE(events);
+  EXPECT_EQ(m_events->last_id(), events->back().id);
+
+  m_source->on_extract = nullptr;
+  m_control = test::FakeControl();
+  open();
+  EXPECT_EQ(m_watcher->run(true), 0);
+  EXPECT_EQ(commit_count(), 8);
+  EXPECT_EQ(history(), planted_on_main());
 }
 
 TEST_F(WatcherTest, StopRequestBeforeStartProcessesNothing) {

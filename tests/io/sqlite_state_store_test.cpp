@@ -540,6 +540,66 @@ TEST_F(SqliteStateStoreTest, SecondConnectionReadsWhatTheFirstRecords) {
   EXPECT_EQ(*reader->commit_count(), 2);
 }
 
+// A replay records its commits in batches: one transaction, seen by nobody else until it ends.
+TEST_F(SqliteStateStoreTest, ABatchOfRecordsIsSeenByOthersOnlyWhenItEnds) {
+  auto writer = open_store();
+  auto reader = open_store();
+  ASSERT_TRUE(writer && reader);
+  record(*writer, processed(1));
+  ASSERT_TRUE(writer->begin_batch());
+  ASSERT_TRUE(writer->begin_batch());  // already open: nothing more
+  for (int n = 2; n <= 4; ++n) record(*writer, processed(n, 3, n));
+  EXPECT_EQ(*writer->commit_count(), 4);  // the writer reads its own batch
+  EXPECT_EQ(*writer->baseline(sha(4)), processed(4, 3, 4).states);
+  EXPECT_EQ(*reader->commit_count(), 1);
+  ASSERT_TRUE(writer->end_batch());
+  EXPECT_EQ(*reader->commit_count(), 4);
+  EXPECT_EQ(*reader->states_at(sha(3)), processed(3, 3, 3).states);
+  EXPECT_EQ((*reader->commit_status(sha(4)))->sequence, 4);
+  ASSERT_TRUE(writer->end_batch());  // none open: nothing
+}
+
+// A record that fails inside a batch takes back only itself: the records before and after it in
+// the batch are kept.
+TEST_F(SqliteStateStoreTest, AFailedRecordInABatchTakesBackOnlyItself) {
+  auto store = open_store();
+  ASSERT_TRUE(store->begin_batch());
+  record(*store, processed(1));
+  CommitRecord bad = processed(2, 3, 40);
+  bad.states.push_back({function(40), ok_state(41)});
+  bad.changes = {change_json(sha(1), function(0))};  // for another commit: fails after the states
+  ASSERT_FALSE(store->record(bad));
+  bad.changes.clear();
+  record(*store, bad);  // its functions and states written again, as the rollback removed them
+  record(*store, processed(3));
+  ASSERT_TRUE(store->end_batch());
+
+  auto reopened = open_store();
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(*reopened->commit_count(), 3);
+  EXPECT_EQ(*reopened->states_at(sha(2)), bad.states);
+  EXPECT_EQ(*reopened->states_at(sha(3)), processed(3).states);
+  EXPECT_EQ(count_rows(db_path(), "SELECT count(*) FROM functions"), 4);
+}
+
+// A batch that never ends (the process dies, or the store goes without end_batch()) keeps nothing:
+// its commits are processed again.
+TEST_F(SqliteStateStoreTest, ABatchThatNeverEndsKeepsNothing) {
+  {
+    auto store = open_store();
+    record(*store, processed(1));
+    ASSERT_TRUE(store->begin_batch());
+    record(*store, processed(2));
+    record(*store, processed(3));
+  }
+  auto reopened = open_store();
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(*reopened->commit_count(), 1);
+  EXPECT_EQ(*reopened->commit_status(sha(2)), std::nullopt);
+  record(*reopened, processed(2));
+  EXPECT_EQ(*reopened->baseline(sha(2)), processed(2).states);
+}
+
 TEST_F(SqliteStateStoreTest, ReadOnlyOpenReadsWhatTheWriterRecorded) {
   auto writer = open_store();
   ASSERT_TRUE(writer);

@@ -1,6 +1,7 @@
 // One commit, start to finish: extract every monitored function, diff each against its baseline,
 // log the original tool's lines, record everything (with the notifications the changes call for)
-// in one state-store transaction, then append the commit's events to events.jsonl.
+// in one state-store transaction (or in a batch's), then append the commit's events to
+// events.jsonl (once the batch is committed).
 #pragma once
 
 #include <optional>
@@ -74,6 +75,13 @@ class CommitProcessor {
   // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
   Result<void> flush_events();
 
+  // Between the two, the commits processed are recorded in one state-store transaction
+  // (StateStore::begin_batch), and their events reach events.jsonl when end_batch() committed
+  // it: a line there is never one the store could still lose. An Error from end_batch() means
+  // none of them was kept; the next process() extracts afresh.
+  Result<void> begin_batch();
+  Result<void> end_batch();
+
   const std::vector<MonitoredFunction>& functions() const { return m_functions; }
   // Whether the source builds each commit (so that long ranges are worth bisecting).
   bool builds_each_commit() const { return m_source.builds_each_commit(); }
@@ -109,6 +117,7 @@ class CommitProcessor {
   std::vector<NotificationTarget> m_targets;
   ImpactAssessor* m_consumer = nullptr;
   std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
+  bool m_batching = false;         // between begin_batch() and end_batch(): events wait for the end
 };
 
 }  // namespace aaw

@@ -120,6 +120,14 @@ class StateStore {
   // the one already there keeps its payload and delivery state.
   virtual Result<void> record(const CommitRecord& record) = 0;
 
+  // Until end_batch(), every write (record() and the others) goes into one transaction instead of
+  // one each, for a replay that records a commit every millisecond or so. Each write still keeps
+  // or loses all of itself; none is seen by another connection before end_batch(), and a crash
+  // loses the batch (its commits are processed again on restart). end_batch() commits; an Error
+  // there means nothing of the batch was kept. A store without transactions writes at once.
+  virtual Result<void> begin_batch() { return {}; }
+  virtual Result<void> end_batch() { return {}; }
+
   // nullopt when the commit has not been recorded.
   virtual Result<std::optional<CommitStatus>> commit_status(const ObjectId& commit) = 0;
 

@@ -1,10 +1,12 @@
 // The daemon's main job: continuous monitoring of the watched branch (poll the remote head, fetch
 // when it moved, process every new first-parent commit oldest first) and commit-list replay. Each
 // commit is extracted, diffed against its baseline (the last good state of every function at the
-// commit it follows), recorded in one transaction, logged in the original tool's words and
-// appended to events.jsonl.
+// commit it follows), recorded in one transaction (in a replay, with the next commits, in batches),
+// logged in the original tool's words and appended to events.jsonl.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,6 +23,11 @@
 #include "aaw/core/state_store.hpp"
 
 namespace aaw {
+
+// A batch of commits recorded in one transaction (Watcher::process_in_order) is closed after this
+// many commits, or once it has been open this long.
+constexpr std::size_t k_batch_commits = 128;
+constexpr auto k_batch_time = std::chrono::milliseconds(250);
 
 struct WatcherDeps {
   GitMirror& mirror;
