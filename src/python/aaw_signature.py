@@ -6,6 +6,7 @@ Pure standard library, Python 3.9+.
 """
 
 import ast
+from collections import OrderedDict
 from typing import List, Optional, Tuple
 
 
@@ -14,18 +15,41 @@ def failed(status: str, detail: str) -> dict:
     return {"status": status, "detail": detail}
 
 
+# What ok() renders of a def (its parameters and return annotation), by its header's text and the
+# class that mangles its private names: a burst of resolutions mostly meets the defs met before.
+# Least recently used first.
+_RENDERED_LIMIT = 1 << 12
+_rendered = OrderedDict()
+
+
 def ok(definition, drop_first: bool, note: Optional[str] = None) -> dict:
     """The STATE of a def (an aaw_summary.Def): its parameters as inspect.signature lists them,
     without the first one (self, cls) when `drop_first`. The C++ side renders the text. `note`
     becomes the state's detail (what a reader should know of an ok signature)."""
-    parameters = parameters_of(definition.args, definition.mangle)
+    parameters, returns = _rendered_def(definition)
     if drop_first:
         if not parameters or parameters[0]["kind"] in ("KEYWORD_ONLY", "VAR_KEYWORD"):
             return failed("unresolved", "invalid method signature for '%s'" % definition.name)
         if parameters[0]["kind"] != "VAR_POSITIONAL":
             parameters = parameters[1:]
-    returns = None if definition.returns is None else ast.unparse(definition.returns)
     return with_parameters(parameters, returns, note)
+
+
+def _rendered_def(definition):
+    """(parameters_of the def, its return annotation unparsed or None), each parameter a new dict."""
+    header = getattr(definition, "header", None)
+    key = (header, definition.mangle)
+    known = _rendered.get(key) if header is not None else None
+    if known is None:
+        returns = None if definition.returns is None else ast.unparse(definition.returns)
+        known = (parameters_of(definition.args, definition.mangle), returns)
+        if header is not None:
+            _rendered[key] = known
+            if len(_rendered) > _RENDERED_LIMIT:
+                _rendered.popitem(last=False)
+    else:
+        _rendered.move_to_end(key)
+    return [dict(p) for p in known[0]], known[1]
 
 
 def with_parameters(parameters: List[dict], returns: Optional[str] = None, note: Optional[str] = None) -> dict:

@@ -34,6 +34,30 @@ class SignatureTest(unittest.TestCase):
         self.assertEqual(state_of("def m(*args): pass", True)["signature"]["parameters"][0]["name"], "args")
         self.assertEqual(state_of("def m(*, k): pass", True)["status"], "unresolved")
 
+    def test_a_header_met_again_is_not_rendered_again_and_its_state_is_its_own(self):
+        def definition(header, mangle=None):
+            summary = aaw_summary.summarize("class C:\n    " + header.decode() + "\n        pass\n")
+            made = summary.bindings["C"][0][1].scope.bindings["f"][0][1]
+            made.mangle = mangle
+            return made
+        header = b"def f(self, __x: int = 1) -> str:"
+        first = aaw_signature.ok(definition(header, "C"), True)
+        unparse, calls = ast.unparse, []
+        ast.unparse = lambda node: calls.append(node) or unparse(node)
+        try:
+            again = aaw_signature.ok(definition(header, "C"), True)
+            self.assertEqual(calls, [], "rendered once per header")
+            self.assertEqual(again, first)
+            again["signature"]["parameters"][0]["default"] = "changed"
+            self.assertEqual(aaw_signature.ok(definition(header, "C"), True), first)
+            other = aaw_signature.ok(definition(header, "D"), True)  # another class mangles otherwise
+            self.assertEqual(other["signature"]["parameters"][0]["name"], "_D__x")
+            self.assertNotEqual(calls, [])
+        finally:
+            ast.unparse = unparse
+        self.assertEqual(first["signature"]["parameters"][0]["name"], "_C__x")
+        self.assertEqual(first["signature"]["return_annotation"], "str")
+
     def test_failed_carries_its_detail(self):
         self.assertEqual(aaw_signature.failed("missing", "why"), {"status": "missing", "detail": "why"})
 

@@ -29,6 +29,18 @@ class ResolutionTest(unittest.TestCase):
             with self.subTest(statement):
                 self.assertEqual(names(resolve(files, statement, path)), ["a", "b"])
 
+    def test_an_import_statement_that_is_not_one_is_unresolved_every_time(self):
+        files = {"pkg/__init__.py": "def f(a): pass\n"}
+        for statement, detail in [("import pkg as", "cannot parse import statement 'import pkg as': "),
+                                  ("x = 1", "'x = 1' is not a single import statement"),
+                                  ("import pkg; import os", "is not a single import statement")]:
+            for _ in range(2):  # the second time from the parsed statements kept
+                with self.subTest(statement):
+                    state = resolve(files, statement, "pkg.f")["state"]
+                    self.assertEqual(state["status"], "unresolved")
+                    self.assertIn(detail, state["detail"])
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), ["a"])
+
     def test_star_imports_honour_all_and_follow_relative_imports(self):
         files = {"pkg/__init__.py": "from .a import *\nfrom .b import *\n",
                  "pkg/a.py": "__all__ = ['f']\ndef f(x): pass\ndef g(y): pass\n",
