@@ -36,7 +36,7 @@ def lookup_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
 def lookup(function: Dict[str, Any], session: "aaw_resolver.Session") -> Dict[str, Any]:
     """One function's verdict, resolved as aaw_static resolves it (the session has the same
     static options)."""
-    state = session.resolve_function(function)["state"]
+    state = session.resolve_function(function, consulted=False)["state"]  # no digests: nothing memoises it
     if state.get("status") == "ok":
         return _verdict("found", "")
     detail = state.get("detail", "")

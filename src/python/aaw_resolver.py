@@ -131,7 +131,9 @@ class Session:
         self.tops = {}       # top-level package -> the root it was found in ("" none)
         self.loaded = None   # module names importing the user's statement loads, when computed
 
-    def resolve_function(self, function):
+    def resolve_function(self, function, consulted=True):
+        """{"state": STATE, "consulted": what the resolution looked at, with digests}; without
+        `consulted` (a lookup, which wants only the state) {"state": STATE}."""
         self._start_function()
         try:
             state = self._state(function)
@@ -149,6 +151,8 @@ class Session:
         except Exception as error:  # a bug here must cost one function, not the whole call
             state = aaw_signature.failed("extract_failed", "internal error in the static resolver: %s: %s"
                             % (type(error).__name__, error))
+        if not consulted:
+            return {"state": state}
         # Details name lines ("bound to a call at m.py:12", "functools.partial of f (m.py:3)"),
         # which digests leave out unless asked: a state is resolved again when a line it quotes
         # moves, so its detail never goes stale.
@@ -166,7 +170,7 @@ class Session:
     def star_additions(self, path, before, after, asks):
         """The module at `path` changed from blob `before` to `after`. Per entry of `asks` (the
         names one function asked of it): when the new version only adds star imports for those
-        names (aaw_summary.added_stars) and none of them exports any of the names, nothing that
+        names (aaw_summary.StarDelta) and none of them exports any of the names, nothing that
         function resolved changed, and the answer is what a resolution would add to what it
         consulted: its probe of the module at `after`, then what checking the added imports read.
         Else None: resolve that function again. One call answers a star-import edit of a package's
@@ -183,8 +187,8 @@ class Session:
             new = self._summary(module)
         except (_SyntaxFailure, _HostFailure, _TooDeep, RecursionError):
             return [None] * len(asks)
-        return [self._unchanged_by_stars(module, aaw_summary.added_stars(old, new, names), names)
-                for names in asks]
+        delta = aaw_summary.StarDelta(old, new)
+        return [self._unchanged_by_stars(module, delta.added_stars(names), names) for names in asks]
 
     def _unchanged_by_stars(self, module, added, names):
         if not added:

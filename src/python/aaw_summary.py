@@ -618,33 +618,56 @@ def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailu
     Then what `names` resolve to differs only if an added star import binds one of them. None
     otherwise, when nothing was added, and for a pseudo-name but HOOKS (the import hooks, which
     must then be the same: a name not found is looked for through them), since what the others
-    read is not all here."""
-    if isinstance(old, ParseFailure) or isinstance(new, ParseFailure):
-        return None
-    # An identity is checked as its name: only what the check can vouch for keeps a function.
-    names = [_bare(name) for name in names]
-    pseudo = [name for name in names if name.startswith("<")]
-    names = [name for name in names if not name.startswith("<")]
-    if not names or any(name != HOOKS for name in pseudo):
-        return None
-    if pseudo and _hooks_part(old) != _hooks_part(new):
-        return None
-    if (_all_repr(old), old.all_dynamic, bool(old.dynamic)) != \
-            (_all_repr(new), new.all_dynamic, bool(new.dynamic)):
-        return None
-    kept = [text for _, _, text in _events_of(old, "*")]
-    added = set()
-    matched = 0
-    for index, _, text in _events_of(new, "*"):
-        if matched < len(kept) and text == kept[matched]:
-            matched += 1
-        else:
-            added.add(index)
-    if matched < len(kept) or not added:
-        return None
-    if _sequence(old, names, ()) != _sequence(new, names, added):
-        return None
-    return [star for index, star in new.stars if index in added]
+    read is not all here. StarDelta(old, new).added_stars(names) when many sets of names ask."""
+    return StarDelta(old, new).added_stars(names)
+
+
+class StarDelta:
+    """What added_stars reads of two versions of a module whatever the names: whether they parse,
+    their __all__ and dynamic definitions, and the star imports added (None when the old ones are
+    not all kept in order, or none was added). Made once for every function a star-import edit of
+    a package's __init__ concerns."""
+
+    def __init__(self, old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailure]"):
+        self.old, self.new = old, new
+        self.added = None
+        self._hooks_same = None
+        if isinstance(old, ParseFailure) or isinstance(new, ParseFailure):
+            return
+        if (_all_repr(old), old.all_dynamic, bool(old.dynamic)) != \
+                (_all_repr(new), new.all_dynamic, bool(new.dynamic)):
+            return
+        kept = [text for _, _, text in _events_of(old, "*")]
+        added = set()
+        matched = 0
+        for index, _, text in _events_of(new, "*"):
+            if matched < len(kept) and text == kept[matched]:
+                matched += 1
+            else:
+                added.add(index)
+        if matched == len(kept) and added:
+            self.added = added
+
+    def added_stars(self, names: List[str]) -> "Optional[List[Star]]":
+        """added_stars(old, new, names)."""
+        if self.added is None:
+            return None
+        # An identity is checked as its name: only what the check can vouch for keeps a function.
+        names = [_bare(name) for name in names]
+        pseudo = [name for name in names if name.startswith("<")]
+        names = [name for name in names if not name.startswith("<")]
+        if not names or any(name != HOOKS for name in pseudo):
+            return None
+        if pseudo and not self._hooks_unchanged():
+            return None
+        if _sequence(self.old, names, ()) != _sequence(self.new, names, self.added):
+            return None
+        return [star for index, star in self.new.stars if index in self.added]
+
+    def _hooks_unchanged(self) -> bool:
+        if self._hooks_same is None:
+            self._hooks_same = _hooks_part(self.old) == _hooks_part(self.new)
+        return self._hooks_same
 
 
 def _all_repr(summary: "Scope") -> str:

@@ -41,6 +41,17 @@ class ResolutionTest(unittest.TestCase):
                     self.assertIn(detail, state["detail"])
         self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), ["a"])
 
+    def test_a_resolution_without_what_it_consulted_gives_the_same_state(self):
+        import aaw_resolver
+        files = {"pkg/__init__.py": "from .m import *\n", "pkg/m.py": "g = 1\ndef f(a, b=2): pass\n"}
+        for path in ("pkg.f", "pkg.g", "pkg.h"):
+            full = aaw_resolver.Session(DictHost(files)).resolve_function(
+                {"import_statement": "import pkg", "function_path": path})
+            bare = aaw_resolver.Session(DictHost(files)).resolve_function(
+                {"import_statement": "import pkg", "function_path": path}, consulted=False)
+            self.assertEqual(bare, {"state": full["state"]}, path)
+            self.assertTrue(full["consulted"], path)
+
     def test_star_imports_honour_all_and_follow_relative_imports(self):
         files = {"pkg/__init__.py": "from .a import *\nfrom .b import *\n",
                  "pkg/a.py": "__all__ = ['f']\ndef f(x): pass\ndef g(y): pass\n",

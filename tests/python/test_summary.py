@@ -108,6 +108,32 @@ class DigestTest(unittest.TestCase):
         self.assertIsNone(aaw_summary.digest(summary("x = 1\n"), []))
 
 
+class StarDeltaTest(unittest.TestCase):
+    def test_one_delta_answers_every_set_of_names_of_a_star_import_edit(self):
+        old = summary("from .a import *\nfrom .b import *\ndef f(x): pass\n")
+        added = ["c"]
+        cases = {  # text: what the added star imports are for g, f, g with HOOKS, g with IMPORTS
+            "from .a import *\nfrom .b import *\nfrom .c import *\ndef f(x): pass\n": [added, added, added, None],
+            "from .a import *\nfrom .c import *\nfrom .b import *\ndef f(x): pass\n": [added, added, added, None],
+            "def f(x): pass\nfrom .a import *\nfrom .b import *\nfrom .c import *\n": [added, None, added, None],
+            "from .b import *\nfrom .a import *\nfrom .c import *\ndef f(x): pass\n": [None] * 4,  # reordered
+            "__all__ = ['f']\nfrom .a import *\nfrom .b import *\nfrom .c import *\ndef f(x): pass\n": [None] * 4,
+            "from .a import *\nfrom .b import *\ndef f(y): pass\n": [None] * 4,  # none added
+            "from .a import (\n": [None] * 4,  # does not parse
+        }
+        asks = [["g"], ["f"], ["g", aaw_summary.HOOKS], ["g", aaw_summary.IMPORTS]]
+        for text, expected in cases.items():
+            delta = aaw_summary.StarDelta(old, summary(text))
+            for names, want in zip(asks, expected):
+                with self.subTest(text=text, names=names):
+                    got = delta.added_stars(names)
+                    self.assertEqual(None if got is None else [star.module for star in got], want)
+            self.assertIsNone(delta.added_stars([]))
+        delta = aaw_summary.StarDelta(old, summary("from .a import *\nfrom .b import *\nfrom .c import *\n"
+                                                    "def f(x): pass\n"))
+        self.assertEqual([s.module for s in delta.added_stars([aaw_summary.identity_of("g")])], added)
+
+
 class CacheTest(unittest.TestCase):
     def setUp(self):
         aaw_summary.clear_cache()
