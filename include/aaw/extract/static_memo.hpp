@@ -133,10 +133,10 @@ class IncrementalStaticSource final : public SignatureSource {
   static bool star_checkable(const PathProbe& probe, const ChangedEntry& entry);
   void settle_by_digests(std::vector<Asking>& asking, CommitView& view, std::vector<char>& marked);
   void settle_by_stars(const std::vector<Asking>& asking, CommitView& view, std::vector<char>& marked);
-  // `memo` with each probe of `answers` replaced by what the star-import check found there now,
-  // and the rest of what it read added.
+  // Replaces in `memo` each probe of `answers` with what the star-import check found there now,
+  // and adds the rest of what it read.
   using StarAnswer = std::pair<const PathProbe*, const std::vector<PathProbe>*>;
-  Memo with_star_answers(const Memo& memo, const std::vector<StarAnswer>& answers, CommitView& view);
+  void take_star_answers(Memo& memo, const std::vector<StarAnswer>& answers, CommitView& view);
   void add_probe(Memo& memo, const PathProbe& probe, CommitView& view);
   Result<std::vector<ChangedEntry>> changed_entries(const std::vector<std::string>& changed,
                                                     const std::vector<std::optional<ObjectId>>& before,
