@@ -1150,21 +1150,29 @@ def _names_in(node):
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _own_returns(statements):
+def _own_returns(statements) -> list:
     """The return statements of a body, through its compound statements but not into nested
-    functions or classes, and never into expressions (cheap: a summary is made of every def)."""
-    for statement in statements:
-        if isinstance(statement, ast.Return):
-            yield statement
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        else:
-            for field in ("body", "orelse", "finalbody"):
-                yield from _own_returns(getattr(statement, field, ()))
-            for handler in getattr(statement, "handlers", ()):
-                yield from _own_returns(handler.body)
-            for case in getattr(statement, "cases", ()):
-                yield from _own_returns(case.body)
+    functions or classes, and never into expressions (cheap: a summary is made of every def, so
+    the blocks are walked with a list of them to do rather than a generator per block)."""
+    found = []
+    blocks = [statements]
+    while blocks:
+        for statement in blocks.pop():
+            if isinstance(statement, ast.Return):
+                found.append(statement)
+            elif not isinstance(statement, _NOT_OWN):
+                for field in ("body", "orelse", "finalbody"):
+                    block = getattr(statement, field, None)
+                    if block:
+                        blocks.append(block)
+                for handler in getattr(statement, "handlers", ()):
+                    blocks.append(handler.body)
+                for case in getattr(statement, "cases", ()):
+                    blocks.append(case.body)
+    return found
+
+
+_NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their returns are not the body's
 
 
 def _body_facts(node):
