@@ -132,10 +132,11 @@ TEST_F(ParseAheadTest, RestStopsTheHelperAndTheNextRangeStartsItAgain) {
 }
 
 TEST_F(ParseAheadTest, ABlobParsedHereWhileTheHelperIsNotPastItsCommitIsClaimed) {
-  // A helper that only records what it is told (it never gets past the first commit).
+  // A helper that only records what it is told (it never gets past the first commit). It keeps
+  // its stdout open (fd 3): a helper whose output ends has stopped helping, and claims nothing.
   const auto told = m_dir.path() / "told";
   const auto fake = m_dir.path() / "recording-helper";
-  std::ofstream(fake) << "#!/bin/sh\nexec cat > '" << told.string() << "'\n";
+  std::ofstream(fake) << "#!/bin/sh\nexec 3>&1\nexec cat > '" << told.string() << "'\n";
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
   auto prefetch = make_parse_ahead(fake, m_mirror->path());
   prefetch->watch({"pkg/a.py"});
