@@ -657,7 +657,7 @@ void IncrementalStaticSource::settle_by_digests(std::vector<Asking>& asking, Com
 
 // Whether a probe whose digest changed may still hold by a check of the star imports its module
 // added: it asks names of a module not known not to parse (which names the check can vouch for,
-// Python says: aaw_summary.added_stars).
+// Python says: aaw_summary.StarDelta).
 bool IncrementalStaticSource::star_checkable(const PathProbe& probe, const ChangedEntry& entry) {
   return (!entry.outline || entry.outline->parsed()) && !probe.digest_names.empty();
 }

@@ -38,8 +38,8 @@ _bodies_parsed = 0
 # Summaries adopted from the process that parses ahead instead of parsed here.
 _adopted = 0
 # What the function bodies known to parse say (_body_facts), by hash((is_async, text)), and the first
-# parameter of the blanked headers known to parse, by hash(header); least recently used first. A body that did not change since an earlier version of its file is not
-# parsed again.
+# parameter of the blanked headers known to parse, by hash(header); least recently used first. A
+# body or header that did not change since an earlier version of its file is not parsed again.
 _VERIFIED_LIMIT = 1 << 16
 _verified = OrderedDict()
 
@@ -167,11 +167,13 @@ def _first_parameter_of(header: bytes) -> Optional[str]:
     """The name of the first positional parameter of a def whose header a skeleton blanked ("" when
     it has none), or None when the header does not parse on its own: then the whole text decides.
     Kept with the header's hash, as a body's facts are."""
-    def read():
-        args, _ = _parse_header(header)
-        positional = args.posonlyargs + args.args
-        return positional[0].arg if positional else ""
-    return _checked_once(hash(header), read)
+    return _checked_once(hash(header), lambda: _first_positional(_parse_header(header)[0]))
+
+
+def _first_positional(args: ast.arguments) -> str:
+    """The name of the first positional parameter, "" when there is none."""
+    positional = args.posonlyargs + args.args
+    return positional[0].arg if positional else ""
 
 
 def _checked_once(key, read):
@@ -263,8 +265,7 @@ class Def:
         # are parsed from the header when asked.
         if first_parameter is None:
             self._args, self._returns = node.args, node.returns
-            positional = node.args.posonlyargs + node.args.args
-            first_parameter = positional[0].arg if positional else ""
+            first_parameter = _first_positional(node.args)
         else:
             self._args = self._returns = None
         self.decorators = [_decorator_name(d) for d in node.decorator_list]
@@ -614,20 +615,8 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
-def added_stars(old: "Union[Scope, ParseFailure]", new: "Union[Scope, ParseFailure]",
-                names: List[str]) -> "Optional[List[Star]]":
-    """The star imports `new` adds to `old` when that is all that differs between the two for
-    resolving `names`: the old star imports all still there in the same order, the bindings of
-    each name in the same places among them, the same __all__, and the same dynamic definitions.
-    Then what `names` resolve to differs only if an added star import binds one of them. None
-    otherwise, when nothing was added, and for a pseudo-name but HOOKS (the import hooks, which
-    must then be the same: a name not found is looked for through them), since what the others
-    read is not all here. StarDelta(old, new).added_stars(names) when many sets of names ask."""
-    return StarDelta(old, new).added_stars(names)
-
-
 class StarDelta:
-    """What added_stars reads of two versions of a module whatever the names: whether they parse,
+    """What added_stars() reads of two versions of a module whatever the names: whether they parse,
     their __all__ and dynamic definitions, and the star imports added (None when the old ones are
     not all kept in order, or none was added). Made once for every function a star-import edit of
     a package's __init__ concerns."""
@@ -653,7 +642,13 @@ class StarDelta:
             self.added = added
 
     def added_stars(self, names: List[str]) -> "Optional[List[Star]]":
-        """added_stars(old, new, names)."""
+        """The star imports `new` adds to `old` when that is all that differs between the two for
+        resolving `names`: the old star imports all still there in the same order, the bindings of
+        each name in the same places among them, the same __all__, and the same dynamic
+        definitions. Then what `names` resolve to differs only if an added star import binds one of
+        them. None otherwise, when nothing was added, and for a pseudo-name but HOOKS (the import
+        hooks, which must then be the same: a name not found is looked for through them), since
+        what the others read is not all here."""
         if self.added is None:
             return None
         # An identity is checked as its name: only what the check can vouch for keeps a function.
