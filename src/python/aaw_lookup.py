@@ -88,13 +88,9 @@ def _where_missing(session, statement: str, path: str) -> Optional[Tuple[str, Li
 
 
 def _single_import(statement: str):
-    try:
-        tree = ast.parse(statement)
-    except SyntaxError:
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Import, ast.ImportFrom)):
-        return None
-    return tree.body[0]
+    """The one import node `statement` is, as extraction parses it; None otherwise."""
+    node = aaw_resolver._parsed_import(statement)
+    return None if isinstance(node, SyntaxError) else node
 
 
 def _star(node) -> bool:
