@@ -1,21 +1,21 @@
-#include "app.hpp"
+#include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include "aaw/io/process_hardening.hpp"
-#include "check_config_command.hpp"
-#include "command.hpp"
-#include "command_context.hpp"
-#include "compare_command.hpp"
-#include "completion_command.hpp"
-#include "consumer_check_command.hpp"
-#include "discover_command.hpp"
-#include "extract_command.hpp"
-#include "helper_commands.hpp"
-#include "history_command.hpp"
-#include "report_command.hpp"
-#include "status_command.hpp"
-#include "watch_command.hpp"
+#include "cli/command.hpp"
+#include "cli/command_context.hpp"
+#include "cli/compare/compare_command.hpp"
+#include "cli/completion_command.hpp"
+#include "cli/consumer/consumer_check_command.hpp"
+#include "cli/consumer/discover_command.hpp"
+#include "cli/extract_command.hpp"
+#include "cli/helper_commands.hpp"
+#include "cli/query/history_command.hpp"
+#include "cli/query/report_command.hpp"
+#include "cli/query/status_command.hpp"
+#include "cli/watch/check_config_command.hpp"
+#include "cli/watch/watch_command.hpp"
+#include "io/posix/process_hardening_posix.hpp"
 
 namespace aaw::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "aaw/io/runtime.hpp"
+#include "io/runtime.hpp"
 
 namespace CLI {
 class App;

@@ -1,4 +1,4 @@
-#include "command_context.hpp"
+#include "cli/command_context.hpp"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -7,19 +7,19 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "aaw/core/state_dir.hpp"
-#include "aaw/extract/runtime_source.hpp"
-#include "aaw/extract/source_registry.hpp"
-#include "aaw/io/embedded_python.hpp"
-#include "aaw/io/libgit2_mirror.hpp"
-#include "aaw/io/libgit2_work_tree.hpp"
-#include "aaw/io/parse_ahead.hpp"
-#include "aaw/io/posix_sandbox.hpp"
-#include "aaw/io/process_hardening.hpp"
-#include "aaw/notify/channel_registry.hpp"
-#include "aaw/util/files.hpp"
-#include "aaw/util/strings.hpp"
-#include "aaw/util/url.hpp"
+#include "core/model/state_dir.hpp"
+#include "extract/runtime/runtime_source.hpp"
+#include "extract/source_registry.hpp"
+#include "io/git/libgit2_mirror.hpp"
+#include "io/git/libgit2_work_tree.hpp"
+#include "io/posix/parse_ahead_posix.hpp"
+#include "io/posix/process_hardening_posix.hpp"
+#include "io/python/embedded_python.hpp"
+#include "io/sandbox/sandbox_posix.hpp"
+#include "notify/channel_registry.hpp"
+#include "util/files.hpp"
+#include "util/strings.hpp"
+#include "util/url.hpp"
 
 namespace aaw::cli {
 namespace {

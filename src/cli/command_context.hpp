@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "aaw/core/config.hpp"
-#include "aaw/core/git_mirror.hpp"
-#include "aaw/core/log.hpp"
-#include "aaw/core/signature_source.hpp"
-#include "aaw/core/state_dir.hpp"
-#include "aaw/io/runtime.hpp"
-#include "aaw/util/file_lock.hpp"
+#include "core/model/config.hpp"
+#include "core/model/state_dir.hpp"
+#include "core/ports/git_mirror.hpp"
+#include "core/ports/signature_source.hpp"
+#include "core/report/log.hpp"
+#include "io/runtime.hpp"
+#include "util/file_lock.hpp"
 
 namespace aaw::cli {
 
@@ -68,7 +68,7 @@ void report_fatal(const std::string& message);
 
 // Opens (cloning on first use) the mirror of config.repository_url under state_dir/mirrors. A
 // first clone is announced on `log`, with how long it took, as it can take minutes. Every
-// operation on the remote runs in the git helper (io/git_helper.hpp): given up after
+// operation on the remote runs in the git helper (io/git/git_helper_posix.hpp): given up after
 // git.timeout_seconds of silence, killed at once when `stop_requested` (empty: never) turns true.
 // With `clone_on_first_fetch` a missing mirror is cloned by its first fetch() instead of here (the
 // daemon, which retries an unreachable remote).

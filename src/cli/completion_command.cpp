@@ -1,10 +1,10 @@
-#include "completion_command.hpp"
+#include "cli/completion_command.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 
-#include "aaw/util/strings.hpp"
+#include "util/strings.hpp"
 
 namespace aaw::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "command.hpp"
+#include "cli/command.hpp"
 
 namespace aaw::cli {
 

@@ -1,4 +1,4 @@
-#include "extract_command.hpp"
+#include "cli/extract_command.hpp"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <iostream>
 #include <memory>
 
-#include "aaw/extract/runtime_source.hpp"
-#include "aaw/io/runtime.hpp"
-#include "command_context.hpp"
+#include "cli/command_context.hpp"
+#include "extract/runtime/runtime_source.hpp"
+#include "io/runtime.hpp"
 
 namespace aaw::cli {
 

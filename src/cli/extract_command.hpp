@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "command.hpp"
+#include "cli/command.hpp"
 
 namespace aaw::cli {
 

@@ -1,4 +1,4 @@
-#include "helper_commands.hpp"
+#include "cli/helper_commands.hpp"
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -10,13 +10,13 @@
 #include <memory>
 #include <utility>
 
-#include "aaw/extract/static_extractor.hpp"
-#include "aaw/extract/summary_worker.hpp"
-#include "aaw/io/fd_line_input.hpp"
-#include "aaw/io/git_helper.hpp"
-#include "aaw/io/libgit2_mirror.hpp"
-#include "aaw/io/libgit2_work_tree.hpp"
-#include "command_context.hpp"
+#include "cli/command_context.hpp"
+#include "extract/static/static_extractor.hpp"
+#include "extract/static/summary_worker.hpp"
+#include "io/git/git_helper_posix.hpp"
+#include "io/git/libgit2_mirror.hpp"
+#include "io/git/libgit2_work_tree.hpp"
+#include "io/posix/fd_line_input_posix.hpp"
 
 namespace aaw::cli {
 

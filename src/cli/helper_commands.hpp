@@ -1,9 +1,9 @@
 // Hidden subcommands that run this binary as a helper process of the daemon, never typed by a user:
-// `__git` (one clone, fetch or ls-remote of the mirror: io/git_helper.hpp) and `__checkout REQUEST
-// RESULT` (one checkout of the work tree, confined in the sandbox: io/libgit2_work_tree.hpp).
+// `__git` (one clone, fetch or ls-remote of the mirror: io/git/git_helper_posix.hpp) and `__checkout REQUEST
+// RESULT` (one checkout of the work tree, confined in the sandbox: io/git/libgit2_work_tree.hpp).
 #pragma once
 
-#include "command.hpp"
+#include "cli/command.hpp"
 
 namespace aaw::cli {
 

@@ -2,9 +2,9 @@
 // (and in the log file, once a command opened it).
 #include <exception>
 
-#include "aaw/io/signal_control.hpp"
-#include "app.hpp"
-#include "command_context.hpp"
+#include "cli/app.hpp"
+#include "cli/command_context.hpp"
+#include "io/posix/signal_control_posix.hpp"
 
 int main(int argc, char** argv) {
   try {

@@ -1,4 +1,4 @@
-#include "aaw/extract/both_source.hpp"
+#include "extract/both_source.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,9 +6,9 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "aaw/extract/runtime_source.hpp"
-#include "aaw/extract/source_registry.hpp"
-#include "aaw/extract/static_memo.hpp"
+#include "extract/runtime/runtime_source.hpp"
+#include "extract/source_registry.hpp"
+#include "extract/static/incremental_static_source.hpp"
 
 namespace aaw {
 namespace {

@@ -1,9 +1,9 @@
-#include "aaw/extract/source_registry.hpp"
+#include "extract/source_registry.hpp"
 
-#include "aaw/extract/both_source.hpp"
-#include "aaw/extract/runtime_source.hpp"
-#include "aaw/extract/static_memo.hpp"
-#include "aaw/util/strings.hpp"
+#include "extract/both_source.hpp"
+#include "extract/runtime/runtime_source.hpp"
+#include "extract/static/incremental_static_source.hpp"
+#include "util/strings.hpp"
 
 namespace aaw {
 

@@ -1,6 +1,6 @@
-#include "aaw/io/runtime.hpp"
+#include "io/runtime.hpp"
 
-#include "aaw/io/embedded_python.hpp"
+#include "io/python/embedded_python.hpp"
 
 namespace aaw {
 

@@ -1,9 +1,9 @@
-#include "aaw/notify/channel_registry.hpp"
+#include "notify/channel_registry.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "aaw/notify/github_issue_channel.hpp"
-#include "aaw/notify/webhook_channel.hpp"
+#include "notify/github_issue_channel.hpp"
+#include "notify/webhook_channel.hpp"
 
 namespace aaw {
 namespace {

@@ -1,4 +1,4 @@
-#include "aaw/notify/delivery_service.hpp"
+#include "notify/delivery_service.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,12 +1,12 @@
-#include "aaw/notify/github_issue_channel.hpp"
+#include "notify/github_issue_channel.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
-#include "aaw/notify/channel_registry.hpp"
-#include "aaw/notify/notification_message.hpp"
-#include "aaw/util/url.hpp"
+#include "notify/channel_registry.hpp"
+#include "notify/notification_message.hpp"
+#include "util/url.hpp"
 
 namespace aaw {
 namespace {

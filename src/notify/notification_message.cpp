@@ -1,4 +1,4 @@
-#include "aaw/notify/notification_message.hpp"
+#include "notify/notification_message.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "aaw/core/consumer_impact.hpp"
-#include "aaw/core/diff.hpp"
-#include "aaw/core/github_client.hpp"
-#include "aaw/util/hash.hpp"
-#include "aaw/util/url.hpp"
+#include "core/consumer/consumer_impact.hpp"
+#include "core/model/diff.hpp"
+#include "core/ports/github_client.hpp"
+#include "util/hash.hpp"
+#include "util/url.hpp"
 
 namespace aaw {
 namespace {

@@ -1,4 +1,4 @@
-#include "aaw/notify/notifier.hpp"
+#include "notify/notifier.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "aaw/core/function_change.hpp"
-#include "aaw/notify/notification_message.hpp"
+#include "core/model/function_change.hpp"
+#include "notify/notification_message.hpp"
 
 namespace aaw {
 namespace {

@@ -1,4 +1,4 @@
-#include "aaw/notify/webhook_channel.hpp"
+#include "notify/webhook_channel.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "aaw/notify/channel_registry.hpp"
-#include "aaw/notify/notification_message.hpp"
-#include "aaw/util/strings.hpp"
-#include "aaw/util/url.hpp"
+#include "notify/channel_registry.hpp"
+#include "notify/notification_message.hpp"
+#include "util/strings.hpp"
+#include "util/url.hpp"
 
 namespace aaw {
 namespace {

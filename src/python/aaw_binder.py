@@ -4,7 +4,7 @@ Each call site gets one verdict against the STATE of its function at a commit: `
 the message inspect.Signature.bind raises on a stub made from the signature), `guarded` (it would
 break, but sits behind a probe or fallback that takes the consumer another way), `unknown` (the
 call passes *args/**kwargs, is reached indirectly, or the signature cannot be read) or `binds`.
-Called from C++ (src/extract/consumer_scanner.cpp). Pure standard library, Python 3.9+.
+Called from C++ (src/extract/consumer/consumer_scanner.cpp). Pure standard library, Python 3.9+.
 """
 
 import inspect

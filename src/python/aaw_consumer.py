@@ -5,7 +5,7 @@ as c`, `from a.b import c as d`, try/except ImportError fallbacks), and every ca
 the names those imports bind, with its shape: file, line, enclosing function, positional count,
 keyword names, *args/**kwargs, the guard it sits behind (a hasattr or inspect.signature probe, an
 import fallback) and whether it is reached indirectly (`self.fn = pkg.fn`, a local alias). Nothing
-is imported or executed. Called from C++ (src/extract/consumer_scanner.cpp).
+is imported or executed. Called from C++ (src/extract/consumer/consumer_scanner.cpp).
 Pure standard library, Python 3.9+.
 """
 

@@ -1,6 +1,6 @@
 """Static resolution of the monitored functions' signatures at one commit: the entry points.
 
-Called from C++ (src/extract/static_extractor.cpp) with a host that reads the commit's tree:
+Called from C++ (src/extract/static/static_extractor.cpp) with a host that reads the commit's tree:
 find_blob(path) -> blob id or None, is_directory(path) -> bool, read_blob(blob_id) -> text, and
 optionally read_skeleton(blob_id) (aaw_summary.summary_of says what it returns). The
 code is never imported or executed. The binding model is aaw_summary.py, the resolution rules
@@ -106,7 +106,7 @@ def module_outlines(args: Dict[str, Any], host: Any) -> List[Any]:
 
 
 def pickled_summary(args: Dict[str, Any], host: Any) -> Dict[str, Any]:
-    """For the process that parses ahead (include/aaw/core/summary_prefetch.hpp): {"pickled": bytes,
+    """For the process that parses ahead (src/core/ports/summary_prefetch.hpp): {"pickled": bytes,
     "characters"} of args["blob"] (aaw_summary.pickled_summary), or {"error"} when it cannot be
     read: the main interpreter then parses it itself."""
     try:

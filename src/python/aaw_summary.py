@@ -73,7 +73,7 @@ def summary_of(blob: str, read, read_skeleton=None) -> "Union[Scope, ParseFailur
 
 def pickled_summary(blob: str, read, read_skeleton=None):
     """(the pickle of blob's summary, characters of source it was made from), parsed afresh: what
-    the process that parses ahead sends (include/aaw/core/summary_prefetch.hpp); the main
+    the process that parses ahead sends (src/core/ports/summary_prefetch.hpp); the main
     interpreter adopts it instead of parsing (_summarize_blob)."""
     summary, characters, adopted = _summarize_blob(blob, read, read_skeleton)
     _count_parse(blob, adopted)

@@ -1,4 +1,4 @@
-#include "aaw/util/file_lock.hpp"
+#include "util/file_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,4 +1,4 @@
-#include "aaw/util/files.hpp"
+#include "util/files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "aaw/util/url.hpp"
+#include "util/url.hpp"
 
 namespace aaw {
 namespace {

@@ -1,4 +1,4 @@
-#include "aaw/util/result.hpp"
+#include "util/result.hpp"
 
 namespace aaw {
 

@@ -1,4 +1,4 @@
-#include "aaw/util/time.hpp"
+#include "util/time.hpp"
 
 #include <cstdio>
 #include <ctime>

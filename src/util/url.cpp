@@ -1,4 +1,4 @@
-#include "aaw/util/url.hpp"
+#include "util/url.hpp"
 
 #include <algorithm>
 #include <cctype>

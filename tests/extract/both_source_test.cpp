@@ -1,6 +1,6 @@
 // BothSource over two fake sources: runtime states recorded, disagreements on names, kinds and
 // defaults counted (annotations ignored), a static failure costing only the cross-check.
-#include "aaw/extract/both_source.hpp"
+#include "extract/both_source.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The source registry: the built-in kinds, the factory's errors, and a source kind that exists
 // only in this test plugged in with one registration.
-#include "aaw/extract/source_registry.hpp"
+#include "extract/source_registry.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "aaw/core/compare.hpp"
+#include "core/compare/compare.hpp"
 #include "support/fake_signature_source.hpp"
 
 namespace aaw {

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "aaw/util/files.hpp"
 #include "support/process.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
+#include "util/files.hpp"
 
 namespace aaw::test {
 namespace {

@@ -1,15 +1,15 @@
 // The channel registry: config sections, targets and channels from one table, and a channel that
 // exists only in this test plugged in with one registration.
-#include "aaw/notify/channel_registry.hpp"
+#include "notify/channel_registry.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "aaw/io/sqlite_state_store.hpp"
-#include "aaw/notify/github_issue_channel.hpp"
-#include "aaw/notify/notifier.hpp"
-#include "aaw/notify/webhook_channel.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
+#include "notify/github_issue_channel.hpp"
+#include "notify/notifier.hpp"
+#include "notify/webhook_channel.hpp"
 #include "support/fake_github.hpp"
 #include "support/fake_http.hpp"
 #include "support/temp_dir.hpp"

@@ -1,14 +1,14 @@
 // The delivery service on a fake clock: when it looks again, what a round delivers, the thread's
 // start and stop, and a flush that stops when asked.
-#include "aaw/notify/delivery_service.hpp"
+#include "notify/delivery_service.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
 
-#include "aaw/io/sqlite_state_store.hpp"
-#include "aaw/notify/channel_registry.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
+#include "notify/channel_registry.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_github.hpp"
 #include "support/fake_http.hpp"

@@ -1,10 +1,10 @@
-#include "aaw/notify/notification_message.hpp"
+#include "notify/notification_message.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "aaw/core/function_change.hpp"
+#include "core/model/function_change.hpp"
 
 namespace aaw {
 namespace {

@@ -1,7 +1,7 @@
 // The notifier on the real SQLite store, with a fake GitHub client and a fake HTTP transport for
 // the webhook (the real ones, against the GitHub emulator on 127.0.0.1, are exercised by
 // tests/integration/notify_cli_test.cpp).
-#include "aaw/notify/notifier.hpp"
+#include "notify/notifier.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,12 +10,12 @@
 #include <set>
 #include <sstream>
 
-#include "aaw/core/function_change.hpp"
-#include "aaw/io/sqlite_state_store.hpp"
-#include "aaw/notify/channel_registry.hpp"
-#include "aaw/notify/github_issue_channel.hpp"
-#include "aaw/notify/notification_message.hpp"
-#include "aaw/notify/webhook_channel.hpp"
+#include "core/model/function_change.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
+#include "notify/channel_registry.hpp"
+#include "notify/github_issue_channel.hpp"
+#include "notify/notification_message.hpp"
+#include "notify/webhook_channel.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_github.hpp"
 #include "support/fake_http.hpp"

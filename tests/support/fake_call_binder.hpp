@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "aaw/core/consumer.hpp"
+#include "core/consumer/consumer.hpp"
 
 namespace aaw::test {
 

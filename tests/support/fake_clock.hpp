@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "aaw/core/clock.hpp"
+#include "core/ports/clock.hpp"
 
 namespace aaw::test {
 

@@ -1,7 +1,7 @@
 // Stop and reopen requests, set by the test instead of by signals.
 #pragma once
 
-#include "aaw/core/control.hpp"
+#include "core/ports/control.hpp"
 
 namespace aaw::test {
 

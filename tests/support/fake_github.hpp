@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "aaw/core/github_client.hpp"
+#include "core/ports/github_client.hpp"
 
 namespace aaw::test {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "aaw/core/signature_source.hpp"
+#include "core/ports/signature_source.hpp"
 
 namespace aaw::test {
 

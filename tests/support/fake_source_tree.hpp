@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-#include "aaw/core/source_tree.hpp"
+#include "core/ports/source_tree.hpp"
 
 namespace aaw::test {
 

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "aaw/core/git_mirror.hpp"
+#include "core/ports/git_mirror.hpp"
 
 namespace aaw::test {
 

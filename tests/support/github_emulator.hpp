@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "aaw/core/http_transport.hpp"
+#include "core/ports/http_transport.hpp"
 
 namespace aaw::test {
 

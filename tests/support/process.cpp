@@ -21,7 +21,7 @@
 #include <thread>
 #include <utility>
 
-#include "aaw/util/unique_fd.hpp"
+#include "util/unique_fd.hpp"
 
 extern char** environ;
 

@@ -2,8 +2,8 @@
 // a behavioural default change of 'c', located and with one broken consumer call site; `m.g` unchanged.
 #pragma once
 
-#include "aaw/core/compare.hpp"
-#include "aaw/core/waivers.hpp"
+#include "core/compare/compare.hpp"
+#include "core/compare/waivers.hpp"
 
 namespace aaw::testing {
 

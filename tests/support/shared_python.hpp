@@ -2,7 +2,7 @@
 // test that needs the real interpreter shares this instance (started on first use).
 #pragma once
 
-#include "aaw/io/embedded_python.hpp"
+#include "io/python/embedded_python.hpp"
 
 namespace aaw::test {
 

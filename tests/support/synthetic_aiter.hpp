@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "aaw/core/signature.hpp"
+#include "core/model/signature.hpp"
 #include "support/git_fixture.hpp"
 
 namespace aaw::test {

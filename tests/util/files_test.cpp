@@ -1,4 +1,4 @@
-#include "aaw/util/files.hpp"
+#include "util/files.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "aaw/core/github_client.hpp"
-#include "aaw/util/url.hpp"
+#include "core/ports/github_client.hpp"
+#include "util/url.hpp"
 
 namespace aaw {
 namespace {

@@ -1,4 +1,4 @@
-#include "aaw/util/hash.hpp"
+#include "util/hash.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "aaw/util/strings.hpp"
+#include "util/strings.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,236 @@
+#include "cli/query/history_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/command_context.hpp"
+#include "core/model/diff.hpp"
+#include "core/model/state_dir.hpp"
+#include "core/ports/state_store.hpp"
+#include "core/report/history_query.hpp"
+#include "io/git/libgit2_mirror.hpp"
+#include "io/runtime.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
+#include "util/url.hpp"
+
+namespace aaw::cli {
+namespace {
+
+// The state store of a query: never created (a query writes nothing); nullptr when the state
+// directory exists but holds no store yet.
+std::unique_ptr<StateStore> open_existing_store(const Config& config) {
+  StateDir state = existing_state_dir_or_throw(config);
+  if (!std::filesystem::exists(state.database())) return nullptr;
+  return value_or_throw(open_state_store(state.database(), config.repository_url));
+}
+
+// --range A..B: the commits B reaches and A does not (A.. : up to the branch head; ..B: all of B's).
+std::function<Result<bool>(const ObjectId&)> range_predicate(GitMirror& mirror, const Config& config,
+                                                             const std::string& range) {
+  auto dots = range.find("..");
+  if (dots == std::string::npos || range.find("...") != std::string::npos)
+    throw CommandError{"--range '" + range + "': expected A..B (the commits B reaches and A does not)"};
+  std::string from = range.substr(0, dots), to = range.substr(dots + 2);
+  auto resolve = [&](const std::string& revision) {
+    auto commit = mirror.resolve(revision);
+    if (!commit) throw CommandError{"--range '" + range + "': " + commit.error().message()};
+    return *commit;
+  };
+  ObjectId tip = resolve(to.empty() ? config.branch : to);
+  std::optional<ObjectId> base;
+  if (!from.empty()) base = resolve(from);
+  return [&mirror, tip, base](const ObjectId& commit) -> Result<bool> {
+    auto reached = mirror.is_ancestor(commit, tip);
+    if (!reached || !*reached || !base) return reached;
+    auto excluded = mirror.is_ancestor(commit, *base);
+    if (!excluded) return excluded.error();
+    return !*excluded;
+  };
+}
+
+HistoryQuery history_query(const HistoryOptions& options, GitMirror* mirror, const Config& config) {
+  HistoryQuery query;
+  auto now = std::chrono::system_clock::now();
+  auto date = [&](const char* flag, const std::string& text, bool end_of_day) {
+    auto parsed = parse_history_date(text, now, end_of_day);
+    if (!parsed) throw CommandError{std::string(flag) + ": " + parsed.error().message()};
+    return *parsed;
+  };
+  if (!options.since.empty()) query.since = date("--since", options.since, false);
+  if (!options.until.empty()) query.until = date("--until", options.until, true);
+  if (!options.severity.empty()) query.min_severity = parse_severity(options.severity);
+  if (options.limit > 0) query.limit = static_cast<std::size_t>(options.limit);
+  if (!options.range.empty()) {
+    if (!mirror)
+      throw CommandError{"--range: no mirror of '" + redact_url(config.repository_url) + "' in state_dir '" +
+                         config.state_dir.string() + "' to read the range from (watch or replay makes it)"};
+    query.in_range = range_predicate(*mirror, config, options.range);
+  }
+  return query;
+}
+
+std::string summary_of(const Json& state) {
+  auto parsed = state_from_json(state);
+  return parsed ? parsed->summary() : state.dump();
+}
+
+void print_change_text(const Json& c) {
+  std::cout << c.value("commit_date", "") << " " << c.value("commit", "").substr(0, 12) << " "
+            << c.value("function_path", "") << " (" << c.value("severity", "") << ") "
+            << c.value("subject", "") << " [" << c.value("author", "") << "]\n";
+  std::cout << "  old: " << summary_of(c["old"]) << "\n  new: " << summary_of(c["new"]) << "\n";
+  for (const Json& change : c["changes"]) {
+    auto parsed = change_from_json(change);
+    std::cout << "  " << (parsed ? parsed->describe() : change.dump()) << "\n";
+  }
+}
+
+void print_states_text(const std::string& commit, const std::vector<FunctionState>& states,
+                       const std::string& note) {
+  std::cout << "commit " << commit << " (" << note << ")\n";
+  for (const FunctionState& s : states)
+    std::cout << s.function.function_path << ": " << s.state.summary() << "\n";
+}
+
+Json states_json(const std::vector<FunctionState>& states) {
+  Json out = Json::array();
+  for (const FunctionState& s : states)
+    out.push_back({{"import_statement", s.function.import_statement},
+                   {"function_path", s.function.function_path},
+                   {"state", to_json(s.state)}});
+  return out;
+}
+
+std::vector<FunctionState> extract_now(const Config& config, GitMirror& mirror, const ObjectId& commit,
+                                       Runtime& runtime) {
+  // On stderr: stdout carries the states. A runtime extraction logs its checkout and build there.
+  auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
+  auto source = make_source_or_throw(config, mirror, runtime, *log);
+  auto states = source->extract(commit, config.functions_to_monitor);
+  if (!states) throw CommandError{states.error().context("extracting at " + commit.hex).message()};
+  std::vector<FunctionState> out;
+  for (std::size_t i = 0; i < states->size(); ++i)
+    out.push_back({config.functions_to_monitor[i], (*states)[i]});
+  return out;
+}
+
+ObjectId resolve_or_fetch(GitMirror& mirror, const std::string& revision) {
+  if (auto commit = mirror.resolve(revision)) return *commit;
+  if (auto fetched = mirror.fetch(); !fetched) throw CommandError{fetched.error().message()};
+  auto commit = mirror.resolve(revision);
+  if (!commit) throw CommandError{commit.error().context("commit '" + revision + "'").message()};
+  return *commit;
+}
+
+}  // namespace
+
+void add_history_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<HistoryOptions>();
+  HistoryOptions& options = *shared;
+  CLI::App* cmd = app.add_subcommand("history", "Every recorded signature change, oldest first");
+  cmd->add_option("FUNCTION_PATH", options.function_path, "Only this function (as in functions_to_monitor)");
+  cmd->add_option(
+      "--since", options.since,
+      "Only changes whose commit date is at or after DATE (YYYY-MM-DD, ISO 8601, or 'N days ago')");
+  cmd->add_option("--until", options.until,
+                  "Only changes whose commit date is at or before DATE (a day is included)");
+  cmd->add_option("--range", options.range, "Only changes of commits in A..B (B reaches them, A does not)");
+  cmd->add_option("--severity", options.severity, "Only changes of at least this severity")
+      ->check(CLI::IsMember({"annotation", "compatible", "behavioural", "unknown", "breaking"}));
+  cmd->add_option("--limit", options.limit, "Only the newest N changes (0: all)")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.find_first_not_of("0123456789") == std::string::npos && !value.empty()
+                       ? std::string()
+                       : "expected a count of 0 or more, got '" + value + "'";
+          },
+          "N"))
+      ->capture_default_str();
+  cmd->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->footer("Exit codes: 0 listed (maybe nothing); 2 an error (no state_dir, a bad date or range).");
+  commands.on(cmd, shared, run_history);
+}
+
+void add_show_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<ShowOptions>();
+  ShowOptions& options = *shared;
+  CLI::App* cmd = app.add_subcommand("show", "The signatures at one commit (recorded, or extracted now)");
+  cmd->add_option("COMMIT", options.commit, "Commit: anything git rev-parse takes (SHA, branch, tag, main~5)")
+      ->required();
+  cmd->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  add_extractor_option(cmd, options.extractor);
+  cmd->footer("Exit codes: 0 shown; 2 an error (no state_dir, an unknown commit).");
+  commands.on(cmd, shared, run_show);
+}
+
+int run_history(const HistoryOptions& options) {
+  Config config = read_config_or_throw(options.config_path);
+  auto store = open_existing_store(config);
+  // Only a range needs the mirror; a query never clones one.
+  auto mirror = options.range.empty()
+                    ? nullptr
+                    : open_existing_mirror(config.repository_url, StateDir(config.state_dir).mirrors());
+  HistoryQuery query = history_query(options, mirror.get(), config);
+  std::optional<std::string> filter;
+  if (!options.function_path.empty()) filter = options.function_path;
+  std::vector<Json> changes;
+  if (store) changes = value_or_throw(select_history(value_or_throw(store->history(filter)), query));
+  if (options.format == "json") {
+    std::cout << Json({{"changes", changes}}).dump(2) << "\n";
+    return 0;
+  }
+  bool filtered = query.since || query.until || query.min_severity || query.limit || query.in_range;
+  if (changes.empty())
+    std::cout << "no changes recorded" << (filter ? " for " + *filter : std::string())
+              << (filtered ? " that match the filters" : "") << "\n";
+  for (const Json& c : changes) print_change_text(c);
+  return 0;
+}
+
+int run_show(const ShowOptions& options, Runtime& runtime) {
+  Config config = read_config_or_throw(options.config_path);
+  apply_extractor(config, options.extractor);
+  // A query creates no state directory; in one that exists, a missing mirror is a cache to fill.
+  auto store = open_existing_store(config);
+  auto mirror = open_mirror_or_throw(config);
+  ObjectId commit = resolve_or_fetch(*mirror, options.commit);
+  auto status = store ? store->commit_status(commit) : Result<std::optional<CommitStatus>>(std::nullopt);
+  if (!status) throw CommandError{status.error().message()};
+  bool recorded = status->has_value() && (*status)->outcome == CommitOutcome::processed;
+  std::vector<FunctionState> states;
+  if (recorded && store) {
+    auto stored = store->states_at(commit);
+    if (!stored) throw CommandError{stored.error().message()};
+    states = std::move(*stored);
+  } else {
+    states = extract_now(config, *mirror, commit, runtime);
+  }
+  // Bisection records the commits it did not build with the states of the commits around them.
+  bool bisected = recorded && (*status)->bisected;
+  std::string note = bisected              ? "recorded; not built, unchanged by bisection"
+                     : recorded            ? "recorded"
+                     : status->has_value() ? "recorded as failed: " + (*status)->error + "; extracted now"
+                                           : "not recorded; extracted now";
+  if (options.format == "json") {
+    std::cout << Json({{"commit", commit.hex},
+                       {"recorded", recorded},
+                       {"bisected", bisected},
+                       {"note", note},
+                       {"functions", states_json(states)}})
+                     .dump(2)
+              << "\n";
+  } else {
+    print_states_text(commit.hex, states, note);
+  }
+  return 0;
+}
+
+}  // namespace aaw::cli

@@ -1,0 +1,84 @@
+#include "cli/query/report_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <exception>
+#include <iostream>
+
+#include "cli/command_context.hpp"
+#include "cli/consumer/consumer_session.hpp"
+#include "core/consumer/consumer_report.hpp"
+#include "core/model/state_dir.hpp"
+#include "core/report/html_report.hpp"
+#include "extract/consumer/consumer_scanner.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
+
+namespace aaw::cli {
+namespace {
+
+// A report of nothing would hide a wrong config or state_dir: say so instead.
+std::unique_ptr<StateStore> open_existing_store(const Config& config) {
+  StateDir state(config.state_dir);
+  if (!std::filesystem::exists(state.database()))
+    throw CommandError{"state_dir '" + config.state_dir.string() +
+                       "': no state store there yet: run 'watch' or 'replay' with this config first"};
+  return value_or_throw(open_state_store(state.database(), config.repository_url));
+}
+
+std::filesystem::path output_dir(const ReportOptions& options, const Config& config) {
+  if (!options.out.empty()) return options.out;
+  if (!config.report.dir.empty()) return config.report.dir;
+  throw CommandError{"report: no output directory: give --out DIR or set report.dir in '" +
+                     options.config_path.string() + "'"};
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<ReportOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Write a static HTML page of every function's signature timeline (DIR/index.html)");
+  cmd->add_option("--out", shared->out, "Output directory (default: the config's report.dir)");
+  commands.on(cmd, shared, run_report);
+}
+
+std::vector<std::unique_ptr<ReportDetailSource>> report_detail_sources(const Config& config, Runtime& runtime,
+                                                                       const ConsumerSession* consumer) {
+  std::vector<std::unique_ptr<ReportDetailSource>> sources;
+  if (!config.consumer.configured()) return sources;
+  std::unique_ptr<ConsumerSession> opened;
+  if (consumer == nullptr) {
+    auto made = ConsumerSession::open(config, runtime, *null_logger());
+    if (!made) {  // said under each change
+      sources.push_back(std::make_unique<ConsumerDetailSource>(made.error(), nullptr));
+      return sources;
+    }
+    opened = std::move(*made);
+    consumer = opened.get();
+  }
+  sources.push_back(std::make_unique<ConsumerDetailSource>(
+      consumer->scan(), std::make_unique<PythonCallBinder>(runtime.python())));
+  return sources;
+}
+
+Result<std::filesystem::path> publish_report(StateStore& store, const Config& config,
+                                             const std::filesystem::path& dir, Runtime& runtime,
+                                             const ConsumerSession* consumer) {
+  auto sources = report_detail_sources(config, runtime, consumer);
+  ReportInput input{config.repository_url, config.branch, config.functions_to_monitor, {}};
+  for (const auto& source : sources) input.detail_sources.push_back(source.get());
+  auto report = build_report(store, input, std::chrono::system_clock::now());
+  if (!report) return report.error().context("reading the state store for the report");
+  return write_html_report(*report, dir);
+}
+
+int run_report(const ReportOptions& options, Runtime& runtime) {
+  Config config = read_config_or_throw(options.config_path);
+  std::filesystem::path dir = output_dir(options, config);
+  auto store = open_existing_store(config);
+  std::filesystem::path page = value_or_throw(publish_report(*store, config, dir, runtime));
+  std::cout << page.string() << "\n";
+  return 0;
+}
+
+}  // namespace aaw::cli

@@ -1,0 +1,123 @@
+#include "cli/query/status_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/command_context.hpp"
+#include "core/model/function_change.hpp"
+#include "core/model/state_dir.hpp"
+#include "core/ports/state_store.hpp"
+#include "core/report/daemon_status.hpp"
+#include "io/git/libgit2_mirror.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
+#include "util/url.hpp"
+
+namespace aaw::cli {
+namespace {
+
+Json optional_json(const std::optional<std::string>& value) { return value ? Json(*value) : Json(nullptr); }
+
+std::string text_of(const Json& payload, const char* name) {
+  auto found = payload.find(name);
+  return found != payload.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+Json to_json(const Config& config, const DaemonStatus& s) {
+  Json failed = Json::array();
+  for (const OutboxItem& item : s.failed)
+    failed.push_back({{"id", item.id},
+                      {"target", item.target},
+                      {"commit", text_of(item.payload, "commit")},
+                      {"import_statement", text_of(item.payload, "import_statement")},
+                      {"function_path", text_of(item.payload, "function_path")},
+                      {"attempts", item.attempts},
+                      {"last_error", item.last_error},
+                      {"updated_at", item.updated_at}});
+  return {{"repository_url", redact_url(config.repository_url)},
+          {"branch", config.branch},
+          {"state_dir", config.state_dir.string()},
+          {"state_dir_exists", std::filesystem::is_directory(config.state_dir)},
+          {"last_poll_time", optional_json(s.poll.last_poll_time)},
+          {"last_poll_result", optional_json(s.poll.last_poll_result)},
+          {"last_poll_success_time", optional_json(s.poll.last_poll_success_time)},
+          {"remote_head", optional_json(s.poll.remote_head)},
+          {"last_processed_commit", optional_json(s.line_head)},
+          {"pending_commits", s.pending_commits ? Json(*s.pending_commits) : Json(nullptr)},
+          {"outbox",
+           {{"pending", s.outbox.pending},
+            {"delivered", s.outbox.delivered},
+            {"failed", s.outbox.failed},
+            {"failed_items", failed}}},
+          {"last_error", optional_json(s.last_error)},
+          {"healthy", s.healthy},
+          {"health", s.health}};
+}
+
+void print_text(const Config& config, const DaemonStatus& s) {
+  auto or_never = [](const std::optional<std::string>& v, const char* none) {
+    return v ? *v : std::string(none);
+  };
+  std::cout << "repository: " << redact_url(config.repository_url) << " (branch " << config.branch << ")\n"
+            << "state_dir: " << config.state_dir.string()
+            << (std::filesystem::is_directory(config.state_dir)
+                    ? ""
+                    : " (does not exist: nothing has run with this config yet; watch or replay creates it)")
+            << "\n"
+            << "last poll: " << or_never(s.poll.last_poll_time, "never");
+  if (s.poll.last_poll_result) std::cout << " (" << *s.poll.last_poll_result << ")";
+  std::cout << "\nlast successful poll: " << or_never(s.poll.last_poll_success_time, "never") << "\n"
+            << "remote head: " << or_never(s.poll.remote_head, "unknown") << "\n"
+            << "last processed commit: " << or_never(s.line_head, "none") << "\n"
+            << "pending commits: " << (s.pending_commits ? std::to_string(*s.pending_commits) : "unknown")
+            << "\n"
+            << "outbox: " << s.outbox.pending << " pending, " << s.outbox.delivered << " delivered, "
+            << s.outbox.failed << " failed\n";
+  for (const OutboxItem& item : s.failed)
+    std::cout << "  failed: " << item.target << " " << text_of(item.payload, "function_path") << " at "
+              << text_of(item.payload, "commit").substr(0, 12) << " after " << item.attempts
+              << " attempts: " << item.last_error << "\n";
+  std::cout << "last error: " << or_never(s.last_error, "none") << "\n"
+            << "health: " << s.health << "\n";
+}
+
+}  // namespace
+
+void add_status_command(CLI::App& app, Commands& commands) {
+  auto shared = std::make_shared<StatusOptions>();
+  StatusOptions& options = *shared;
+  CLI::App* cmd = app.add_subcommand("status", "What the daemon last did, from state_dir (no network)");
+  cmd->add_flag("--check", options.check,
+                "Exit 1 when the last successful poll is older than 3 check intervals (a health check)");
+  cmd->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->footer(
+      "Exit codes: 0 reported (with --check: healthy); 1 with --check: the last successful poll is older "
+      "than "
+      "3 check intervals, or there was none; 2 an error.");
+  commands.on(cmd, shared, run_status);
+}
+
+int run_status(const StatusOptions& options) {
+  Config config = read_config_or_throw(options.config_path);
+  StateDir state(config.state_dir);
+  std::unique_ptr<StateStore> store;  // none: nothing recorded yet
+  if (std::filesystem::exists(state.database()))
+    store = value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
+  // Status never clones: that would need the network and write.
+  auto mirror = open_existing_mirror(config.repository_url, state.mirrors());
+  DaemonStatus status = value_or_throw(read_daemon_status(
+      store.get(), mirror.get(), config.check_interval_seconds, std::chrono::system_clock::now()));
+  if (options.format == "json") {
+    std::cout << to_json(config, status).dump(2) << "\n";
+  } else {
+    print_text(config, status);
+  }
+  return options.check && !status.healthy ? 1 : 0;
+}
+
+}  // namespace aaw::cli

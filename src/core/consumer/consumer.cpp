@@ -1,0 +1,118 @@
+#include "core/consumer/consumer.hpp"
+
+namespace aaw {
+namespace {
+
+Result<std::vector<std::string>> strings_at(const Json& json, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  if (!json.contains(key) || json.at(key).is_null()) return out;
+  const Json& list = json.at(key);
+  if (!list.is_array()) return Error(ErrorCode::invalid_input, where + "." + key + ": expected a list");
+  for (const Json& item : list) {
+    if (!item.is_string()) return Error(ErrorCode::invalid_input, where + "." + key + ": expected strings");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<CallSite> call_site_from_json(const Json& json, const std::string& where) {
+  try {
+    CallSite site;
+    site.file = json.at("file").get<std::string>();
+    site.line = json.at("line").get<int>();
+    site.caller = json.at("caller").get<std::string>();
+    site.positional = json.at("positional").get<int>();
+    site.star_args = json.at("star_args").get<bool>();
+    site.star_kwargs = json.at("star_kwargs").get<bool>();
+    site.import_statement = json.at("import_statement").get<std::string>();
+    site.function_path = json.at("function_path").get<std::string>();
+    if (json.contains("indirect") && json.at("indirect").is_string())
+      site.indirect = json.at("indirect").get<std::string>();
+    auto keywords = strings_at(json, "keywords", where);
+    if (!keywords) return keywords.error();
+    site.keywords = std::move(*keywords);
+    auto guards = strings_at(json, "guards", where);
+    if (!guards) return guards.error();
+    site.guards = std::move(*guards);
+    return site;
+  } catch (const Json::exception& e) {
+    return Error(ErrorCode::invalid_input, where + ": " + e.what());
+  }
+}
+
+Json to_json(const CallSite& site) {
+  Json json = {{"file", site.file},
+               {"line", site.line},
+               {"caller", site.caller},
+               {"positional", site.positional},
+               {"keywords", site.keywords},
+               {"star_args", site.star_args},
+               {"star_kwargs", site.star_kwargs},
+               {"guards", site.guards},
+               {"import_statement", site.import_statement},
+               {"function_path", site.function_path}};
+  json["indirect"] = site.indirect ? Json(*site.indirect) : Json(nullptr);
+  return json;
+}
+
+std::string location(const CallSite& site) {
+  return site.file + ":" + std::to_string(site.line) + " (" + site.caller + ")";
+}
+
+Result<ConsumerScan> consumer_scan_from_json(const Json& json) {
+  if (!json.is_object() || !json.contains("functions") || !json.at("functions").is_array())
+    return Error(ErrorCode::invalid_input, "consumer scan: expected an object with 'functions'");
+  ConsumerScan scan;
+  scan.package = json.value("package", "");
+  scan.document = json;
+  const Json& functions = json.at("functions");
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    const Json& f = functions[i];
+    std::string where = "functions[" + std::to_string(i) + "]";
+    if (!f.is_object() || !f.contains("call_sites") || !f.at("call_sites").is_array())
+      return Error(ErrorCode::invalid_input, where + ": expected an object with 'call_sites'");
+    ConsumerFunction function;
+    function.function.import_statement = f.value("import_statement", "");
+    function.function.function_path = f.value("function_path", "");
+    function.target = f.value("target", "");
+    for (std::size_t j = 0; j < f.at("call_sites").size(); ++j) {
+      auto site =
+          call_site_from_json(f.at("call_sites")[j], where + ".call_sites[" + std::to_string(j) + "]");
+      if (!site) return site.error();
+      function.call_sites.push_back(std::move(*site));
+    }
+    scan.functions.push_back(std::move(function));
+  }
+  return scan;
+}
+
+std::vector<MonitoredFunction> monitored_functions(const ConsumerScan& scan) {
+  std::vector<MonitoredFunction> out;
+  out.reserve(scan.functions.size());
+  for (const ConsumerFunction& f : scan.functions) out.push_back(f.function);
+  return out;
+}
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::breaks:
+      return "breaks";
+    case Verdict::guarded:
+      return "guarded";
+    case Verdict::unknown:
+      return "unknown";
+    case Verdict::binds:
+      return "binds";
+  }
+  return "unknown";
+}
+
+Result<Verdict> verdict_named(const std::string& name) {
+  for (Verdict v : {Verdict::breaks, Verdict::guarded, Verdict::unknown, Verdict::binds})
+    if (to_string(v) == name) return v;
+  return Error(ErrorCode::invalid_input, "unknown verdict '" + name + "'");
+}
+
+}  // namespace aaw

@@ -1,0 +1,64 @@
+// `check`: every call site of a consumer bound against the signatures at one commit of the
+// provider, and, for each call that no longer binds, the first first-parent commit from which it
+// stopped binding (found by bisection over the states at those commits). Renderings for the
+// console, JSON and Markdown.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/consumer/consumer.hpp"
+#include "core/ports/git_mirror.hpp"
+#include "core/ports/signature_source.hpp"
+
+namespace aaw {
+
+struct SiteVerdict {
+  const ConsumerFunction* function = nullptr;  // points into the scan
+  const CallSite* site = nullptr;              // points into the scan
+  Binding binding;
+  bool not_importable = false;  // the function itself is missing at the commit
+  std::optional<ObjectId> broken_since;
+};
+
+struct ConsumerCheck {
+  ObjectId commit;
+  // Every call site: functions no longer importable first, then breaks, guarded, unknown,
+  // binds; by file and line within each.
+  std::vector<SiteVerdict> sites;
+  std::size_t count(Verdict verdict) const;
+};
+
+// Binds every call site of `scan` against the states `source` gives at `commit`.
+Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& source, CallBinder& binder,
+                                     const ObjectId& commit);
+
+// Sets broken_since on each site of `check` that breaks or is guarded: the first commit of
+// `history` (first-parent, oldest first, ending at check.commit) from which it no longer binds,
+// i.e. the commit after the last one where it bound (found by looking back from the head with a
+// doubling step, then bisecting, so about 2 log2(N) extractions; like git bisect it assumes the
+// call does not bind again and break again in between). A call that binds nowhere in `history`
+// keeps no broken_since. Each commit is extracted at most once, for every site at once. Returns
+// how many commits were extracted.
+Result<std::size_t> blame_consumer(ConsumerCheck& check, SignatureSource& source, CallBinder& binder,
+                                   const std::vector<ObjectId>& history);
+
+// Exit code of `check`: 1 when any call breaks, else 0.
+int consumer_exit_code(const ConsumerCheck& check);
+
+// One site as check's JSON lists it.
+Json to_json(const SiteVerdict& site);
+// "breaks vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight) aiter.shuffle_weight: got an
+// unexpected keyword argument 'layout' (broken since 1a2b3c4d5e6f)"
+std::string describe(const SiteVerdict& site);
+
+// "breaks vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight) aiter.shuffle_weight: got an
+// unexpected keyword argument 'layout' (broken since 1a2b3c4d5e6f)" per site, then a summary.
+std::string render_consumer_text(const ConsumerCheck& check);
+// {"schema": "aiter-api-watcher/check/1", "commit", "summary": {verdict: n}, "call_sites": [{"function_path",
+// "import_statement", "file", "line", "caller", "verdict", "reason", "broken_since"}]}
+Json consumer_check_to_json(const ConsumerCheck& check);
+std::string render_consumer_markdown(const ConsumerCheck& check);
+
+}  // namespace aaw

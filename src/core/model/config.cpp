@@ -1,0 +1,260 @@
+#include "core/model/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "core/model/json_reader.hpp"
+#include "util/files.hpp"
+#include "util/strings.hpp"
+#include "util/url.hpp"
+
+namespace aaw {
+namespace {
+
+bool is_identifier(std::string_view word) {
+  if (word.empty() || std::isdigit(static_cast<unsigned char>(word.front()))) return false;
+  // Non-ASCII bytes: Python identifiers may be any Unicode letter; the resolver has the last word.
+  return std::all_of(word.begin(), word.end(), [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return std::isalnum(byte) || c == '_' || byte >= 0x80;
+  });
+}
+
+// "a.b.c" with every part an identifier: anything else (stray spaces, a call, a slash) would be
+// missing at every commit, and a function missing on both sides of a range never shows a change.
+void check_dotted_name(const std::string& name, const std::string& path) {
+  std::size_t start = 0;
+  for (std::size_t dot = 0; dot != std::string::npos; start = dot + 1) {
+    dot = name.find('.', start);
+    if (is_identifier(std::string_view(name).substr(start, dot == std::string::npos ? dot : dot - start)))
+      continue;
+    std::string why = name != trim(name) ? " (stray spaces?)" : "";
+    JsonReader::fail(path, "'" + name + "' is not a dotted Python name like 'module.function'" + why);
+  }
+}
+
+MonitoredFunction read_function(const Json& json, const std::string& path,
+                                std::vector<std::string>& warnings) {
+  JsonReader r(json, path, warnings);
+  MonitoredFunction f;
+  f.import_statement = JsonReader::as_string(r.required("import_statement"), r.path_of("import_statement"));
+  f.function_path = JsonReader::as_string(r.required("function_path"), r.path_of("function_path"));
+  if (f.import_statement.empty()) JsonReader::fail(r.path_of("import_statement"), "must not be empty");
+  if (f.function_path.empty()) JsonReader::fail(r.path_of("function_path"), "must not be empty");
+  check_dotted_name(f.function_path, r.path_of("function_path"));
+  r.ignore("last_signature");  // the original script kept its state here
+  r.warn_unknown();
+  return f;
+}
+
+std::vector<MonitoredFunction> read_functions(JsonReader& r, std::vector<std::string>& warnings) {
+  const Json& list = r.required("functions_to_monitor");
+  if (!list.is_array()) JsonReader::fail("functions_to_monitor", "expected an array of objects");
+  if (list.empty()) JsonReader::fail("functions_to_monitor", "expected at least one function");
+  std::vector<MonitoredFunction> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string path = "functions_to_monitor[" + std::to_string(i) + "]";
+    MonitoredFunction f = read_function(list[i], path, warnings);
+    if (std::find(out.begin(), out.end(), f) != out.end())
+      warnings.push_back(path + " repeats an earlier function ('" + f.function_path +
+                         "'); it is watched once");
+    else
+      out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void read_build(JsonReader& r, BuildConfig& b) {
+  r.strings("command", b.command);
+  if (b.command.empty()) JsonReader::fail("build.command", "expected at least one word");
+  r.string_map("env", b.env);
+  r.integer("timeout_seconds", b.timeout_seconds, 1);
+  r.boolean("submodules", b.submodules);
+  r.strings("paths", b.paths);
+  r.boolean("skip_if_unchanged", b.skip_if_unchanged);
+}
+
+// Each section of `notify` belongs to a channel, which reads and validates it; it is kept as
+// written, for the channel to read again when it is made.
+void read_notify(JsonReader& r, NotifyConfig& n, const ConfigSchema& schema) {
+  for (const SectionSchema& section : schema.notify_sections) {
+    const Json* value = r.field(section.name);
+    if (!value) continue;
+    JsonReader channel(*value, r.path_of(section.name), r.warnings());
+    section.read(channel);
+    channel.warn_unknown();
+    n.sections[section.name] = *value;
+  }
+}
+
+void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
+  r.object("log", [&](JsonReader& l) {
+    l.string("file", c.log.file);
+    l.integer("max_size_mb", c.log.max_size_mb, 1);
+    l.integer("max_files", c.log.max_files, 1);
+    l.choice("level", c.log.level, {"trace", "debug", "info", "warning", "error"});
+  });
+  r.object("static", [&](JsonReader& s) {
+    s.strings("source_roots", c.static_extraction.source_roots);
+    s.string_map("module_aliases", c.static_extraction.module_aliases);
+    s.integer("cache_mb", c.static_extraction.cache_mb, 1);
+    s.boolean("parse_ahead", c.static_extraction.parse_ahead);
+  });
+  r.object("build", [&](JsonReader& b) { read_build(b, c.build); });
+  r.object("sandbox", [&](JsonReader& s) {
+    s.choice("kind", c.sandbox.kind, {"auto", "bwrap", "process"});
+    s.boolean("network", c.sandbox.network);
+  });
+  r.object("runtime", [&](JsonReader& rt) {
+    rt.integer("extract_timeout_seconds", c.runtime.extract_timeout_seconds, 1);
+    rt.boolean("bisect", c.runtime.bisect);
+  });
+  r.object("git", [&](JsonReader& g) { g.integer("timeout_seconds", c.git.timeout_seconds, 1); });
+  r.object("github", [&](JsonReader& g) {
+    g.string("api_url", c.github.api_url);
+    g.string("token_file", c.github.token_file);
+    g.choice("poll", c.github.poll, {"auto", "api", "git"});
+  });
+  r.object("notify", [&](JsonReader& n) { read_notify(n, c.notify, schema); });
+  r.object("report", [&](JsonReader& rp) {
+    std::string dir;
+    rp.string("dir", dir);
+    c.report.dir = dir;
+  });
+  r.object("consumer", [&](JsonReader& k) {
+    k.string("path", c.consumer.path);
+    k.string("repository_url", c.consumer.repository_url);
+    k.string("branch", c.consumer.branch);
+    k.string("package", c.consumer.package);
+    k.string("pinned_commit", c.consumer.pinned_commit);
+  });
+  if (!c.consumer.path.empty() && !c.consumer.repository_url.empty())
+    JsonReader::fail("consumer", "give either path or repository_url, not both");
+}
+
+std::string slip_hint(const std::string& kind_name) {
+  std::string best = closest_match(kind_name, change_kind_names());
+  return best.empty() ? "" : ", did you mean '" + best + "'?";
+}
+
+// `levels`: change kind -> deny / warn / allow, each name checked with a did-you-mean.
+void read_levels(JsonReader& r, std::map<ChangeKind, Level>& out) {
+  std::map<std::string, std::string> levels;
+  r.string_map("levels", levels);
+  for (const auto& [kind_name, level_name] : levels) {
+    const std::string path = r.path_of("levels") + "." + kind_name;
+    auto kind = parse_change_kind(kind_name);
+    if (!kind) JsonReader::fail(path, "unknown change kind '" + kind_name + "'" + slip_hint(kind_name));
+    auto level = parse_level(level_name);
+    if (!level) JsonReader::fail(path, "expected deny, warn or allow, got '" + level_name + "'");
+    out[*kind] = *level;
+  }
+}
+
+Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std::string>& warnings) {
+  JsonReader r(json, "", warnings);
+  Config c;
+  c.repository_url = JsonReader::as_string(r.required("repository_url"), "repository_url");
+  if (c.repository_url.empty()) JsonReader::fail("repository_url", "must not be empty");
+  c.functions_to_monitor = read_functions(r, warnings);
+  r.string("branch", c.branch);
+  r.integer("check_interval_seconds", c.check_interval_seconds, 1);
+  r.string("start_commit", c.start_commit);
+  r.string("last_checked_commit", c.last_checked_commit);
+  r.strings("commit_list", c.commit_list);
+  r.strings("compare_pair", c.compare_pair);
+  if (!c.compare_pair.empty() && c.compare_pair.size() != 2)
+    JsonReader::fail("compare_pair",
+                     "expected two commits [old, new], got " + std::to_string(c.compare_pair.size()));
+  std::string state_dir = c.state_dir.string();
+  r.string("state_dir", state_dir);
+  c.state_dir = state_dir;
+  r.choice("extractor", c.extractor, schema.extractors);
+  read_sections(r, c, schema);
+  read_levels(r, c.gate.levels);
+  std::string waivers;
+  r.string("waivers", waivers);
+  c.gate.waivers = waivers;
+  r.warn_unknown();
+  return c;
+}
+
+// nlohmann's message: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax
+// error while parsing object - ..."; we keep the position and the reason.
+std::string describe_parse_error(std::string_view source, const std::string& what) {
+  int line = 0, column = 0, consumed = 0;
+  auto at = what.find("at line ");
+  if (at != std::string::npos &&
+      std::sscanf(what.c_str() + at, "at line %d, column %d: %n", &line, &column, &consumed) == 2 &&
+      consumed > 0)
+    return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+           ": malformed JSON: " + what.substr(at + static_cast<std::size_t>(consumed));
+  return std::string(source) + ": malformed JSON: " + what;
+}
+
+namespace fs = std::filesystem;
+
+void anchor(fs::path& path, const fs::path& base) {
+  if (!path.empty() && path.is_relative()) path = (base / path).lexically_normal();
+}
+
+void anchor(std::string& path, const fs::path& base) {
+  fs::path p = path;
+  anchor(p, base);
+  path = p.string();
+}
+
+// A repository given as a path (not a URL, not scp-like host:path) is a path like any other.
+void anchor_repository(std::string& url, const fs::path& base) {
+  if (url.find("://") != std::string::npos || !url_host(url).empty()) return;
+  if (auto colon = url.find(':'); colon != std::string::npos && colon < url.find('/')) return;
+  anchor(url, base);
+}
+
+}  // namespace
+
+void resolve_relative_paths(Config& config, const fs::path& base) {
+  anchor(config.state_dir, base);
+  anchor(config.log.file, base);
+  anchor(config.github.token_file, base);
+  anchor(config.consumer.path, base);
+  anchor(config.report.dir, base);
+  anchor(config.gate.waivers, base);
+  anchor_repository(config.repository_url, base);
+  anchor_repository(config.consumer.repository_url, base);
+}
+
+Result<LoadedConfig> parse_config(std::string_view text, std::string_view source,
+                                  const ConfigSchema& schema) {
+  Json json;
+  try {
+    json = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return Error(ErrorCode::invalid_input, describe_parse_error(source, e.what()));
+  }
+  LoadedConfig loaded;
+  try {
+    loaded.config = read_config(json, schema, loaded.warnings);
+  } catch (const JsonReadError& e) {
+    return Error(ErrorCode::invalid_input, std::string(source) + ": " + e.message);
+  }
+  for (std::string& w : loaded.warnings) w = std::string(source) + ": " + w;
+  return loaded;
+}
+
+Result<LoadedConfig> load_config(const std::filesystem::path& path, const ConfigSchema& schema) {
+  errno = 0;
+  auto text = read_file(path);
+  if (!text)
+    return Error(ErrorCode::io,
+                 "cannot read config '" + path.string() + "': " + std::strerror(errno ? errno : EIO));
+  auto loaded = parse_config(*text, path.string(), schema);
+  if (loaded) resolve_relative_paths(loaded->config, fs::absolute(path).parent_path());
+  return loaded;
+}
+
+}  // namespace aaw

@@ -1,0 +1,243 @@
+#include "core/model/diff.hpp"
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace aaw {
+namespace {
+
+using Kind = ParameterKind;
+
+constexpr std::array<std::string_view, 12> k_change_names = {
+    "parameter_removed",         "parameter_added",  "parameter_moved", "kind_changed",
+    "default_changed",           "default_added",    "default_removed", "annotation_changed",
+    "return_annotation_changed", "function_removed", "function_added",  "state_changed"};
+
+constexpr std::array<std::string_view, 5> k_severity_names = {"annotation", "compatible", "behavioural",
+                                                              "unknown", "breaking"};
+
+bool is_positional(Kind kind) { return kind == Kind::positional_only || kind == Kind::positional_or_keyword; }
+
+bool is_variadic(Kind kind) { return kind == Kind::var_positional || kind == Kind::var_keyword; }
+
+// Index among the parameters a caller can pass by position; nullopt for the others.
+std::optional<size_t> positional_index(const Signature& s, std::string_view name) {
+  size_t index = 0;
+  for (const Parameter& p : s.parameters) {
+    if (!is_positional(p.kind)) break;
+    if (p.name == name) return index;
+    ++index;
+  }
+  return std::nullopt;
+}
+
+Change change(ChangeKind kind, Severity severity, std::string parameter, std::optional<std::string> old_text,
+              std::optional<std::string> new_text) {
+  return Change{kind, severity, std::move(parameter), std::move(old_text), std::move(new_text)};
+}
+
+// Widening (keyword-only -> positional-or-keyword) keeps every old call valid; any other kind
+// change (narrowing, or to/from *args/**kwargs) rejects calls that used to work.
+Severity kind_change_severity(Kind before, Kind after) {
+  bool widened = after == Kind::positional_or_keyword &&
+                 (before == Kind::keyword_only || before == Kind::positional_only);
+  return widened ? Severity::compatible : Severity::breaking;
+}
+
+Severity added_severity(const Parameter& p) {
+  return is_variadic(p.kind) || p.default_value ? Severity::compatible : Severity::breaking;
+}
+
+void diff_common(const Parameter& a, const Parameter& b, const Signature& before, const Signature& after,
+                 std::vector<Change>& out) {
+  if (a.kind != b.kind) {
+    out.push_back(change(ChangeKind::kind_changed, kind_change_severity(a.kind, b.kind), a.name,
+                         std::string(to_string(a.kind)), std::string(to_string(b.kind))));
+  }
+  auto old_pos = positional_index(before, a.name);
+  auto new_pos = positional_index(after, b.name);
+  if (old_pos && new_pos && *old_pos != *new_pos) {
+    out.push_back(change(ChangeKind::parameter_moved, Severity::breaking, a.name, std::to_string(*old_pos),
+                         std::to_string(*new_pos)));
+  }
+  if (a.default_value && !b.default_value) {
+    out.push_back(change(ChangeKind::default_removed, Severity::breaking, a.name, a.default_value, {}));
+  } else if (!a.default_value && b.default_value) {
+    out.push_back(change(ChangeKind::default_added, Severity::compatible, a.name, {}, b.default_value));
+  } else if (a.default_value != b.default_value) {
+    out.push_back(
+        change(ChangeKind::default_changed, Severity::behavioural, a.name, a.default_value, b.default_value));
+  }
+  if (a.annotation != b.annotation) {
+    out.push_back(
+        change(ChangeKind::annotation_changed, Severity::annotation, a.name, a.annotation, b.annotation));
+  }
+}
+
+// A private name written `__x` in a class body, which Python spells `_Class__x`: no caller passes it
+// by keyword (the name changes with the class), so it is positional in all but its kind.
+bool is_mangled(std::string_view name) {
+  return name.size() > 3 && name[0] == '_' && name[1] != '_' &&
+         name.find("__", 2) != std::string_view::npos && !name.ends_with("__");
+}
+
+bool never_named(const Parameter& p) { return p.kind == Kind::positional_only || is_mangled(p.name); }
+
+// The parameter of `after` that a caller of `a` meets: the one of the same name; for parameters a
+// caller can never name (*args, **kwargs, positional-only and name-mangled ones), the one in the
+// same place under a new name, since renaming those breaks no call.
+const Parameter* counterpart(const Parameter& a, const Signature& before, const Signature& after) {
+  if (const Parameter* b = after.find(a.name)) return b;
+  auto unnamed_in_before = [&](const Parameter& b) { return before.find(b.name) == nullptr; };
+  if (a.kind == Kind::var_positional || a.kind == Kind::var_keyword) {
+    for (const Parameter& b : after.parameters)
+      if (b.kind == a.kind && unnamed_in_before(b)) return &b;
+    return nullptr;
+  }
+  if (!never_named(a)) return nullptr;
+  size_t index = 0;
+  while (&before.parameters[index] != &a) ++index;
+  if (index >= after.parameters.size()) return nullptr;
+  const Parameter& b = after.parameters[index];
+  return b.kind == a.kind && never_named(b) && unnamed_in_before(b) ? &b : nullptr;
+}
+
+std::vector<Change> diff_signatures(const Signature& before, const Signature& after) {
+  if (before == after) return {};  // most functions at most commits: no lookups by name
+  std::vector<Change> out;
+  std::vector<const Parameter*> matched;
+  for (const Parameter& a : before.parameters) {
+    const Parameter* b = counterpart(a, before, after);
+    if (!b) {
+      out.push_back(change(ChangeKind::parameter_removed, Severity::breaking, a.name, a.text(), {}));
+    } else {
+      matched.push_back(b);
+      diff_common(a, *b, before, after, out);
+    }
+  }
+  for (const Parameter& b : after.parameters) {
+    if (std::find(matched.begin(), matched.end(), &b) == matched.end())
+      out.push_back(change(ChangeKind::parameter_added, added_severity(b), b.name, {}, b.text()));
+  }
+  if (before.return_annotation != after.return_annotation) {
+    out.push_back(Change{ChangeKind::return_annotation_changed, Severity::annotation, std::nullopt,
+                         before.return_annotation, after.return_annotation});
+  }
+  return out;
+}
+
+// Transitions between statements about the code where at least one side is not ok.
+std::vector<Change> diff_statuses(const SignatureState& before, const SignatureState& after) {
+  if (before.status == after.status) return {};
+  auto text = [](const SignatureState& s) { return s.summary(); };
+  if (before.is_ok() && after.status == Status::missing)
+    return {
+        Change{ChangeKind::function_removed, Severity::breaking, std::nullopt, text(before), text(after)}};
+  if (before.status == Status::missing && after.is_ok())
+    return {
+        Change{ChangeKind::function_added, Severity::compatible, std::nullopt, text(before), text(after)}};
+  // Unresolved or unparsable: we cannot tell what callers meet, so never claim a removal.
+  return {Change{ChangeKind::state_changed, Severity::unknown, std::nullopt, text(before), text(after)}};
+}
+
+}  // namespace
+
+std::string_view to_string(ChangeKind kind) { return k_change_names[static_cast<size_t>(kind)]; }
+
+std::string_view to_string(Severity severity) { return k_severity_names[static_cast<size_t>(severity)]; }
+
+std::optional<Severity> parse_severity(std::string_view text) {
+  for (size_t i = 0; i < k_severity_names.size(); ++i)
+    if (k_severity_names[i] == text) return static_cast<Severity>(i);
+  return std::nullopt;
+}
+
+std::optional<ChangeKind> parse_change_kind(std::string_view text) {
+  for (size_t i = 0; i < k_change_names.size(); ++i)
+    if (k_change_names[i] == text) return static_cast<ChangeKind>(i);
+  return std::nullopt;
+}
+
+Result<Change> change_from_json(const Json& json) {
+  auto text = [&](const char* key) -> std::optional<std::string> {
+    auto it = json.find(key);
+    if (it == json.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  auto kind = text("kind") ? parse_change_kind(*text("kind")) : std::nullopt;
+  if (!kind) return Error(ErrorCode::invalid_input, "change.kind: expected a change kind");
+  auto severity = text("severity") ? parse_severity(*text("severity")) : std::nullopt;
+  if (!severity) return Error(ErrorCode::invalid_input, "change.severity: expected a severity");
+  return Change{*kind, *severity, text("parameter"), text("old"), text("new")};
+}
+
+std::string Change::describe() const {
+  auto quoted = [](const std::optional<std::string>& s) { return s ? "'" + *s + "'" : std::string("none"); };
+  std::string p = parameter ? "parameter '" + *parameter + "'" : std::string();
+  std::string what;
+  switch (kind) {
+    case ChangeKind::parameter_removed:
+      what = p + " removed (was " + quoted(old_text) + ")";
+      break;
+    case ChangeKind::parameter_added:
+      what = p + " added: " + quoted(new_text);
+      break;
+    case ChangeKind::parameter_moved:
+      what = p + " moved from position " + old_text.value_or("?") + " to " + new_text.value_or("?");
+      break;
+    case ChangeKind::kind_changed:
+      what = p + " kind changed from " + old_text.value_or("?") + " to " + new_text.value_or("?");
+      break;
+    case ChangeKind::default_changed:
+      what = p + " default changed from " + quoted(old_text) + " to " + quoted(new_text);
+      break;
+    case ChangeKind::default_added:
+      what = p + " default added: " + quoted(new_text);
+      break;
+    case ChangeKind::default_removed:
+      what = p + " default removed (was " + quoted(old_text) + ")";
+      break;
+    case ChangeKind::annotation_changed:
+      what = p + " annotation changed from " + quoted(old_text) + " to " + quoted(new_text);
+      break;
+    case ChangeKind::return_annotation_changed:
+      what = "return annotation changed from " + quoted(old_text) + " to " + quoted(new_text);
+      break;
+    case ChangeKind::function_removed:
+      what = "function removed (" + new_text.value_or("") + ")";
+      break;
+    case ChangeKind::function_added:
+      what = "function appeared";
+      break;
+    case ChangeKind::state_changed:
+      what = "state changed from " + quoted(old_text) + " to " + quoted(new_text);
+      break;
+  }
+  return std::string(to_string(severity)) + ": " + what;
+}
+
+Json to_json(const Change& c) {
+  auto text = [](const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); };
+  return {{"kind", to_string(c.kind)},
+          {"severity", to_string(c.severity)},
+          {"parameter", text(c.parameter)},
+          {"old", text(c.old_text)},
+          {"new", text(c.new_text)}};
+}
+
+std::vector<Change> diff_states(const SignatureState& before, const SignatureState& after) {
+  if (is_machinery_failure(before.status) || is_machinery_failure(after.status)) return {};
+  if (before.is_ok() && after.is_ok()) return diff_signatures(before.signature, after.signature);
+  return diff_statuses(before, after);
+}
+
+std::optional<Severity> highest(const std::vector<Change>& changes) {
+  if (changes.empty()) return std::nullopt;
+  auto it = std::max_element(changes.begin(), changes.end(),
+                             [](const Change& a, const Change& b) { return a.severity < b.severity; });
+  return it->severity;
+}
+
+}  // namespace aaw

@@ -1,0 +1,98 @@
+// The model of what we watch and what we saw: a monitored function, the parameters of its call
+// signature, and its state at one commit (a signature, or why there is none).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace aaw {
+
+using Json = nlohmann::json;
+
+// One entry of functions_to_monitor: how a caller imports it and the expression it calls.
+struct MonitoredFunction {
+  std::string import_statement;  // e.g. "import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe"
+  std::string function_path;     // e.g. "rocm_aiter_asm_fmoe.asm_moe"
+  bool operator==(const MonitoredFunction&) const = default;
+};
+
+// As inspect.Parameter.kind; to_string gives inspect's names ("POSITIONAL_OR_KEYWORD").
+enum class ParameterKind {
+  positional_only,
+  positional_or_keyword,
+  var_positional,
+  keyword_only,
+  var_keyword
+};
+
+std::string_view to_string(ParameterKind kind);
+std::optional<ParameterKind> parse_parameter_kind(std::string_view text);
+
+struct Parameter {
+  std::string name;
+  ParameterKind kind = ParameterKind::positional_or_keyword;
+  std::optional<std::string> default_value;  // source text (ast.unparse) or repr; nullopt: none
+  std::optional<std::string> annotation;     // source text; nullopt: none
+
+  // As Python prints one parameter: "a", "a=1", "a: int", "a: int = 1", "*args", "**kw: Any".
+  std::string text() const;
+  bool operator==(const Parameter&) const = default;
+};
+
+// One item of a printed parameter list: a parameter, or a "/" or "*" separator.
+struct SignaturePart {
+  const Parameter* parameter = nullptr;  // null for a separator; points into the Signature
+  std::string text;                      // Parameter::text(), or "/" or "*"
+};
+
+struct Signature {
+  std::vector<Parameter> parameters;
+  std::optional<std::string> return_annotation;
+
+  // As Python prints an inspect.Signature: "(a, /, b: int = 1, *, c, **kw) -> None".
+  std::string text() const;
+  // The items text() joins with ", ", in order; valid while this Signature lives.
+  std::vector<SignaturePart> parts() const;
+  const Parameter* find(std::string_view name) const;
+  bool operator==(const Signature&) const = default;
+};
+
+// Statements about the code (ok, missing, unresolved, syntax_error) are diffed; failures of our
+// machinery (build_failed, import_error, extract_failed) are recorded but never diffed.
+enum class Status { ok, missing, unresolved, syntax_error, build_failed, import_error, extract_failed };
+
+std::string_view to_string(Status status);
+std::optional<Status> parse_status(std::string_view text);
+bool is_machinery_failure(Status status);
+
+struct SignatureState {
+  Status status = Status::missing;
+  Signature signature;  // meaningful only when status is ok
+  std::string detail;   // why, for every status but ok; for ok, an optional note (a decorator
+                        // that may replace the function, a functools.partial)
+
+  static SignatureState ok(Signature signature);
+  static SignatureState failed(Status status, std::string detail);
+
+  bool is_ok() const { return status == Status::ok; }
+  // One line: the signature text when ok, else "<status>: <detail>".
+  std::string summary() const;
+  bool operator==(const SignatureState&) const = default;
+};
+
+// The contract's STATE object: {"status", "text", "signature": {...}, "detail"}.
+Json to_json(const SignatureState& state);
+Json to_json(const Signature& signature);
+// Reads a STATE object; invalid_input naming the bad field when it does not fit the contract.
+Result<SignatureState> state_from_json(const Json& json);
+// The text of a STATE object as the log shows it (SignatureState::summary), or the object as JSON
+// when it does not fit the contract.
+std::string state_summary(const Json& state);
+Result<Signature> signature_from_json(const Json& json);
+
+}  // namespace aaw

@@ -1,0 +1,289 @@
+#include "core/watch/commit_processor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "core/compare/render.hpp"
+#include "core/model/function_change.hpp"
+
+namespace aaw {
+namespace {
+
+const SignatureState* find_state(const std::vector<FunctionState>& states, const MonitoredFunction& f) {
+  for (const FunctionState& s : states)
+    if (s.function == f) return &s.state;
+  return nullptr;
+}
+
+// Each function's state in `states`, found in constant time (a commit judges every function).
+// The baseline lists the functions in the order they were first recorded, which is nearly always
+// the config's: the state at the same position is tried first, and the index by name is built only
+// when a function is not there.
+class StateIndex {
+ public:
+  explicit StateIndex(const std::vector<FunctionState>& states) : m_list(states) {}
+  const SignatureState* find(const MonitoredFunction& f, std::size_t position) {
+    if (position < m_list.size() && m_list[position].function == f) return &m_list[position].state;
+    if (m_states.empty())
+      for (const FunctionState& s : m_list) m_states.emplace(key(s.function), &s.state);
+    auto it = m_states.find(key(f));
+    return it == m_states.end() ? nullptr : it->second;
+  }
+
+ private:
+  static std::string key(const MonitoredFunction& f) { return f.import_statement + '\n' + f.function_path; }
+  const std::vector<FunctionState>& m_list;
+  std::unordered_map<std::string, const SignatureState*> m_states;
+};
+
+void log_change(Logger& log, const FunctionChange& c) {
+  log.info("API change detected for {} ({})", c.function.function_path, to_string(*highest(c.changes)));
+  log.info("  old: {}", c.before.summary());
+  log.info("  new: {}", c.after.summary());
+  for (const Change& change : c.changes) log.info("  {}", change.describe());
+  if (c.impact) log_consumer_impact(log, *c.impact);
+}
+
+std::vector<ExtractionFailure> failures_of(const std::vector<FunctionState>& states) {
+  std::vector<ExtractionFailure> out;
+  for (const FunctionState& s : states)
+    if (is_machinery_failure(s.state.status)) out.push_back({s.function.function_path, s.state});
+  return out;
+}
+
+}  // namespace
+
+Json CommitProcessor::event(const char* type, Json function_change) const {
+  Json out = {{"type", type}, {"time", iso8601_utc(m_clock.now())}};
+  out.update(function_change);
+  return out;
+}
+
+void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& function,
+                            const SignatureState& state, const SignatureState* base, CommitRecord& record) {
+  const std::string& name = function.function_path;
+  // Never diffed: the next good commit is compared with the last good state. Logged by the caller,
+  // once per distinct failure of the commit.
+  if (is_machinery_failure(state.status)) return;
+  if (!base) {
+    m_log.info("Initial signature for {}: {}", name, state.summary());
+    Json initial = to_json(FunctionChange{commit, std::nullopt, function, SignatureState{}, state, {}});
+    initial["old"] = nullptr;
+    record.events.push_back(event("initial", std::move(initial)));
+    return;
+  }
+  auto changes = diff_states(*base, state);
+  if (changes.empty()) {  // most functions at most commits: nothing copied
+    m_log.info("No API change for {}", name);
+    return;
+  }
+  FunctionChange change{commit, std::nullopt, function, *base, state, std::move(changes)};
+  assess(change, *base);
+  log_change(m_log, change);
+  Json json = to_json(change);
+  for (const NotificationTarget& target : m_targets)
+    if (notifies(target, change)) record.notifications.push_back({target.name, json});
+  record.changes.push_back(json);
+  record.events.push_back(event("change", std::move(json)));
+}
+
+// A consumer that cannot be bound leaves the change without impact (said in the log), never
+// unrecorded.
+void CommitProcessor::assess(FunctionChange& change, const SignatureState& base) {
+  if (m_consumer == nullptr) return;
+  auto impact = m_consumer->assess(change.function, &base, change.after);
+  if (impact)
+    change.impact = std::move(*impact);
+  else
+    m_log.warn("Cannot tell what the change of {} breaks in the consumer: {}", change.function.function_path,
+               impact.error().message());
+}
+
+bool CommitProcessor::notifies(const NotificationTarget& target, const FunctionChange& change) const {
+  if (*highest(change.changes) < target.min_severity) return false;
+  return !target.only_if_consumer_breaks || (change.impact && change.impact->breaks_consumer());
+}
+
+Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advances_line, const Error& error) {
+  m_last.reset();
+  m_log.error("Cannot process commit {}: {}", commit.hex, error.message());
+  CommitRecord record;
+  record.commit.id = commit;
+  record.outcome = CommitOutcome::failed;
+  record.error = error.message();
+  record.advances_line = advances_line;
+  // A commit recorded well before (by a replay, say) keeps what it has: a passing failure to
+  // read it again must not wipe its states.
+  auto known = m_store.commit_status(commit);
+  if (known && *known && (*known)->outcome == CommitOutcome::processed) {
+    auto states = m_store.states_at(commit);
+    if (!states) return states.error();
+    record.outcome = CommitOutcome::processed;
+    record.error.clear();
+    record.states = std::move(*states);
+  }
+  return m_store.record(record);
+}
+
+Result<void> CommitProcessor::process(const ObjectId& commit, const std::optional<ObjectId>& against,
+                                      bool advances_line, std::string_view verb,
+                                      const CommitStates* extracted) {
+  m_log.info("{} commit {}", verb, commit.hex);
+  std::optional<Recorded> last = std::exchange(m_last, std::nullopt);
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return record_failure(commit, advances_line, info.error());
+  if (!extracted && against && last && last->commit == *against)
+    return process_advanced(*info, advances_line, std::move(*last));
+  auto states = extracted ? Result<CommitStates>(*extracted) : extract(commit);
+  if (!states && states.error().code() == ErrorCode::cancelled) return states.error();  // redone on restart
+  if (!states) return record_failure(commit, advances_line, states.error());
+  std::vector<FunctionState> baseline;
+  if (against) {
+    auto loaded = m_store.baseline(*against);
+    if (!loaded) return loaded.error().context("loading the states at " + against->hex);
+    baseline = std::move(*loaded);
+  }
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = advances_line;
+  StateIndex base(baseline);
+  LogBatch batch(m_log);  // a line per function, written once the commit is recorded
+  record.states.reserve(m_functions.size());
+  for (std::size_t i = 0; i < m_functions.size(); ++i) {
+    judge(*info, m_functions[i], (*states)[i], base.find(m_functions[i], i), record);
+    record.states.push_back({m_functions[i], (*states)[i]});
+  }
+  return finish(record, std::move(*states));
+}
+
+// The commit right after the one recorded last: the source says which states changed since, and
+// only those are diffed (against the state recorded there, or the last usable one before it when
+// that was a failure of the machinery); every other function logs its "No API change" line.
+Result<void> CommitProcessor::process_advanced(const CommitInfo& info, bool advances_line, Recorded last) {
+  auto updates = m_source.advance(last.commit, info.id, m_functions, last.states);
+  if (!updates && updates.error().code() == ErrorCode::cancelled) return updates.error();
+  if (!updates) return record_failure(info.id, advances_line, updates.error());
+  std::optional<std::vector<FunctionState>> baseline;  // read only when a failure is diffed
+  std::optional<StateIndex> base;
+  CommitRecord record;
+  record.commit = info;
+  record.advances_line = advances_line;
+  record.since = CommitRecord::Since{last.commit, {}};
+  LogBatch batch(m_log);
+  auto update = updates->begin();
+  for (std::size_t i = 0; i < m_functions.size(); ++i) {
+    SignatureState& state = last.states[i];
+    if (update == updates->end() || update->position != i) {
+      if (!is_machinery_failure(state.status))
+        m_log.info("No API change for {}", m_functions[i].function_path);
+      continue;
+    }
+    const SignatureState* before = &state;
+    if (is_machinery_failure(state.status)) {
+      if (!base) {
+        auto loaded = m_store.baseline(last.commit);
+        if (!loaded) return loaded.error().context("loading the states at " + last.commit.hex);
+        baseline = std::move(*loaded);
+        base.emplace(*baseline);
+      }
+      before = base->find(m_functions[i], i);
+    }
+    judge(info, m_functions[i], update->state, before, record);
+    last.recorded[i].state = update->state;
+    state = std::move(update->state);
+    record.since->changed.push_back(i);
+    ++update;
+  }
+  record.states = std::move(last.recorded);
+  return finish(record, std::move(last.states));
+}
+
+// Records a processed commit and keeps its states, as the source gave them and as recorded, for
+// the next commit (process_advanced): a commit that changes nothing copies no state.
+Result<void> CommitProcessor::finish(CommitRecord& record, CommitStates states) {
+  log_extraction_failures(m_log, record.commit.id, failures_of(record.states));
+  auto recorded = m_store.record(record);
+  if (!recorded) return recorded.error().context("recording " + record.commit.id.hex);
+  m_last = Recorded{record.commit.id, std::move(states), std::move(record.states)};
+  return m_batching ? Result<void>() : flush_events();
+}
+
+Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const CommitStates& states,
+                                               bool advances_line) {
+  m_last.reset();
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return record_failure(commit, advances_line, info.error());
+  m_log.info("Commit {} not built: unchanged by bisection", commit.hex);
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = advances_line;
+  record.bisected = true;
+  for (std::size_t i = 0; i < m_functions.size() && i < states.size(); ++i)
+    record.states.push_back({m_functions[i], states[i]});
+  auto recorded = m_store.record(record);
+  if (!recorded) return recorded.error().context("recording " + commit.hex);
+  return {};
+}
+
+Result<void> CommitProcessor::record_new_functions(const ObjectId& commit) {
+  m_last.reset();
+  auto status = m_store.commit_status(commit);
+  if (!status) return status.error();
+  if (!*status || (*status)->outcome != CommitOutcome::processed) return {};
+  auto recorded = m_store.states_at(commit);
+  if (!recorded) return recorded.error();
+  std::vector<MonitoredFunction> added;
+  for (const MonitoredFunction& f : m_functions)
+    if (!find_state(*recorded, f)) added.push_back(f);
+  if (added.empty()) return {};
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return info.error().context("reading " + commit.hex);
+  m_log.info("{} function(s) new in the config: extracting them at the last processed commit {}",
+             added.size(), commit.hex);
+  auto states = m_source.extract(commit, added);
+  if (!states) return states.error().context("extracting the new functions at " + commit.hex);
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = true;
+  record.bisected = (*status)->bisected;
+  record.states = std::move(*recorded);
+  std::vector<FunctionState> extracted;
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    extracted.push_back({added[i], (*states)[i]});
+    judge(*info, added[i], (*states)[i], nullptr, record);
+  }
+  log_extraction_failures(m_log, commit, failures_of(extracted));
+  record.states.insert(record.states.end(), extracted.begin(), extracted.end());
+  auto written = m_store.record(record);
+  if (!written) return written.error().context("recording " + commit.hex);
+  return m_batching ? Result<void>() : flush_events();
+}
+
+Result<void> CommitProcessor::flush_events() {
+  auto pending = m_store.events_after(m_events.last_id());
+  if (!pending) return pending.error();
+  return m_events.append(*pending);
+}
+
+Result<void> CommitProcessor::begin_batch() {
+  if (m_batching) return {};
+  if (auto begun = m_store.begin_batch(); !begun) return begun;
+  m_batching = true;
+  return {};
+}
+
+Result<void> CommitProcessor::end_batch() {
+  if (!m_batching) return {};
+  m_batching = false;
+  if (auto committed = m_store.end_batch(); !committed) {
+    m_last.reset();  // its commit is not recorded any more
+    return committed;
+  }
+  return flush_events();
+}
+
+}  // namespace aaw

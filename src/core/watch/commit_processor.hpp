@@ -1,0 +1,123 @@
+// One commit, start to finish: extract every monitored function, diff each against its baseline,
+// log the original tool's lines, record everything (with the notifications the changes call for)
+// in one state-store transaction (or in a batch's), then append the commit's events to
+// events.jsonl (once the batch is committed).
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/consumer/consumer_impact.hpp"
+#include "core/model/config.hpp"
+#include "core/model/diff.hpp"
+#include "core/model/function_change.hpp"
+#include "core/ports/clock.hpp"
+#include "core/ports/git_mirror.hpp"
+#include "core/ports/signature_source.hpp"
+#include "core/ports/state_store.hpp"
+#include "core/report/log.hpp"
+#include "core/watch/bisect.hpp"
+#include "core/watch/event_log.hpp"
+
+namespace aaw {
+
+// A configured notification target and the least severity it is told about.
+struct NotificationTarget {
+  std::string name;  // a notification channel (notify/channel_registry.hpp)
+  Severity min_severity = Severity::breaking;
+  // Only changes that break a call site of the consumer (notify.<channel>.only_if_consumer_breaks).
+  bool only_if_consumer_breaks = false;
+  bool operator==(const NotificationTarget&) const = default;
+};
+
+class CommitProcessor {
+ public:
+  // Every change whose severity is at least a target's min_severity is queued for that target, in
+  // the transaction that records it.
+  CommitProcessor(std::vector<MonitoredFunction> functions, GitMirror& mirror, SignatureSource& source,
+                  StateStore& store, EventLog& events, Logger& log, Clock& clock,
+                  std::vector<NotificationTarget> targets = {})
+      : m_functions(std::move(functions)),
+        m_mirror(mirror),
+        m_source(source),
+        m_store(store),
+        m_events(events),
+        m_log(log),
+        m_clock(clock),
+        m_targets(std::move(targets)) {}
+
+  // From now on each change carries what it breaks in the consumer `assessor` reads (nullptr: no
+  // consumer). The assessor outlives the processor or is replaced before it goes.
+  void use_consumer(ImpactAssessor* assessor) { m_consumer = assessor; }
+
+  // Processes `commit`, diffing against the last good states recorded up to `against` (nullopt:
+  // the states are initial). A commit that cannot be read is recorded as failed with its error,
+  // and that is not an Error here: an Error means the state store or the event log failed.
+  // `verb` starts the log line: "Checking commit X" or "Processing commit X".
+  // `extracted`: the commit's states when already extracted (by a bisection), else extracted here.
+  Result<void> process(const ObjectId& commit, const std::optional<ObjectId>& against, bool advances_line,
+                       std::string_view verb, const CommitStates* extracted = nullptr);
+
+  // Records a commit a bisection showed unchanged without building it: `states` are the last good
+  // states before it. Nothing is diffed (nothing changed) and no event is written.
+  Result<void> record_unchanged(const ObjectId& commit, const CommitStates& states, bool advances_line);
+
+  // The states of every monitored function at `commit`, from the source; recorded nowhere.
+  Result<CommitStates> extract(const ObjectId& commit) { return m_source.extract(commit, m_functions); }
+
+  // Extracts at `commit` (recorded before) the monitored functions that have no state recorded
+  // there, and records them as initial ("Initial signature for F: ..."), keeping the states
+  // already there: a function added to the config is watched from now on, not from the next
+  // upstream commit. Nothing when all have a state, or the commit is not recorded as processed.
+  Result<void> record_new_functions(const ObjectId& commit);
+
+  // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
+  Result<void> flush_events();
+
+  // Between the two, the commits processed are recorded in one state-store transaction
+  // (StateStore::begin_batch), and their events reach events.jsonl when end_batch() committed
+  // it: a line there is never one the store could still lose. An Error from end_batch() means
+  // none of them was kept; the next process() extracts afresh.
+  Result<void> begin_batch();
+  Result<void> end_batch();
+
+  const std::vector<MonitoredFunction>& functions() const { return m_functions; }
+  // Whether the source builds each commit (so that long ranges are worth bisecting).
+  bool builds_each_commit() const { return m_source.builds_each_commit(); }
+  // SignatureSource::expect: the commits process() will be asked for next, after `from`.
+  void expect(const std::optional<ObjectId>& from, const std::vector<ObjectId>& commits) {
+    m_source.expect(from, commits);
+  }
+
+ private:
+  // The states this processor recorded last, at `commit`: exactly as the source gave them, and
+  // with their functions as the store was given them.
+  struct Recorded {
+    ObjectId commit;
+    CommitStates states;
+    std::vector<FunctionState> recorded;
+  };
+  Result<void> process_advanced(const CommitInfo& info, bool advances_line, Recorded last);
+  Result<void> finish(CommitRecord& record, CommitStates states);
+  void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
+             const SignatureState* base, CommitRecord& record);
+  Json event(const char* type, Json function_change) const;
+  Result<void> record_failure(const ObjectId& commit, bool advances_line, const Error& error);
+  void assess(FunctionChange& change, const SignatureState& base);
+  bool notifies(const NotificationTarget& target, const FunctionChange& change) const;
+
+  std::vector<MonitoredFunction> m_functions;
+  GitMirror& m_mirror;
+  SignatureSource& m_source;
+  StateStore& m_store;
+  EventLog& m_events;
+  Logger& m_log;
+  Clock& m_clock;
+  std::vector<NotificationTarget> m_targets;
+  ImpactAssessor* m_consumer = nullptr;
+  std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
+  bool m_batching = false;         // between begin_batch() and end_batch(): events wait for the end
+};
+
+}  // namespace aaw

@@ -1,0 +1,279 @@
+#include "core/watch/watcher.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/model/function_change.hpp"
+#include "core/watch/poll_status.hpp"
+
+namespace aaw {
+
+int Watcher::run(bool once) {
+  Logger& log = m_deps.log;
+  log.info("Starting aiter API watcher");
+  log.info("Monitoring {} functions", m_deps.processor.functions().size());
+  log.info("Check interval: {} seconds", m_config.check_interval_seconds);
+  if (auto flushed = m_deps.processor.flush_events(); !flushed) log.error("{}", flushed.error().message());
+  if (auto added = add_new_functions(); !added) log.error("{}", added.error().message());
+  int failures = 0;
+  bool polled_once = false;
+  while (!m_deps.control.stop_requested()) {
+    auto polled = poll();
+    if (!polled && polled.error().code() == ErrorCode::cancelled) break;
+    TimePoint now = m_deps.clock.now();
+    auto recorded = record_poll(m_deps.store, now,
+                                polled ? std::nullopt : std::optional<std::string>(polled.error().message()));
+    if (!recorded) log.warn("Cannot record the poll in the state store: {}", recorded.error().message());
+    if (m_deps.after_poll) m_deps.after_poll();
+    if (!polled) {
+      // A misspelt branch or start commit: no retry will mend it. Once polls worked, the same error
+      // (the branch deleted upstream) is waited out like an outage: the daemon stays up.
+      bool config_mistake = polled.error().code() == ErrorCode::invalid_input && !polled_once;
+      if (once || config_mistake) {
+        log.error("{}", polled.error().message());
+        return 2;
+      }
+      if (failures++ == 0)
+        log.warn("{}; retrying with backoff, logged once until it recovers", polled.error().message());
+      wait_until(now + backoff(failures));
+      continue;
+    }
+    if (failures > 0)
+      log.info("Remote {} reachable again after {} failed polls", m_deps.mirror.display_url(), failures);
+    failures = 0;
+    polled_once = true;
+    if (once) return 0;
+    wait_until(now + std::chrono::seconds(m_config.check_interval_seconds));
+  }
+  log.info("Stopping on request");
+  return 0;
+}
+
+void Watcher::announce_mirror_ready() {
+  if (m_mirror_ready) return;
+  m_mirror_ready = true;
+  if (m_deps.mirror_ready) m_deps.mirror_ready();
+}
+
+Duration Watcher::backoff(int failures) const {
+  // 5 s, 10 s, 20 s, ... capped at the poll interval: an outage never makes us poll more often
+  // than the interval allows once the remote answers again, nor hammer it while it does not.
+  Duration interval = std::chrono::seconds(m_config.check_interval_seconds);
+  Duration delay = std::min<Duration>(interval, std::chrono::seconds(5));
+  for (int i = 1; i < failures && delay < interval; ++i) delay *= 2;
+  return std::min(delay, interval);
+}
+
+void Watcher::wait_until(TimePoint deadline) {
+  while (!m_deps.control.stop_requested() && m_deps.clock.now() < deadline) {
+    m_deps.clock.sleep_until(deadline);
+    check_reopen();
+  }
+}
+
+void Watcher::check_reopen() {
+  if (m_deps.control.take_reopen_request() && m_deps.reopen_logs) {
+    m_deps.reopen_logs();
+    m_deps.log.info("Reopened log files");
+  }
+}
+
+Result<void> Watcher::ensure_fetched(const ObjectId& head) {
+  if (m_deps.mirror.commit_info(head)) return {};  // already here: the head did not move
+  m_deps.log.info("Fetching {}", m_deps.mirror.display_url());
+  return m_deps.mirror.fetch();
+}
+
+Result<void> Watcher::poll() {
+  m_deps.log.info("Checking for API changes...");
+  auto head = m_deps.heads ? m_deps.heads->head(m_config.branch) : m_deps.mirror.remote_head(m_config.branch);
+  // not_found: the remote answered and has no such branch, which is the config's mistake.
+  if (!head && head.error().code() == ErrorCode::not_found)
+    return Error(ErrorCode::invalid_input, head.error().message());
+  if (!head) return head.error();
+  if (auto recorded = record_remote_head(m_deps.store, *head); !recorded)
+    m_deps.log.warn("Cannot record the remote head in the state store: {}", recorded.error().message());
+  if (auto fetched = ensure_fetched(*head); !fetched) return fetched.error();
+  announce_mirror_ready();
+  auto line = m_deps.store.line_head();
+  if (!line) return line.error();
+  if (!*line) return start_line(*head);
+  if (**line == *head) return {};
+  return continue_line(**line, *head);
+}
+
+std::optional<ObjectId> Watcher::configured_start() const {
+  if (!m_config.start_commit.empty()) return ObjectId{m_config.start_commit};
+  if (!m_config.last_checked_commit.empty()) return ObjectId{m_config.last_checked_commit};
+  return std::nullopt;
+}
+
+Result<void> Watcher::start_line(const ObjectId& tip) {
+  auto configured = configured_start();
+  if (!configured && m_replayed) return continue_from_replay(*m_replayed, tip);
+  if (!configured) return m_deps.processor.process(tip, std::nullopt, true, "Checking");
+  const char* key = m_config.start_commit.empty() ? "last_checked_commit" : "start_commit";
+  auto start = m_deps.mirror.resolve(configured->hex);
+  if (!start && start.error().code() != ErrorCode::network && start.error().code() != ErrorCode::git)
+    return Error(ErrorCode::invalid_input,
+                 std::string(key) + " '" + configured->hex + "': " + start.error().message());
+  if (!start) return start.error().context(std::string(key) + " '" + configured->hex + "'");
+  if (auto done = m_deps.processor.process(*start, std::nullopt, true, "Checking"); !done) return done;
+  return continue_line(*start, tip);
+}
+
+// Monitoring after a replay goes on from the last replayed commit, so that nothing between it and
+// the head goes unrecorded: along the branch when it is on it, else straight to the head.
+Result<void> Watcher::continue_from_replay(const ObjectId& replayed, const ObjectId& tip) {
+  auto ancestor = m_deps.mirror.is_ancestor(replayed, tip);
+  if (!ancestor) return ancestor.error();
+  if (*ancestor && replayed != tip) return continue_line(replayed, tip);
+  return m_deps.processor.process(tip, replayed, true, "Checking");
+}
+
+Result<void> Watcher::add_new_functions() {
+  auto line = m_deps.store.line_head();
+  if (!line) return line.error();
+  if (!*line) return {};
+  return m_deps.processor.record_new_functions(**line);
+}
+
+// The first pending commit is diffed against what was last reported, the old line head, also after
+// a force-push: the changes reported then add up to the new head's API, so a change of abandoned
+// commits (a divergent line, or the original one left and come back to) is reported as reverted
+// instead of silently disappearing.
+Result<void> Watcher::continue_line(const ObjectId& line_head, const ObjectId& tip) {
+  auto ancestor = m_deps.mirror.is_ancestor(line_head, tip);
+  if (!ancestor) return ancestor.error();
+  if (!*ancestor) {
+    auto base = m_deps.mirror.merge_base(line_head, tip);
+    if (!base) return base.error();
+    m_deps.log.warn(
+        "Upstream history was rewritten: {} is no longer an ancestor of {}; continuing from {}, diffed "
+        "against {} (the last reported)",
+        line_head.hex, tip.hex, *base ? (*base)->hex : std::string("the new history"), line_head.hex);
+  }
+  auto range = m_deps.mirror.first_parent_range(line_head, tip);
+  if (!range) return range.error();
+  return process_range(*range, line_head);
+}
+
+Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::optional<ObjectId> against) {
+  if (commits.empty()) return {};
+  m_deps.log.info("Found {} new commits since {}", commits.size(),
+                  against ? against->hex : std::string("the start"));
+  m_deps.progress.start(commits.size());
+  auto done = against && bisects(commits.size()) ? process_bisected(commits, *against)
+                                                 : process_in_order(commits, against);
+  m_deps.progress.finish();
+  return done;
+}
+
+bool Watcher::bisects(std::size_t pending) const {
+  // A static extraction costs milliseconds and is exact per commit: bisecting would only blur it.
+  // A source that builds each commit costs seconds to an hour a commit.
+  return m_deps.processor.builds_each_commit() && m_config.runtime.bisect && pending > 2;
+}
+
+Result<void> Watcher::process_in_order(const std::vector<ObjectId>& commits,
+                                       std::optional<ObjectId> against) {
+  m_deps.processor.expect(against, commits);
+  // A source that reads each commit in milliseconds records them in batches (one transaction
+  // instead of one each: 11% of the daemon's time in a 35-function replay of aiter went to
+  // committing them), closed after k_batch_commits commits or k_batch_time, so that the write
+  // lock is never held long and a crash costs little to redo. A source that builds each commit
+  // records each at once.
+  const bool batched = !m_deps.processor.builds_each_commit() && commits.size() > 1;
+  std::size_t in_batch = 0;
+  TimePoint began{};
+  Result<void> done;
+  for (const ObjectId& commit : commits) {
+    if (m_deps.control.stop_requested()) break;
+    check_reopen();
+    if (batched && in_batch == 0) {
+      if (done = m_deps.processor.begin_batch(); !done) break;
+      began = m_deps.clock.now();
+    }
+    if (done = m_deps.processor.process(commit, against, true, "Checking"); !done) break;
+    against = commit;
+    m_deps.progress.step();
+    if (batched && (++in_batch == k_batch_commits || m_deps.clock.now() - began >= k_batch_time)) {
+      in_batch = 0;
+      if (done = m_deps.processor.end_batch(); !done) break;
+    }
+  }
+  // What the batch holds is kept even when a commit failed: each record is whole on its own.
+  auto ended = m_deps.processor.end_batch();
+  return done ? ended : done;
+}
+
+Result<void> Watcher::process_bisected(const std::vector<ObjectId>& commits, const ObjectId& against) {
+  auto baseline = m_deps.store.baseline(against);
+  if (!baseline) return baseline.error().context("loading the states at " + against.hex);
+  std::vector<std::optional<SignatureState>> before;
+  for (const MonitoredFunction& function : m_deps.processor.functions()) {
+    auto found = std::find_if(baseline->begin(), baseline->end(),
+                              [&](const FunctionState& s) { return s.function == function; });
+    before.push_back(found == baseline->end() ? std::nullopt : std::optional(found->state));
+  }
+  m_deps.log.info("Bisecting {} commits: building the newest first", commits.size());
+  auto settled = bisect_range(commits, before, [&](const ObjectId& commit) -> Result<CommitStates> {
+    if (m_deps.control.stop_requested()) return Error(ErrorCode::cancelled, "stop requested");
+    return m_deps.processor.extract(commit);
+  });
+  if (!settled) return settled.error();  // cancelled: nothing recorded, redone on restart
+  m_deps.log.info("Bisection built {} of {} commits", settled->builds, commits.size());
+  std::optional<ObjectId> previous = against;
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    if (m_deps.control.stop_requested()) break;
+    check_reopen();
+    const auto& extracted = settled->extracted[i];
+    // A commit whose extraction failed is processed again on its own: recorded as failed if it
+    // still fails.
+    auto done = !extracted   ? m_deps.processor.record_unchanged(commits[i], settled->states[i], true)
+                : *extracted ? m_deps.processor.process(commits[i], previous, true, "Checking", &**extracted)
+                             : m_deps.processor.process(commits[i], previous, true, "Checking");
+    if (!done) return done;
+    previous = commits[i];
+    m_deps.progress.step();
+  }
+  return {};
+}
+
+int Watcher::replay(const std::vector<std::string>& revisions) {
+  m_deps.log.info("Replaying {} commits", revisions.size());
+  if (auto fetched = m_deps.mirror.fetch(); !fetched)
+    m_deps.log.warn("{}; replaying from the mirror as it is", fetched.error().message());
+  announce_mirror_ready();
+  if (auto flushed = m_deps.processor.flush_events(); !flushed)
+    m_deps.log.error("{}", flushed.error().message());
+  std::optional<ObjectId> previous;
+  int unresolved = 0;
+  m_deps.progress.start(revisions.size());
+  for (const std::string& revision : revisions) {
+    if (m_deps.control.stop_requested()) break;
+    check_reopen();
+    auto commit = m_deps.mirror.resolve(revision);
+    if (!commit) {
+      m_deps.log.error("Cannot replay commit '{}': {}", revision, commit.error().message());
+      ++unresolved;
+      continue;
+    }
+    auto status = m_deps.store.commit_status(*commit);
+    if (status && *status && (*status)->outcome == CommitOutcome::processed) {
+      m_deps.log.info("Commit {} already recorded", commit->hex);
+    } else if (auto done = m_deps.processor.process(*commit, previous, false, "Processing"); !done) {
+      if (done.error().code() == ErrorCode::cancelled) break;
+      m_deps.log.error("{}", done.error().message());
+      return unresolved + 1;
+    }
+    previous = *commit;
+    m_replayed = *commit;
+    m_deps.progress.step();
+  }
+  m_deps.progress.finish();
+  return unresolved;
+}
+
+}  // namespace aaw

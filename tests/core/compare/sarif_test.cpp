@@ -1,0 +1,77 @@
+#include "core/compare/sarif.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/compare/gate.hpp"
+#include "support/sample_comparison.hpp"
+
+namespace aaw {
+namespace {
+
+Json sarif_of(const Comparison& c, const GateOptions& options = {}) {
+  return render_sarif(compare_document(c, options), "9.9");
+}
+
+TEST(SarifTest, HasOneRuleWithHelpPerChangeKind) {
+  Json sarif = sarif_of(testing::sample_gate_comparison());
+  EXPECT_EQ(sarif["version"], "2.1.0");
+  const Json& rules = sarif["runs"][0]["tool"]["driver"]["rules"];
+  ASSERT_EQ(rules.size(), 12u);
+  for (const Json& rule : rules) EXPECT_FALSE(rule["help"]["text"].get<std::string>().empty()) << rule["id"];
+  EXPECT_EQ(rules[0]["id"], "parameter_removed");
+}
+
+TEST(SarifTest, AResultPerChangeAtTheNewDefLineWithLevelAndFingerprint) {
+  Comparison c = testing::sample_gate_comparison();
+  GateOptions options;
+  options.levels.fail_on = FailOn::breaking;
+  Json sarif = sarif_of(c, options);
+  const Json& results = sarif["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 2u);
+  const Json& removed = results[0];
+  EXPECT_EQ(removed["ruleId"], "parameter_removed");
+  EXPECT_EQ(removed["ruleIndex"], 0);
+  EXPECT_EQ(removed["level"], "error");
+  EXPECT_EQ(results[1]["level"], "warning");
+  const Json& region = removed["locations"][0]["physicalLocation"];
+  EXPECT_EQ(region["artifactLocation"]["uri"], "m/core.py");
+  EXPECT_EQ(region["region"]["startLine"], 12);
+  EXPECT_EQ(removed["partialFingerprints"]["aiterApiWatcher/v1"],
+            change_fingerprint(c.functions[0].function, c.functions[0].changes[0]));
+}
+
+TEST(SarifTest, ARemovedFunctionPointsAtItsDefInTheOldCommit) {
+  Comparison c = testing::sample_gate_comparison();
+  FunctionComparison& f = c.functions[0];
+  f.after = SignatureState::failed(Status::missing, "gone");
+  f.changes = diff_states(f.before, f.after);
+  f.new_location.reset();
+  const Json sarif = sarif_of(c);
+  const Json& result = sarif["runs"][0]["results"][0];
+  EXPECT_EQ(result["ruleId"], "function_removed");
+  EXPECT_EQ(result["locations"][0]["physicalLocation"]["region"]["startLine"], 10);
+}
+
+TEST(SarifTest, BrokenConsumerCallSitesAreRelatedLocations) {
+  const Json sarif = sarif_of(testing::sample_gate_comparison());
+  const Json& result = sarif["runs"][0]["results"][0];
+  const Json& related = result["relatedLocations"][0];
+  EXPECT_EQ(related["physicalLocation"]["artifactLocation"]["uri"], "consumer/use.py");
+  EXPECT_EQ(related["physicalLocation"]["artifactLocation"]["uriBaseId"], "CONSUMER");
+  EXPECT_EQ(related["physicalLocation"]["region"]["startLine"], 7);
+}
+
+TEST(SarifTest, AWaivedChangeCarriesAnAcceptedSuppression) {
+  Comparison c = testing::sample_gate_comparison();
+  GateOptions options;
+  options.waivers.waivers = {testing::waiver_of(c)};
+  const Json sarif = sarif_of(c, options);
+  const Json& result = sarif["runs"][0]["results"][0];
+  EXPECT_EQ(result["suppressions"][0]["status"], "accepted");
+  EXPECT_EQ(result["suppressions"][0]["justification"], "planned (accepted by ann)");
+}
+
+}  // namespace
+}  // namespace aaw

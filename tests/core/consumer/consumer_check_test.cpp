@@ -1,0 +1,117 @@
+// check_consumer and blame_consumer on fakes: ordering, exit code, renderings, and how few
+// commits blame extracts.
+#include "core/consumer/consumer_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "support/fake_call_binder.hpp"
+
+namespace aaw {
+namespace {
+
+// States from a function of (commit, function_path); counts the commits extracted.
+class TableSource : public SignatureSource {
+ public:
+  std::function<SignatureState(const std::string&, const std::string&)> state;
+  std::map<std::string, Error> errors;
+  std::size_t extractions = 0;
+  Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& functions) override {
+    ++extractions;
+    if (auto e = errors.find(commit.hex); e != errors.end()) return e->second;
+    std::vector<SignatureState> out;
+    for (const MonitoredFunction& f : functions) out.push_back(state(commit.hex, f.function_path));
+    return out;
+  }
+};
+
+class ConsumerCheckCoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_scan.functions.push_back(
+        {{"import aiter", "aiter.a"}, "aiter.a", {test::site("z.py", 9, 1), test::site("a.py", 3, 3)}});
+    m_scan.functions.push_back({{"import aiter", "aiter.gone"}, "aiter.gone", {test::site("m.py", 5, 0)}});
+    for (int i = 0; i < 40; ++i) m_history.push_back(ObjectId{"c" + std::to_string(i)});
+    // aiter.a takes 3 parameters until c29, then 2; aiter.gone exists until c9.
+    m_source.state = [](const std::string& commit, const std::string& function) {
+      int i = std::stoi(commit.substr(1));
+      if (function == "aiter.a") return test::params(i < 30 ? 3 : 2);
+      return i < 10 ? test::params(0) : SignatureState::failed(Status::missing, "module not found");
+    };
+  }
+  ConsumerScan m_scan;
+  std::vector<ObjectId> m_history;
+  TableSource m_source;
+  test::FakeCallBinder m_binder;
+};
+
+TEST_F(ConsumerCheckCoreTest, NotImportableFirstThenBreaksThenBindsByFileAndLine) {
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_TRUE(check);
+  ASSERT_EQ(check->sites.size(), 3u);
+  EXPECT_EQ(check->sites[0].site->file, "m.py");
+  EXPECT_TRUE(check->sites[0].not_importable);
+  EXPECT_EQ(check->sites[1].site->file, "a.py");
+  EXPECT_EQ(check->sites[1].binding.verdict, Verdict::breaks);
+  EXPECT_EQ(check->sites[2].binding.verdict, Verdict::binds);
+  EXPECT_EQ(consumer_exit_code(*check), 1);
+}
+
+TEST_F(ConsumerCheckCoreTest, NothingBrokenExitsZero) {
+  auto check = check_consumer(m_scan, m_source, m_binder, ObjectId{"c5"});
+  ASSERT_TRUE(check);
+  EXPECT_EQ(check->count(Verdict::binds), 3u);
+  EXPECT_EQ(consumer_exit_code(*check), 0);
+}
+
+TEST_F(ConsumerCheckCoreTest, BlameFindsTheFirstCommitOfEachBreakInFewExtractions) {
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_TRUE(check);
+  auto extracted = blame_consumer(*check, m_source, m_binder, m_history);
+  ASSERT_TRUE(extracted);
+  ASSERT_TRUE(check->sites[0].broken_since);
+  EXPECT_EQ(check->sites[0].broken_since->hex, "c10");
+  ASSERT_TRUE(check->sites[1].broken_since);
+  EXPECT_EQ(check->sites[1].broken_since->hex, "c30");
+  EXPECT_FALSE(check->sites[2].broken_since);
+  EXPECT_LE(*extracted, 12u);  // about 2 log2(40) for two breaks sharing probes, not 40
+}
+
+TEST_F(ConsumerCheckCoreTest, ACallThatNeverBoundHasNoCommitToBlame) {
+  m_scan.functions[0].call_sites.push_back(test::site("q.py", 1, 9));
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_TRUE(check);
+  ASSERT_TRUE(blame_consumer(*check, m_source, m_binder, m_history));
+  for (const SiteVerdict& s : check->sites)
+    if (s.site->file == "q.py") {
+      EXPECT_FALSE(s.broken_since);
+    }
+}
+
+TEST_F(ConsumerCheckCoreTest, AnExtractionErrorIsReturnedWithTheCommit) {
+  m_source.errors.insert_or_assign("c39", Error(ErrorCode::git, "object missing"));
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_FALSE(check);
+  EXPECT_EQ(check.error().message(), "extracting at c39: object missing");
+}
+
+TEST_F(ConsumerCheckCoreTest, RenderingsCarryEveryVerdictAndEscapeMarkdown) {
+  m_scan.functions[0].call_sites[0].caller = "a|b";
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_TRUE(check);
+  std::string text = render_consumer_text(*check);
+  EXPECT_NE(text.find("breaks a.py:3 (f) aiter.a: too many positional arguments\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("3 call sites at c39: 2 break, 0 guarded, 0 unknown, 1 bind"), std::string::npos)
+      << text;
+  Json json = consumer_check_to_json(*check);
+  EXPECT_EQ(json.at("call_sites").size(), 3u);
+  EXPECT_TRUE(json.at("call_sites")[0].at("broken_since").is_null());
+  EXPECT_NE(render_consumer_markdown(*check).find("z.py:9 (a\\|b)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aaw

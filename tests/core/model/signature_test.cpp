@@ -1,0 +1,109 @@
+#include "core/model/signature.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace aaw {
+namespace {
+
+using K = ParameterKind;
+
+Parameter param(std::string name, K kind = K::positional_or_keyword, std::optional<std::string> def = {},
+                std::optional<std::string> ann = {}) {
+  return Parameter{std::move(name), kind, std::move(def), std::move(ann)};
+}
+
+TEST(SignatureTest, PrintsPlainParametersAsPython) {
+  Signature s{{param("a"), param("b", K::positional_or_keyword, "1")}, std::nullopt};
+  EXPECT_EQ(s.text(), "(a, b=1)");
+}
+
+TEST(SignatureTest, SpacesEqualsOnlyWithAnAnnotation) {
+  Signature s{{param("a", K::positional_or_keyword, std::nullopt, "int"),
+               param("b", K::positional_or_keyword, "None", "Optional[int]")},
+              "None"};
+  EXPECT_EQ(s.text(), "(a: int, b: Optional[int] = None) -> None");
+}
+
+TEST(SignatureTest, InsertsSlashAfterPositionalOnlyAndStarBeforeKeywordOnly) {
+  Signature s{{param("a", K::positional_only), param("b"), param("c", K::keyword_only, "2")}, std::nullopt};
+  EXPECT_EQ(s.text(), "(a, /, b, *, c=2)");
+}
+
+TEST(SignatureTest, OmitsBareStarWhenVarPositionalPrecedesKeywordOnly) {
+  Signature s{
+      {param("args", K::var_positional), param("c", K::keyword_only), param("kw", K::var_keyword, {}, "Any")},
+      std::nullopt};
+  EXPECT_EQ(s.text(), "(*args, c, **kw: Any)");
+}
+
+TEST(SignatureTest, ClosesSlashWhenOnlyPositionalOnlyParameters) {
+  Signature s{{param("a", K::positional_only), param("b", K::positional_only)}, std::nullopt};
+  EXPECT_EQ(s.text(), "(a, b, /)");
+}
+
+TEST(SignatureTest, PrintsEmptySignature) { EXPECT_EQ(Signature{}.text(), "()"); }
+
+TEST(SignatureTest, OkStateRoundTripsThroughContractJson) {
+  auto state =
+      SignatureState::ok(Signature{{param("x", K::keyword_only, "(1, 2)", "Tuple[int, ...]")}, "int"});
+  Json json = to_json(state);
+  EXPECT_EQ(json["status"], "ok");
+  EXPECT_EQ(json["text"], "(*, x: Tuple[int, ...] = (1, 2)) -> int");
+  EXPECT_EQ(json["signature"]["parameters"][0]["kind"], "KEYWORD_ONLY");
+  EXPECT_EQ(json["signature"]["parameters"][0]["default"], "(1, 2)");
+  EXPECT_FALSE(json.contains("detail"));
+  auto back = state_from_json(json);
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(*back, state);
+}
+
+TEST(SignatureTest, FailedStateCarriesDetailAndNoSignature) {
+  auto state = SignatureState::failed(Status::missing, "module 'a.b' not found");
+  Json json = to_json(state);
+  EXPECT_EQ(json, Json({{"status", "missing"}, {"detail", "module 'a.b' not found"}}));
+  auto back = state_from_json(json);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, state);
+}
+
+TEST(SignatureTest, RejectsStateWithUnknownStatus) {
+  auto back = state_from_json(Json({{"status", "gone"}}));
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().message().find("status"), std::string::npos);
+}
+
+TEST(SignatureTest, RejectsParameterWithBadKindNamingIt) {
+  Json json = {{"status", "ok"},
+               {"signature",
+                {{"parameters", {{{"name", "a"}, {"kind", "POSITIONAL"}}}}, {"return_annotation", nullptr}}}};
+  auto back = state_from_json(json);
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().message().find("signature.parameters[0]: kind"), std::string::npos)
+      << back.error().message();
+}
+
+TEST(SignatureTest, ClassifiesMachineryFailures) {
+  EXPECT_TRUE(is_machinery_failure(Status::build_failed));
+  EXPECT_TRUE(is_machinery_failure(Status::import_error));
+  EXPECT_TRUE(is_machinery_failure(Status::extract_failed));
+  EXPECT_FALSE(is_machinery_failure(Status::missing));
+  EXPECT_FALSE(is_machinery_failure(Status::syntax_error));
+  EXPECT_FALSE(is_machinery_failure(Status::unresolved));
+}
+
+// An ok state may carry a note (a decorator that may replace the function): kept in the JSON.
+TEST(SignatureNoteTest, OkStateNoteRoundTrips) {
+  SignatureState state =
+      SignatureState::ok(Signature{{Parameter{"a", ParameterKind::positional_or_keyword, {}, {}}}, {}});
+  state.detail = "decorated with @loose";
+  Json json = to_json(state);
+  EXPECT_EQ(json["detail"], "decorated with @loose");
+  EXPECT_EQ(*state_from_json(json), state);
+  state.detail.clear();
+  EXPECT_FALSE(to_json(state).contains("detail"));
+}
+
+}  // namespace
+}  // namespace aaw

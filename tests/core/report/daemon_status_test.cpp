@@ -1,0 +1,102 @@
+// read_daemon_status and the poll records it reads, on a real state store and fixed times.
+#include "core/report/daemon_status.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/watch/poll_status.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
+#include "support/temp_dir.hpp"
+
+namespace aaw {
+namespace {
+
+using namespace std::chrono_literals;
+
+const TimePoint k_now = TimePoint(std::chrono::seconds(1'800'000'000));
+
+class DaemonStatusTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = open_state_store(m_dir.path() / "state.db", "https://example.invalid/r.git");
+    ASSERT_TRUE(store) << store.error().message();
+    m_store = std::move(*store);
+  }
+
+  DaemonStatus status(TimePoint now = k_now, int interval = 60) {
+    auto s = read_daemon_status(m_store.get(), nullptr, interval, now);
+    EXPECT_TRUE(s) << s.error().message();
+    return s ? *s : DaemonStatus{};
+  }
+
+  void record_commit(const std::string& sha) {
+    CommitRecord record;
+    record.commit.id = ObjectId{sha};
+    record.advances_line = true;
+    ASSERT_TRUE(m_store->record(record));
+  }
+
+  test::TempDir m_dir{"aaw-daemon-status"};
+  std::unique_ptr<StateStore> m_store;
+};
+
+TEST_F(DaemonStatusTest, NeverRunIsStale) {
+  auto s = read_daemon_status(nullptr, nullptr, 60, k_now);
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->healthy);
+  EXPECT_EQ(s->health, "stale: no successful poll recorded");
+  EXPECT_FALSE(s->poll.last_poll_time);
+}
+
+TEST_F(DaemonStatusTest, HealthyWithinThreeIntervalsOfTheLastSuccessfulPoll) {
+  ASSERT_TRUE(record_poll(*m_store, k_now - 100s, std::nullopt));
+  DaemonStatus s = status();
+  EXPECT_TRUE(s.healthy);
+  EXPECT_EQ(s.health, "ok: last successful poll 100 s ago (limit 3 x 60 s)");
+  EXPECT_EQ(s.poll.last_poll_result, "ok");
+  EXPECT_EQ(s.poll.last_poll_time, s.poll.last_poll_success_time);
+  EXPECT_FALSE(status(k_now + 81s).healthy);
+  EXPECT_EQ(status(k_now + 81s).health, "stale: last successful poll 181 s ago (limit 3 x 60 s)");
+}
+
+TEST_F(DaemonStatusTest, FailedPollKeepsTheLastSuccessAndIsTheLastError) {
+  ASSERT_TRUE(record_poll(*m_store, k_now - 300s, std::nullopt));
+  ASSERT_TRUE(record_poll(*m_store, k_now - 10s, std::string("cannot reach the remote: connection refused")));
+  DaemonStatus s = status();
+  EXPECT_FALSE(s.healthy);
+  EXPECT_EQ(s.poll.last_poll_success_time, iso8601_utc(k_now - 300s));
+  EXPECT_EQ(s.poll.last_poll_time, iso8601_utc(k_now - 10s));
+  EXPECT_EQ(s.last_error, "cannot reach the remote: connection refused");
+}
+
+TEST_F(DaemonStatusTest, ADeliveryBeingRetriedIsTheLastErrorWhenPollsAreFine) {
+  ASSERT_TRUE(record_poll(*m_store, k_now, std::nullopt));
+  CommitRecord record;
+  record.commit.id = ObjectId{std::string(40, 'b')};
+  record.notifications.push_back(
+      {"webhook",
+       Json{{"commit", record.commit.id.hex}, {"import_statement", "import a"}, {"function_path", "a.f"}}});
+  ASSERT_TRUE(m_store->record(record));
+  OutboxItem item = (*m_store->due_notifications(k_now, 10))[0];
+  item.attempts = 1;
+  item.last_error = "webhook https://hooks.example.com answered 502";
+  item.next_attempt_at = k_now + 1h;
+  ASSERT_TRUE(m_store->update_notification(item));
+  DaemonStatus s = status();
+  EXPECT_EQ(s.last_error, "webhook https://hooks.example.com answered 502");
+  EXPECT_EQ(s.outbox.pending, 1);
+}
+
+TEST_F(DaemonStatusTest, PendingCommitsAreZeroAtTheHeadAndUnknownWithoutAMirror) {
+  const std::string head(40, 'c');
+  record_commit(head);
+  ASSERT_TRUE(record_remote_head(*m_store, ObjectId{head}));
+  EXPECT_EQ(status().pending_commits, 0);
+  EXPECT_EQ(status().line_head, head);
+  ASSERT_TRUE(record_remote_head(*m_store, ObjectId{std::string(40, 'd')}));
+  EXPECT_EQ(status().pending_commits, std::nullopt);
+}
+
+}  // namespace
+}  // namespace aaw
