@@ -4,7 +4,7 @@
     aiter_functions.py AITER_GIT OUT_DIR [--commit REV]
 
 Reads the tree of REV (default HEAD) of the bare clone AITER_GIT with the watcher's own binding
-model (src/python/aaw_summary.py, aaw_resolver.py) and writes two watcher configs' function lists:
+model (src/python/aaw_model.py, aaw_resolver.py) and writes two watcher configs' function lists:
   OUT_DIR/aiter-init.json     every public name `import aiter` + `aiter.NAME` gives that is bound to
                               a function (a def), through aiter/__init__.py's imports and star imports
   OUT_DIR/aiter-modules.json  every public module-level def (name without a leading `_`) of every
@@ -21,8 +21,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "python"))
+import aaw_collector  # noqa: E402
+import aaw_model  # noqa: E402
 import aaw_resolver  # noqa: E402
-import aaw_summary  # noqa: E402
 
 
 class TreeHost:
@@ -91,12 +92,12 @@ def module_functions(host):
             parts.pop()
         if not all(part.isidentifier() for part in parts):
             continue  # no import statement names it
-        summary = aaw_summary.summarize(host.read_blob(host.blobs[path]))
-        if isinstance(summary, aaw_summary.ParseFailure):
+        summary = aaw_collector.summarize(host.read_blob(host.blobs[path]))
+        if isinstance(summary, aaw_model.ParseFailure):
             continue
         module = ".".join(parts)
         for name in sorted(summary.bindings):
-            if not name.startswith("_") and isinstance(summary.bindings[name][-1][1], aaw_summary.Def):
+            if not name.startswith("_") and isinstance(summary.bindings[name][-1][1], aaw_model.Def):
                 functions.append({"import_statement": "from %s import %s" % (module, name), "function_path": name})
     return functions
 

@@ -12,8 +12,10 @@ import ast
 import builtins
 import re
 import sys
-from typing import Dict, List
 
+import aaw_digest
+import aaw_model
+import aaw_nodes
 import aaw_signature
 import aaw_summary
 
@@ -104,7 +106,7 @@ class Session:
         self.host = host
         self.blobs = {}        # path -> blob id or None
         self.directories = {}  # path -> bool
-        self.summaries = {}    # blob id -> aaw_summary.Scope or aaw_summary.ParseFailure, for this call
+        self.summaries = {}    # blob id -> aaw_model.Scope or aaw_model.ParseFailure, for this call
         # Where top-level packages are looked for: the config's list ("" is the repository root),
         # else the root, src/, then what the packaging files declare.
         self.source_roots = [_directory(root) for root in source_roots] if source_roots else None
@@ -114,7 +116,7 @@ class Session:
         # statement takes the answer and notes the same probes, without looking again.
         self._targets = {}
         self._recorders = []  # the event lists of the _import_target calls under way
-        # While above 0, names are asked for their identity only (aaw_summary.identity_of): what a
+        # While above 0, names are asked for their identity only (aaw_digest.identity_of): what a
         # decorator is bound to, not its parameters.
         self._identity = 0
         self._start_function()
@@ -170,7 +172,7 @@ class Session:
     def star_additions(self, path, before, after, asks):
         """The module at `path` changed from blob `before` to `after`. Per entry of `asks` (the
         names one function asked of it): when the new version only adds star imports for those
-        names (aaw_summary.StarDelta) and none of them exports any of the names, nothing that
+        names (aaw_digest.StarDelta) and none of them exports any of the names, nothing that
         function resolved changed, and the answer is what a resolution would add to what it
         consulted: its probe of the module at `after`, then what checking the added imports read.
         Else None: resolve that function again. One call answers a star-import edit of a package's
@@ -187,7 +189,7 @@ class Session:
             new = self._summary(module)
         except (_SyntaxFailure, _HostFailure, _TooDeep, RecursionError):
             return [None] * len(asks)
-        delta = aaw_summary.StarDelta(old, new)
+        delta = aaw_digest.StarDelta(old, new)
         return [self._unchanged_by_stars(module, delta.added_stars(names), names) for names in asks]
 
     def _unchanged_by_stars(self, module, added, names):
@@ -237,7 +239,7 @@ class Session:
             return
         quoted = [names for path, names in self.asked.items() if path in detail]
         for names in quoted or self.asked.values():
-            names.add(aaw_summary.POSITIONS)
+            names.add(aaw_digest.POSITIONS)
 
     def _state(self, function):
         statement = function.get("import_statement") if isinstance(function, dict) else None
@@ -393,7 +395,7 @@ class Session:
         parent = self._find_module(parent_name)
         if parent is None or parent.blob is None or not parent.is_package:
             return None
-        self._ask(parent, aaw_summary.HOOKS)
+        self._ask(parent, aaw_digest.HOOKS)
         scope = self._summary(parent)
         for map_name in sorted(scope.hooks):
             target = scope.maps.get(map_name, {}).get(last)
@@ -413,7 +415,7 @@ class Session:
         parent_name = name.rpartition(".")[0]
         parent = self._find_module(parent_name) if parent_name else None
         if parent is not None and parent.blob is not None:
-            self._ask(parent, aaw_summary.HOOKS)
+            self._ask(parent, aaw_digest.HOOKS)
             scope = self._summary(parent)
             hooks = [d for d in scope.dynamic if "__getattr__" in d or "sys.meta_path" in d]
             readable = any(name in scope.maps for name in scope.hooks)
@@ -489,7 +491,7 @@ class Session:
         outside_stars = []
         cycle = False
         for index, item in _candidates(scope, name, before):
-            if not isinstance(item, aaw_summary.Star):
+            if not isinstance(item, aaw_model.Star):
                 return self._binding_value(module, scope, item, name)
             target = self._import_target(module, item.level, item.module, item.line)
             if isinstance(target, _Outside):
@@ -503,7 +505,7 @@ class Session:
                 cycle = True
         case = scope.getattr_cases.get(name)
         if case is not None and before is None:
-            self._ask(module, aaw_summary.HOOKS)
+            self._ask(module, aaw_digest.HOOKS)
             level, source, attribute = case
             target = self._import_target(module, level, source, 0)
             return self._from_import(target, attribute) if isinstance(target, _Module) else target
@@ -526,29 +528,29 @@ class Session:
         return _NotFound("missing", "'%s' not found in module '%s'" % (name, module.name))
 
     def _binding_value(self, module, scope, binding, name, before=None):
-        if isinstance(binding, aaw_summary.Def):
+        if isinstance(binding, aaw_model.Def):
             return _Function(binding, module)
-        if isinstance(binding, aaw_summary.Class):
+        if isinstance(binding, aaw_model.Class):
             return _ClassValue(binding, module)
-        if isinstance(binding, aaw_summary.FromImport):
+        if isinstance(binding, aaw_model.FromImport):
             target = self._import_target(module, binding.level, binding.module, binding.line)
             if isinstance(target, _Module):
                 return self._from_import(target, binding.name)
             if isinstance(target, _Outside):
                 return _Outside(target.name + "." + binding.name)
             return target
-        if isinstance(binding, aaw_summary.ModuleRef):
+        if isinstance(binding, aaw_model.ModuleRef):
             return self._absolute(binding.module)
-        if isinstance(binding, aaw_summary.Alias):
+        if isinstance(binding, aaw_model.Alias):
             value = self._member(module, binding.parts[0], binding.index)
             for attribute in binding.parts[1:]:
                 value = self._attribute(value, attribute)
             return value
-        if isinstance(binding, aaw_summary.Partial):
+        if isinstance(binding, aaw_model.Partial):
             return self._partial(module, binding, before)
-        if isinstance(binding, aaw_summary.Passthrough):
+        if isinstance(binding, aaw_model.Passthrough):
             return self._passthrough(module, binding, name)
-        if isinstance(binding, aaw_summary.Deleted):
+        if isinstance(binding, aaw_model.Deleted):
             return _NotFound("missing", "'%s' is deleted at %s:%d" % (name, module.path,
                                                                       binding.line))
         return _NotFound("unresolved", _opaque_detail(name, binding, module.path))
@@ -561,11 +563,11 @@ class Session:
             for attribute in callee_parts[1:]:
                 callee = self._attribute(callee, attribute)
             if isinstance(callee, _Function):
-                self._ask(callee.module, aaw_summary.body_of(callee.definition.name))
+                self._ask(callee.module, aaw_digest.body_of(callee.definition.name))
             keeps = (isinstance(callee, _Function) and callee.definition.returns_first_argument) or \
                 (isinstance(callee, _Outside) and callee.name in _PASSTHROUGH_FUNCTIONS)
             if not keeps:
-                opaque = aaw_summary.Opaque("an expression", binding.line, binding.node)
+                opaque = aaw_model.Opaque("an expression", binding.line, binding.node)
                 return _NotFound("unresolved", _opaque_detail(name, opaque, module.path))
         return self._member(module, name, binding.index)
 
@@ -643,7 +645,7 @@ class Session:
                 module = self._find_module(prefix)
                 if module is None or module.blob is None:
                     continue
-                self._ask(module, aaw_summary.IMPORTS)
+                self._ask(module, aaw_digest.IMPORTS)
                 scope = self._summary(module)
                 if scope.dynamic_imports:
                     self.loaded = set()
@@ -743,11 +745,11 @@ class Session:
         for index, binding in reversed(cls.scope.bindings.get(name, ())):
             if before is not None and index >= before:
                 continue
-            if isinstance(binding, aaw_summary.Def):
+            if isinstance(binding, aaw_model.Def):
                 return _Function(binding, value.module, value)
-            if isinstance(binding, aaw_summary.Class):
+            if isinstance(binding, aaw_model.Class):
                 return _ClassValue(binding, value.module)
-            if isinstance(binding, aaw_summary.Alias):
+            if isinstance(binding, aaw_model.Alias):
                 # A class body sees its own earlier names first, then the module's.
                 found = self._own_member(value, binding.parts[0], binding.index)
                 if found is None:
@@ -852,7 +854,7 @@ class Session:
             finally:
                 self._identity -= 1
             if isinstance(decorator, _Function):
-                self._ask(decorator.module, aaw_summary.body_of(decorator.definition.name))
+                self._ask(decorator.module, aaw_digest.body_of(decorator.definition.name))
             if isinstance(decorator, _Function) and decorator.definition.replaces_without_wraps:
                 replacing.append("@%s (%s:%d)" % (".".join(parts), decorator.path, decorator.definition.line))
         if not replacing:
@@ -968,12 +970,12 @@ class Session:
     def _summary(self, module):
         blob = module.blob
         if blob is None:
-            return aaw_summary.EMPTY_SCOPE
+            return aaw_model.EMPTY_SCOPE
         summary = self.summaries.get(blob)
         if summary is None:
             summary = aaw_summary.summary_of(blob, lambda _: self._read(module), self._skeleton_reader(module))
             self.summaries[blob] = summary
-        if isinstance(summary, aaw_summary.ParseFailure):
+        if isinstance(summary, aaw_model.ParseFailure):
             where = module.path if summary.line is None else "%s:%d" % (module.path, summary.line)
             raise (_TooDeep if summary.too_deep else _SyntaxFailure)("%s: %s" % (where, summary.message))
         return summary
@@ -999,7 +1001,7 @@ class Session:
             return
         # The common case, inlined (_note without recorders): every function asks thousands.
         if self._identity and not name.startswith("<"):
-            name = aaw_summary.identity_of(name)
+            name = aaw_digest.identity_of(name)
         asked = self.asked.get(module.path)
         if asked is None:
             asked = self.asked[module.path] = set()
@@ -1030,7 +1032,7 @@ class Session:
             return {"path": path, "blob": blob, "digest": _roots_digest(declared), "names": [ROOTS + path]}
         if summary is None or not names:
             return {"path": path, "blob": blob, "digest": None, "names": []}
-        return {"path": path, "blob": blob, "digest": aaw_summary.safe_digest(summary, names), "names": names}
+        return {"path": path, "blob": blob, "digest": aaw_digest.safe_digest(summary, names), "names": names}
 
     def _host(self, callback, argument, what):
         try:
@@ -1257,7 +1259,7 @@ def _roots_in_setup_py(text):
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = aaw_summary.dotted(node.func)
+        name = aaw_nodes.dotted(node.func)
         for keyword in node.keywords:
             if keyword.arg == "package_dir" and isinstance(keyword.value, ast.Dict):
                 for key, value in zip(keyword.value.keys, keyword.value.values):

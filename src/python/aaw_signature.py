@@ -23,7 +23,7 @@ _rendered = OrderedDict()
 
 
 def ok(definition, drop_first: bool, note: Optional[str] = None) -> dict:
-    """The STATE of a def (an aaw_summary.Def): its parameters as inspect.signature lists them,
+    """The STATE of a def (an aaw_model.Def): its parameters as inspect.signature lists them,
     without the first one (self, cls) when `drop_first`. The C++ side renders the text. `note`
     becomes the state's detail (what a reader should know of an ok signature)."""
     parameters, returns = _rendered_def(definition)

@@ -12,6 +12,7 @@ import functools
 import os
 from typing import Any, Dict, List
 
+import aaw_digest
 import aaw_resolver
 import aaw_summary
 
@@ -81,7 +82,7 @@ def locate_all(args: Dict[str, Any], host: Any) -> List[Any]:
 
 @_profiled
 def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
-    """The digest of each {"blob", "names"} in args["queries"] (aaw_summary.digest), in order, or
+    """The digest of each {"blob", "names"} in args["queries"] (aaw_digest.digest), in order, or
     for a query {"blob", "name_sets": [[name, ...], ...]} the list of the digests of each set:
     what the caller compares to decide whether a changed file can change a resolution at all.
     Each distinct blob is parsed once while it stays in the cache (args["cache_bytes"] bounds it)."""
@@ -97,11 +98,11 @@ def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
 
 @_profiled
 def module_outlines(args: Dict[str, Any], host: Any) -> List[Any]:
-    """aaw_summary.outline of each blob in args["blobs"], in order: enough for the caller to know
+    """aaw_digest.outline of each blob in args["blobs"], in order: enough for the caller to know
     most digests of a changed module without asking for each set of names one by one."""
     _bound_cache(args)
     read_skeleton = getattr(host, "read_skeleton", None)
-    return [aaw_summary.outline(aaw_summary.summary_of(blob, host.read_blob, read_skeleton))
+    return [aaw_digest.outline(aaw_summary.summary_of(blob, host.read_blob, read_skeleton))
             for blob in args.get("blobs", [])]
 
 
@@ -133,7 +134,7 @@ def _digest_of(blob: str, names: Any, host: Any) -> Any:
     if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots
         return aaw_resolver.declared_roots_digest(names[0][len(aaw_resolver.ROOTS):], blob, host.read_blob)
     summary = aaw_summary.summary_of(blob, host.read_blob, getattr(host, "read_skeleton", None))
-    return aaw_summary.safe_digest(summary, names)
+    return aaw_digest.safe_digest(summary, names)
 
 
 def _bound_cache(args: Dict[str, Any]) -> None:

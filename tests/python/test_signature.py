@@ -3,13 +3,14 @@
 import ast
 import unittest
 
+import aaw_collector
+import aaw_model
 import aaw_signature
-import aaw_summary
 
 
 def state_of(source, drop_first=False):
     node = ast.parse(source).body[0]
-    return aaw_signature.ok(aaw_summary.Def(node), drop_first)
+    return aaw_signature.ok(aaw_model.Def(node), drop_first)
 
 
 class SignatureTest(unittest.TestCase):
@@ -36,7 +37,7 @@ class SignatureTest(unittest.TestCase):
 
     def test_a_header_met_again_is_not_rendered_again_and_its_state_is_its_own(self):
         def definition(header, mangle=None):
-            summary = aaw_summary.summarize("class C:\n    " + header.decode() + "\n        pass\n")
+            summary = aaw_collector.summarize("class C:\n    " + header.decode() + "\n        pass\n")
             made = summary.bindings["C"][0][1].scope.bindings["f"][0][1]
             made.mangle = mangle
             return made

@@ -2,6 +2,7 @@
 
 import unittest
 
+import aaw_digest
 import aaw_static
 import aaw_summary
 from dict_host import DictHost
@@ -177,12 +178,12 @@ class ConsultedTest(unittest.TestCase):
         asked = lambda entry: {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
         missing = resolve(files, "import pkg", "pkg.h")
         self.assertEqual(missing["state"]["status"], "missing")
-        self.assertNotIn(aaw_summary.POSITIONS, sum(asked(missing).values(), []),
+        self.assertNotIn(aaw_digest.POSITIONS, sum(asked(missing).values(), []),
                          "'h' not found in module 'pkg' quotes no line")
         opaque = resolve(files, "import pkg", "pkg.g")
         self.assertIn("pkg/d.py:1", opaque["state"]["detail"])
-        self.assertIn(aaw_summary.POSITIONS, asked(opaque)["pkg/d.py"])
-        self.assertNotIn(aaw_summary.POSITIONS, asked(opaque)["pkg/__init__.py"])
+        self.assertIn(aaw_digest.POSITIONS, asked(opaque)["pkg/d.py"])
+        self.assertNotIn(aaw_digest.POSITIONS, asked(opaque)["pkg/__init__.py"])
 
     def test_an_ok_state_whose_detail_quotes_a_line_asks_for_its_positions_too(self):
         files = {"pkg/__init__.py": "from .m import *\n",
@@ -191,10 +192,10 @@ class ConsultedTest(unittest.TestCase):
         self.assertEqual(entry["state"]["status"], "ok")
         self.assertIn("pkg/m.py:3", entry["state"]["detail"])
         asked = {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
-        self.assertIn(aaw_summary.POSITIONS, asked["pkg/m.py"])
-        self.assertNotIn(aaw_summary.POSITIONS, asked["pkg/__init__.py"])
+        self.assertIn(aaw_digest.POSITIONS, asked["pkg/m.py"])
+        self.assertNotIn(aaw_digest.POSITIONS, asked["pkg/__init__.py"])
         plain = resolve(files, "import pkg", "pkg.f")
-        self.assertNotIn(aaw_summary.POSITIONS, sum((p.get("names") or [] for p in plain["consulted"]), []))
+        self.assertNotIn(aaw_digest.POSITIONS, sum((p.get("names") or [] for p in plain["consulted"]), []))
 
     def test_a_decorator_is_asked_for_its_identity_and_its_body_not_its_parameters(self):
         files = {"pkg/__init__.py": "from .m import *\n",
@@ -206,9 +207,9 @@ class ConsultedTest(unittest.TestCase):
         asked = {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
         # (and its positions: the state's detail quotes the line of a decorator that replaces
         # the function without functools.wraps)
-        self.assertEqual(set(asked["pkg/deco.py"]) - {aaw_summary.POSITIONS},
-                         {aaw_summary.identity_of("compile_ops"), aaw_summary.body_of("compile_ops")})
-        self.assertIn(aaw_summary.identity_of("compile_ops"), asked["pkg/m.py"])
+        self.assertEqual(set(asked["pkg/deco.py"]) - {aaw_digest.POSITIONS},
+                         {aaw_digest.identity_of("compile_ops"), aaw_digest.body_of("compile_ops")})
+        self.assertIn(aaw_digest.identity_of("compile_ops"), asked["pkg/m.py"])
         self.assertIn("f", asked["pkg/m.py"])
         probe = next(c for c in entry["consulted"] if c["path"] == "pkg/deco.py")
 

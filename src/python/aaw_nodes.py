@@ -1,0 +1,309 @@
+"""Readers of `ast` nodes: the small facts a module summary (aaw_collector.py) and its model
+(aaw_model.py) take from a statement, an expression or a def's body, with no knowledge of modules,
+scopes or caches.
+Pure standard library, Python 3.9+.
+"""
+
+import ast
+
+
+def first_positional(args: ast.arguments) -> str:
+    """The name of the first positional parameter, "" when there is none."""
+    positional = args.posonlyargs + args.args
+    return positional[0].arg if positional else ""
+
+
+def dotted(node):
+    """["a", "b", "c"] for the expression a.b.c, None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+def short(node):
+    """What to quote of an expression in a detail: the node itself when it is short (unparsed
+    only if ever needed), else a summary, so that cached summaries do not keep big literals."""
+    end_line = getattr(node, "end_lineno", None)
+    if end_line == node.lineno and node.end_col_offset - node.col_offset <= 80:
+        return node
+    if isinstance(node, ast.Call):
+        parts = dotted(node.func)
+        if parts is not None:
+            return ".".join(parts) + "(...)"
+    return None
+
+
+def literal_keywords(call):
+    out = {}
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            try:
+                out[keyword.arg] = ast.literal_eval(keyword.value)
+            except ValueError:
+                out[keyword.arg] = None
+    return out
+
+
+class Field:
+    """One field of a class body, as dataclasses or attrs would make an __init__ parameter of it."""
+    __slots__ = ("name", "annotation", "default", "factory", "init", "kw_only", "made_by", "class_var")
+
+    def __init__(self, name, annotation, value):
+        self.name = name
+        self.annotation = None if annotation is None else ast.unparse(annotation)
+        self.class_var = annotation is not None and "ClassVar" in ast.unparse(annotation)
+        self.default = None      # source text of the default
+        self.factory = False     # the default comes from a factory
+        self.init = True
+        self.kw_only = False
+        self.made_by = None      # the field function called (field, ib, attrib, attr), None for a plain value
+        if value is None:
+            return
+        callee = dotted(value.func) if isinstance(value, ast.Call) else None
+        if callee and callee[-1] in ("field", "ib", "attrib", "attr"):
+            self.made_by = callee[-1]
+            for keyword in value.keywords:
+                if keyword.arg == "default":
+                    self.default = ast.unparse(keyword.value)
+                    factory = dotted(keyword.value.func) if isinstance(keyword.value, ast.Call) else None
+                    self.factory = bool(factory and factory[-1] == "Factory")
+                elif keyword.arg in ("default_factory", "factory"):
+                    self.factory = True
+                elif keyword.arg in ("init", "kw_only") and isinstance(keyword.value, ast.Constant):
+                    setattr(self, keyword.arg, bool(keyword.value.value))
+        else:
+            self.default = ast.unparse(value)
+
+    def __repr__(self):
+        return "Field(%r, %r, %r, %r, %r, %r, %r)" % (self.name, self.annotation, self.default, self.factory,
+                                                      self.init, self.kw_only, self.made_by)
+
+
+def fields(body):
+    fields = []
+    for statement in body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            fields.append(Field(statement.target.id, statement.annotation, statement.value))
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call):
+            field = Field(statement.targets[0].id, None, statement.value)
+            if field.made_by is not None:
+                fields.append(field)
+    return fields
+
+
+def passthrough_chain(value, name):
+    """[callee parts, ...] (outermost first) when `value` is f(g(name, ...), ...): each call's first
+    argument is the next call, the innermost's is `name` itself."""
+    chain = []
+    while isinstance(value, ast.Call) and value.args:
+        callee = dotted(value.func)
+        if callee is None:
+            return None
+        chain.append(callee)
+        value = value.args[0]
+    return chain if chain and isinstance(value, ast.Name) and value.id == name else None
+
+
+def names_in(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _own_returns(statements) -> list:
+    """The return statements of a body, through its compound statements but not into nested
+    functions or classes, and never into expressions (cheap: a summary is made of every def, so
+    the blocks are walked with a list of them to do rather than a generator per block)."""
+    found = []
+    blocks = [statements]
+    while blocks:
+        for statement in blocks.pop():
+            if isinstance(statement, ast.Return):
+                found.append(statement)
+            elif not isinstance(statement, _NOT_OWN):
+                for field in ("body", "orelse", "finalbody"):
+                    block = getattr(statement, field, None)
+                    if block:
+                        blocks.append(block)
+                for handler in getattr(statement, "handlers", ()):
+                    blocks.append(handler.body)
+                for case in getattr(statement, "cases", ()):
+                    blocks.append(case.body)
+    return found
+
+
+_NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their returns are not the body's
+
+
+def body_facts(node):
+    """(replaces_without_wraps, the name every return of the body gives back or None): what Def
+    reads from a def's body, which needs nothing of its header."""
+    return _replaces_without_wraps(node), _returned_name(node.body)
+
+
+def _returned_name(body):
+    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in _own_returns(body)}
+    return names.pop() if len(names) == 1 else None
+
+
+def may_import_dynamically(text) -> bool:
+    """Whether a module's text may call import_module or __import__ (identifiers outside ASCII are
+    NFKC-normalised by the parser, so such a text always may)."""
+    if not isinstance(text, str) or not text.isascii():
+        return True
+    return "import_module" in text or "__import__" in text
+
+
+def calls_dynamic_import(statement):
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call):
+            parts = dotted(node.func)
+            if parts and parts[-1] in ("import_module", "__import__"):
+                return True
+    return False
+
+
+def decorator_parts(node):
+    called = isinstance(node, ast.Call)
+    return (dotted(node.func if called else node), called)
+
+
+def base_parts(node):
+    if isinstance(node, ast.Subscript):  # Generic[T], Protocol[T]: the class subscripted
+        node = node.value
+    return dotted(node)
+
+
+def string_map(value):
+    """{key: value} of a dict literal of strings to strings, else None."""
+    if not isinstance(value, ast.Dict) or not value.keys:
+        return None
+    out = {}
+    for key, item in zip(value.keys, value.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                and isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            return None
+        out[key.value] = item.value
+    return out
+
+
+def getattr_cases(node):
+    """{name: (level, module, attribute)} for `if name == "x": from .m import y; return y` (or
+    `if name in ("x", ...)`) in a module's __getattr__(name)."""
+    if not node.args.args:
+        return {}
+    parameter = node.args.args[0].arg
+    cases = {}
+    for statement in node.body:
+        if not isinstance(statement, ast.If):
+            continue
+        names = _compared_names(statement.test, parameter)
+        target = _returned_import(statement.body, parameter)
+        if names and target is not None:
+            for name in names:
+                level, module, attribute = target
+                cases[name] = (level, module, name if attribute is None else attribute)
+    return cases
+
+
+def _compared_names(test, parameter):
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id == parameter):
+        return None
+    right = test.comparators[0]
+    if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant) and isinstance(right.value, str):
+        return [right.value]
+    if isinstance(test.ops[0], ast.In):
+        return literal_strings(right)
+    return None
+
+
+def _returned_import(body, parameter):
+    """(level, module, attribute) when `body` imports a name and returns it (attribute None: the
+    name asked for, as `return globals()[name]` after `from .m import *` would)."""
+    imported = {}
+    for statement in body:
+        if isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                imported[alias.asname or alias.name] = (statement.level or 0, statement.module or "", alias.name)
+        elif isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+            return imported.get(statement.value.id)
+    return None
+
+
+def _replaces_without_wraps(node):
+    """Whether this def, used as a decorator (or a decorator factory), returns a nested function
+    that does not copy the decorated one's signature (no functools.wraps / update_wrapper)."""
+    nested = {}
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            nested[statement.name] = statement
+    for statement in node.body:
+        if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+            inner = nested.get(statement.value.id)
+            if inner is None:
+                continue
+            if _copies_signature(inner):
+                return False
+            # A factory: the nested def is the decorator itself; look one level down.
+            return _replaces_without_wraps(inner) if _returns_nested(inner) else bool(inner.args.args or
+                                                                                       inner.args.vararg)
+    return False
+
+
+def _returns_nested(node):
+    nested = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return any(isinstance(s, ast.Return) and isinstance(s.value, ast.Name) and s.value.id in nested
+               for s in node.body)
+
+
+def _copies_signature(node):
+    for decorator in node.decorator_list:
+        if decorator_name(decorator) == "wraps":
+            return True
+    return any(isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1] in ("update_wrapper", "wraps")
+               for n in ast.walk(node))
+
+
+def decorator_name(node):
+    if isinstance(node, ast.Call):
+        node = node.func
+    parts = dotted(node)
+    return parts[-1] if parts else None
+
+
+def literal_strings(node):
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        names = []
+        for element in node.elts:
+            if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+                return None
+            names.append(element.value)
+        return names
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = literal_strings(node.left), literal_strings(node.right)
+        if left is not None and right is not None:
+            return left + right
+    return None
+
+
+def is_namespace_call(node):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("globals", "vars", "locals") and not node.args)
+
+
+def is_main_guard(test):
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__" and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
+
+
+def is_type_checking(test):
+    parts = dotted(test)
+    return parts is not None and parts[-1] == "TYPE_CHECKING"
