@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import aaw_collector  # noqa: E402
 import aaw_model  # noqa: E402
 import aaw_resolver  # noqa: E402
+import aaw_values  # noqa: E402
 
 
 class TreeHost:
@@ -56,8 +57,8 @@ class TreeHost:
 def init_functions(host):
     """Public names of `aiter` bound to a def, in name order."""
     session = aaw_resolver.Session(host)
-    module = session._user_module("aiter")
-    scope = session._summary(module)
+    module = session.finder.user_module("aiter")
+    scope = session.tree.summary(module)
     candidates = set(scope.bindings)
     pending, seen = [module], set()
     while pending:  # names star imports bring in, through star imports again
@@ -65,20 +66,20 @@ def init_functions(host):
         if current.name in seen:
             continue
         seen.add(current.name)
-        for _, star in session._summary(current).stars:
-            target = session._import_target(current, star.level, star.module, star.line)
-            if isinstance(target, aaw_resolver._Module) and target.blob is not None:
-                target_scope = session._summary(target)
+        for _, star in session.tree.summary(current).stars:
+            target = session.import_target(current, star.level, star.module, star.line)
+            if isinstance(target, aaw_values.Module) and target.blob is not None:
+                target_scope = session.tree.summary(target)
                 candidates.update(target_scope.all_names or target_scope.bindings)
                 pending.append(target)
     names = []
     for name in sorted(n for n in candidates if not n.startswith("_")):
-        session._start_function()
+        session.start_function()
         try:
-            value = session._member(module, name)
+            value = session.member(module, name)
         except Exception:  # noqa: BLE001 (a name the resolver cannot follow is no candidate)
             continue
-        if isinstance(value, aaw_resolver._Function):
+        if isinstance(value, aaw_values.Function):
             names.append(name)
     return [{"import_statement": "import aiter", "function_path": "aiter." + name} for name in names]
 

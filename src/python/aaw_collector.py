@@ -31,7 +31,7 @@ def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
     skeleton, `bodies` maps the line of each def it blanked something of to (what its body says
     (body_facts), or None when the body was kept on the header's line; its header when the skeleton
     blanked its parameters, or None; and then the header's first positional parameter
-    (_first_parameter_of))."""
+    (aaw_summary.SummaryCache._first_parameter_of))."""
     # An ast is a tree of many small objects and no cycles: with thousands of summaries cached,
     # the cyclic collector would walk all of them again and again while a module is parsed,
     # making each parse several times slower. Reference counting frees what a parse leaves.
@@ -130,7 +130,7 @@ class Collector:
             text = self.lines[first][node.col_offset:end]
         else:
             text = b"\n".join([self.lines[first][node.col_offset:]] + self.lines[first + 1:last] +
-                               [self.lines[last][:end]])
+                              [self.lines[last][:end]])
         text = text.rstrip()
         return text if text.isascii() else None
 

@@ -2,8 +2,8 @@
 where it was looked for: what `check-config` and the start-up of every mode use to catch a
 misspelt function_path or an import_statement that binds another name ("did you mean ...?").
 
-The walk is the resolver's own (aaw_resolver.Session: _import_head, _attribute, _find_module,
-_import_target, _summary), so a name is "not found" exactly where extraction says "missing".
+The walk is the resolver's own (aaw_resolver.Session: import_head, attribute, import_target, its
+finder and tree), so a name is "not found" exactly where extraction says "missing".
 Pure standard library, Python 3.9+.
 """
 
@@ -11,6 +11,7 @@ import ast
 from typing import Any, Dict, List, Optional, Tuple
 
 import aaw_resolver
+import aaw_values
 
 # A module's vocabulary for suggestions: enough for aiter's __init__ (about 30 star imports).
 _MAX_NAMES = 20000
@@ -72,16 +73,16 @@ def _where_missing(session, statement: str, path: str) -> Optional[Tuple[str, Li
     head = parts[0]
     if head not in bound and not _star(node):
         return head, sorted(bound)
-    value = session._import_head(statement, head)
-    if isinstance(value, aaw_resolver._NotFound):
+    value = session.import_head(statement, head)
+    if isinstance(value, aaw_values.NotFound):
         # A package that is nowhere in the tree is unresolved for extraction (it may be installed
         # from elsewhere) but, named in the config, most likely misspelt.
         if value.status != "missing" and not _package_absent(session, node, head, bound):
             return None
         return _missing_module(session, node, head, bound)
     for attribute in parts[1:]:
-        found = session._attribute(value, attribute)
-        if isinstance(found, aaw_resolver._NotFound):
+        found = session.attribute(value, attribute)
+        if isinstance(found, aaw_values.NotFound):
             return (attribute, _names_of(session, value)) if found.status == "missing" else None
         value = found
     return None
@@ -89,7 +90,7 @@ def _where_missing(session, statement: str, path: str) -> Optional[Tuple[str, Li
 
 def _single_import(statement: str):
     """The one import node `statement` is, as extraction parses it; None otherwise."""
-    node = aaw_resolver._parsed_import(statement)
+    node = aaw_resolver.parsed_import(statement)
     return None if isinstance(node, SyntaxError) else node
 
 
@@ -121,7 +122,7 @@ def _source_of(node, head, bound) -> Tuple[str, Optional[str]]:
 def _package_absent(session, node, head, bound) -> bool:
     """Whether the top-level package the statement imports `head` from is not in the tree."""
     top = _source_of(node, head, bound)[0].split(".")[0]
-    return bool(top) and session._root_of(top) is None
+    return bool(top) and session.finder.root_of(top) is None
 
 
 def _missing_module(session, node, head, bound):
@@ -135,7 +136,7 @@ def _missing_module(session, node, head, bound):
                 if (alias.asname or alias.name.split(".")[0]) == head]
         parts = full[0].split(".") if full else parts
     for depth in range(len(parts), 0, -1):
-        module = session._find_module(".".join(parts[:depth]))
+        module = session.finder.find_module(".".join(parts[:depth]))
         if module is None:
             continue
         if depth == len(parts):  # the module is there: the name imported from it is not
@@ -147,9 +148,9 @@ def _missing_module(session, node, head, bound):
 # -- the names bound in a module or a class -------------------------------------------------------
 
 def _names_of(session, value) -> List[str]:
-    if isinstance(value, aaw_resolver._ClassValue):
+    if isinstance(value, aaw_values.ClassValue):
         return sorted(value.cls.scope.bindings)
-    if not isinstance(value, aaw_resolver._Module):
+    if not isinstance(value, aaw_values.Module):
         return []
     names = set()
     _collect(session, value, names, set(), exported_only=False)
@@ -163,7 +164,7 @@ def _collect(session, module, names, seen, exported_only):
         return
     seen.add((module.name, exported_only))
     try:
-        scope = session._summary(module)
+        scope = session.tree.summary(module)
     except Exception:  # a syntax error: nothing to suggest from this module
         return
     if exported_only and scope.all_names is not None:
@@ -172,6 +173,6 @@ def _collect(session, module, names, seen, exported_only):
             return
     names.update(name for name in scope.bindings if not (exported_only and name.startswith("_")))
     for _, star in scope.stars:
-        target = session._import_target(module, star.level, star.module, star.line)
-        if isinstance(target, aaw_resolver._Module):
+        target = session.import_target(module, star.level, star.module, star.line)
+        if isinstance(target, aaw_values.Module):
             _collect(session, target, names, seen, exported_only=True)

@@ -252,7 +252,7 @@ def _replaces_without_wraps(node):
                 return False
             # A factory: the nested def is the decorator itself; look one level down.
             return _replaces_without_wraps(inner) if _returns_nested(inner) else bool(inner.args.args or
-                                                                                       inner.args.vararg)
+                                                                                      inner.args.vararg)
     return False
 
 

@@ -1,4 +1,4 @@
-"""STATE and PARAMETER objects (DESIGN.md, "The contract") made from `ast` definitions.
+"""STATE and PARAMETER objects (ARCHITECTURE.md, "The Python half") made from `ast` definitions.
 
 Kinds as inspect names them, defaults and annotations as ast.unparse writes them. The signature's
 text is rendered on the C++ side only (Signature::text), from these parameters.
@@ -6,8 +6,9 @@ Pure standard library, Python 3.9+.
 """
 
 import ast
-from collections import OrderedDict
 from typing import List, Optional, Tuple
+
+import aaw_lru
 
 
 def failed(status: str, detail: str) -> dict:
@@ -17,9 +18,7 @@ def failed(status: str, detail: str) -> dict:
 
 # What ok() renders of a def (its parameters and return annotation), by its header's text and the
 # class that mangles its private names: a burst of resolutions mostly meets the defs met before.
-# Least recently used first.
-_RENDERED_LIMIT = 1 << 12
-_rendered = OrderedDict()
+_RENDERED = aaw_lru.Lru(1 << 12)
 
 
 def ok(definition, drop_first: bool, note: Optional[str] = None) -> dict:
@@ -39,16 +38,12 @@ def _rendered_def(definition):
     """(parameters_of the def, its return annotation unparsed or None), each parameter a new dict."""
     header = getattr(definition, "header", None)
     key = (header, definition.mangle)
-    known = _rendered.get(key) if header is not None else None
+    known = _RENDERED.get(key) if header is not None else None
     if known is None:
         returns = None if definition.returns is None else ast.unparse(definition.returns)
         known = (parameters_of(definition.args, definition.mangle), returns)
         if header is not None:
-            _rendered[key] = known
-            if len(_rendered) > _RENDERED_LIMIT:
-                _rendered.popitem(last=False)
-    else:
-        _rendered.move_to_end(key)
+            _RENDERED.put(key, known)
     return [dict(p) for p in known[0]], known[1]
 
 

@@ -13,6 +13,7 @@ import os
 from typing import Any, Dict, List
 
 import aaw_digest
+import aaw_packaging
 import aaw_resolver
 import aaw_summary
 
@@ -57,10 +58,10 @@ def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
     known_blobs = args.get("known_blobs")
     if isinstance(known_blobs, dict):
-        session.blobs.update(known_blobs)
+        session.tree.blobs.update(known_blobs)
     known_directories = args.get("known_directories")
     if isinstance(known_directories, dict):
-        session.directories.update(known_directories)
+        session.tree.directories.update(known_directories)
     return [session.resolve_function(function) for function in functions]
 
 
@@ -131,8 +132,8 @@ def star_additions(args: Dict[str, Any], host: Any) -> List[Any]:
 
 def _digest_of(blob: str, names: Any, host: Any) -> Any:
     names = sorted(names or ())
-    if len(names) == 1 and names[0].startswith(aaw_resolver.ROOTS):  # a packaging file's roots
-        return aaw_resolver.declared_roots_digest(names[0][len(aaw_resolver.ROOTS):], blob, host.read_blob)
+    if len(names) == 1 and names[0].startswith(aaw_packaging.ROOTS):  # a packaging file's roots
+        return aaw_packaging.declared_roots_digest(names[0][len(aaw_packaging.ROOTS):], blob, host.read_blob)
     summary = aaw_summary.summary_of(blob, host.read_blob, getattr(host, "read_skeleton", None))
     return aaw_digest.safe_digest(summary, names)
 
