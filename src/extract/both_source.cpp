@@ -107,6 +107,13 @@ Result<std::vector<SignatureState>> BothSource::extract(const ObjectId& commit,
   return runtime_states;
 }
 
+std::string BothSource::work_summary() const {
+  std::string summary = m_static.work_summary();
+  return summary + (summary.empty() ? "" : "; ") +
+         fmt::format("static and runtime extraction disagreed on {} function state{} (runtime recorded)",
+                     m_disagreements, m_disagreements == 1 ? "" : "s");
+}
+
 SourceKind both_source_kind() {
   return {"both",
           "record the runtime states, and warn where static extraction disagrees on names, kinds or defaults",

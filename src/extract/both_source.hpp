@@ -37,7 +37,8 @@ class BothSource final : public SignatureSource {
                                               const std::vector<MonitoredFunction>& functions) override;
 
   bool builds_each_commit() const override { return m_runtime.builds_each_commit(); }
-  std::string work_summary() const override { return m_static.work_summary(); }
+  // The static source's summary, then how many states the two disagreed on.
+  std::string work_summary() const override;
 
   // How many functions disagreed, over every extract() so far.
   std::size_t disagreement_count() const { return m_disagreements; }

@@ -36,13 +36,6 @@ def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
     return scan.result()
 
 
-def scan_source(text: str, relative_path: str, package: str) -> Dict[str, Any]:
-    """The scan of one file's text (what tests use)."""
-    scan = _Scan(package)
-    scan.text(text, relative_path)
-    return scan.result()
-
-
 def _python_files(root):
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = sorted(d for d in subdirectories
@@ -87,11 +80,9 @@ class _Scan:
             return
         if self.package.encode() not in raw:  # most files never mention the package: skip parsing
             return
-        self.text(raw.decode("utf-8", "surrogateescape"), relative, counted=False)
+        self.text(raw.decode("utf-8", "surrogateescape"), relative)
 
-    def text(self, text, relative, counted=True):
-        if counted:
-            self.files_scanned += 1
+    def text(self, text, relative):
         try:
             tree = ast.parse(text, filename=relative)
         except (SyntaxError, ValueError) as error:
@@ -181,14 +172,6 @@ class _FileVisitor:
         self.type_checking = 0
 
     # -- scopes ---------------------------------------------------------------------------------
-    def qualname(self):
-        parts = []
-        scope = self.scope
-        while scope is not None and scope.parent is not None:
-            parts.append(scope.name)
-            scope = scope.parent
-        return ".".join(reversed(parts)) or "<module>"
-
     def visit_module(self, tree):
         self.body(tree.body)
 

@@ -1,11 +1,11 @@
 """Resolution: from an import statement and a function path to the definition Python would reach.
 
-Follows the rules of the static resolver (ARCHITECTURE.md, "The Python half") over module
-summaries (aaw_model.py), reading the commit's tree through a host: find_blob(path) -> blob id or
-None, is_directory(path) -> bool, read_blob(blob_id) -> text. One Session serves one resolve_all
-call: its Tree caches the host's answers for the call and records every path a function's
-resolution looked at (what it consulted), so the caller can reuse the state while none of them
-changes; its ModuleFinder finds modules; class lookups follow aaw_classes.ClassRules.
+Follows the static resolution rules (docs/design.md) over module summaries (aaw_model.py), reading
+the commit's tree through a host: find_blob(path) -> blob id or None, is_directory(path) -> bool,
+read_blob(blob_id) -> text. One Session serves one resolve_all call: its Tree caches the host's
+answers for the call and records every path a function's resolution looked at (what it
+consulted), so the caller can reuse the state while none of them changes; its ModuleFinder finds
+modules; class lookups follow aaw_classes.ClassRules.
 Pure standard library, Python 3.9+.
 """
 

@@ -4,7 +4,7 @@ Runs in the extraction child (`aiter-api-watcher __extract`), a process of its o
 sandbox: whatever the package does at import (crash, hang, sys.exit) costs that child only.
 Called from C++ (src/cli/extract_command.cpp) as extract_all(args, host) with
 args = {"work_tree": path, "venv": path or None, "functions": [{"import_statement",
-"function_path"}]}; returns one STATE object (DESIGN.md) per function, in order, shaped like the
+"function_path"}]}; returns one STATE object (docs/design.md) per function, in order, shaped like the
 static resolver's (aaw_static.py): kinds as inspect names them, defaults as repr() prints them,
 annotations as inspect.formatannotation prints them.
 Pure standard library, Python 3.9+.

@@ -1,4 +1,4 @@
-"""STATE and PARAMETER objects (ARCHITECTURE.md, "The Python half") made from `ast` definitions.
+"""STATE and PARAMETER objects (docs/design.md, "The contract") made from `ast` definitions.
 
 Kinds as inspect names them, defaults and annotations as ast.unparse writes them. The signature's
 text is rendered on the C++ side only (Signature::text), from these parameters.

@@ -2,14 +2,12 @@
 
 Called from C++ (src/extract/static/static_extractor.cpp) with a host that reads the commit's tree:
 find_blob(path) -> blob id or None, is_directory(path) -> bool, read_blob(blob_id) -> text, and
-optionally read_skeleton(blob_id) (aaw_summary.summary_of says what it returns). The
-code is never imported or executed. The binding model is aaw_summary.py, the resolution rules
+optionally read_skeleton(blob_id) (aaw_summary.SummaryCache.summary_of says what it returns). The
+code is never imported or executed. The binding model is aaw_model.py, the resolution rules
 aaw_resolver.py, the STATE objects aaw_signature.py.
 Pure standard library, Python 3.9+.
 """
 
-import functools
-import os
 from typing import Any, Dict, List
 
 import aaw_digest
@@ -17,31 +15,7 @@ import aaw_packaging
 import aaw_resolver
 import aaw_summary
 
-# AAW_PYTHON_PROFILE=FILE (for benchmarks): every resolve_all and module_digests call runs under
-# cProfile, and the statistics so far are written to FILE at each stats() call (the closing
-# "Static extraction: ..." line asks for it). Read them with `python3 -m pstats FILE`.
-_PROFILE_FILE = os.environ.get("AAW_PYTHON_PROFILE")
-_profile = None
-if _PROFILE_FILE:
-    import cProfile
-    _profile = cProfile.Profile()
 
-
-def _profiled(function):
-    if _profile is None:
-        return function
-
-    @functools.wraps(function)
-    def run(*args):
-        _profile.enable()
-        try:
-            return function(*args)
-        finally:
-            _profile.disable()
-    return run
-
-
-@_profiled
 def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     """One {"state": STATE, "consulted": [{"path", "blob", ...}]} per entry of args["functions"].
 
@@ -81,7 +55,6 @@ def locate_all(args: Dict[str, Any], host: Any) -> List[Any]:
     return out
 
 
-@_profiled
 def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     """The digest of each {"blob", "names"} in args["queries"] (aaw_digest.digest), in order, or
     for a query {"blob", "name_sets": [[name, ...], ...]} the list of the digests of each set:
@@ -97,7 +70,6 @@ def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     return out
 
 
-@_profiled
 def module_outlines(args: Dict[str, Any], host: Any) -> List[Any]:
     """aaw_digest.outline of each blob in args["blobs"], in order: enough for the caller to know
     most digests of a changed module without asking for each set of names one by one."""
@@ -119,7 +91,6 @@ def pickled_summary(args: Dict[str, Any], host: Any) -> Dict[str, Any]:
     return {"pickled": pickled, "characters": characters}
 
 
-@_profiled
 def star_additions(args: Dict[str, Any], host: Any) -> List[Any]:
     """args = {"checks": [{"path", "before", "after", "asks": [[name, ...], ...]}], "source_roots",
     "module_aliases", "cache_bytes"}, with the host of the tree where `after` is: per check, per
@@ -143,18 +114,7 @@ def _bound_cache(args: Dict[str, Any]) -> None:
         aaw_summary.set_cache_limit(args["cache_bytes"])
 
 
-def clear_cache(args: Any = None, host: Any = None) -> None:
-    """Forgets every parsed module (tests use it to start cold)."""
-    aaw_summary.clear_cache()
-
-
-def cache_size(args: Any = None, host: Any = None) -> int:
-    return aaw_summary.cache_size()
-
-
 def stats(args: Any = None, host: Any = None) -> Dict[str, int]:
     """What parsing cost so far (aaw_summary.stats): parses, distinct_blobs, cached, cached_bytes,
-    limit_bytes. Writes the profile when AAW_PYTHON_PROFILE asks for one."""
-    if _profile is not None:
-        _profile.dump_stats(_PROFILE_FILE)
+    limit_bytes."""
     return aaw_summary.stats()

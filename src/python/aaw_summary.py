@@ -243,7 +243,6 @@ pickled_summary = CACHE.pickled_summary
 remember = CACHE.remember
 set_cache_limit = CACHE.set_limit
 stats = CACHE.stats
-cache_size = CACHE.size
 
 
 def clear_cache() -> None:

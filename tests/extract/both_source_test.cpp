@@ -43,6 +43,17 @@ TEST_F(BothSourceTest, RecordsTheRuntimeStates) {
   EXPECT_EQ(m_both.disagreement_count(), 1u);
 }
 
+TEST_F(BothSourceTest, TheClosingSummaryCountsTheDisagreements) {
+  m_static.set("c1", {ok({param("a")}), ok({param("b")})});
+  m_runtime.set("c1", {ok({param("a")}), ok({param("c")})});
+  ASSERT_TRUE(extract());
+  EXPECT_EQ(m_both.work_summary(),
+            "static and runtime extraction disagreed on 1 function state (runtime recorded)");
+  ASSERT_TRUE(extract());
+  EXPECT_EQ(m_both.work_summary(),
+            "static and runtime extraction disagreed on 2 function states (runtime recorded)");
+}
+
 TEST_F(BothSourceTest, MachineryFailuresOnOneSideAreNoDisagreement) {
   m_static.set("c1", {ok({param("a")}), ok({param("b")})});
   m_runtime.set("c1", {SignatureState::failed(Status::build_failed, "build exited with status 1"),

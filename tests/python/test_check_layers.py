@@ -77,6 +77,13 @@ class CheckLayersTest(unittest.TestCase):
         found = self.offences({"tests/core/a_test.cpp": '#include "core/model/a.hpp"\n'})
         self.assertEqual(found, ["tests/core/a_test.cpp: tests nothing at src/core/a.cpp or .hpp"])
 
+    def test_the_architecture_page_names_every_folder_and_only_paths_that_exist(self):
+        page = "| `src/util/` | `src/core/model/` `src/core/ports/` `src/io/x/` `src/extract/s/` `src/cli/` |\n"
+        self.assertEqual(self.offences({"ARCHITECTURE.md": page}), [])
+        found = self.offences({"ARCHITECTURE.md": page.replace("`src/io/x/` ", "") + "See `docs/gone.md`.\n"})
+        self.assertEqual(found, ["ARCHITECTURE.md: does not name the folder src/io/x/",
+                                 "ARCHITECTURE.md: names docs/gone.md, which does not exist"])
+
     def test_a_folder_with_too_many_files_is_named(self):
         crowd = {"src/util/f%02d.hpp" % i: "" for i in range(check_layers.MAX_FILES)}
         found = self.offences(crowd)

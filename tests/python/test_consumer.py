@@ -8,8 +8,18 @@ import unittest
 import aaw_consumer
 
 
+def scan_source(text, relative_path, package):
+    """The scan of one file's text: `text` written at `relative_path` in a consumer tree of its own."""
+    with tempfile.TemporaryDirectory() as root:
+        path = os.path.join(root, relative_path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return aaw_consumer.discover({"path": root, "package": package})
+
+
 def scan(text, package="aiter"):
-    return aaw_consumer.scan_source(textwrap.dedent(text), "pkg/mod.py", package)
+    return scan_source(textwrap.dedent(text), "pkg/mod.py", package)
 
 
 def sites(result, target):
@@ -174,7 +184,7 @@ class Indirect(unittest.TestCase):
         self.assertEqual(site["indirect"], "reached through 'self.fn'")
 
     def test_the_entry_names_the_function_as_a_direct_call_writes_it(self):
-        result = aaw_consumer.scan_source(textwrap.dedent("""
+        result = scan_source(textwrap.dedent("""
             import aiter
             import aiter as ra
             class L:

@@ -1,4 +1,4 @@
-"""aaw_static / aaw_resolver: the resolution rules of DESIGN.md on trees held in a dict."""
+"""aaw_static / aaw_resolver: the resolution rules of docs/design.md on trees held in a dict."""
 
 import unittest
 

@@ -256,7 +256,7 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::settle(std::vector<Pen
     for (auto& [probe, blob] : p.changed) probe->blob = blob;  // same API, new content
     for (auto& [dir, id] : p.directory_ids) p.memo->directories[dir].id = id;
     p.memo->checked = m_generation;
-    ++m_reused;
+    ++m_work.reused;
   }
   return stale;
 }
@@ -303,7 +303,7 @@ Result<IncrementalStaticSource::Resolved> IncrementalStaticSource::examine(
     Pending candidate{i, memo, {}, {}};
     Verdict v = verdict(memo, view, changed, all_current, candidate);
     if (v == Verdict::valid) {
-      ++m_reused;
+      ++m_work.reused;
     } else if (v == Verdict::pending) {
       pending.push_back(std::move(candidate));
     } else {
@@ -331,7 +331,7 @@ Result<IncrementalStaticSource::Resolved> IncrementalStaticSource::examine(
       replace_memo(asked[j - first], stale[j], std::move((*extractions)[j - first]), view, indexed);
     }
   }
-  m_resolved += stale.size();
+  m_work.resolved += stale.size();
   std::sort(resolved.begin(), resolved.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return resolved;
 }
@@ -447,7 +447,7 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
   std::vector<std::optional<ObjectId>> before;
   auto changed = changed_directories(view, &before);
   std::vector<std::size_t> positions;
-  std::size_t kept_before = m_kept_by_stars;
+  std::size_t kept_before = m_work.kept_by_stars;
   if (changed) {
     auto found = concerned(*changed, before, view);
     if (!found) return found.error();
@@ -458,8 +458,8 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
   std::size_t untouched = functions.size() - positions.size();
   auto resolved = examine(view, functions, positions, changed, true);
   if (!resolved) return resolved.error();
-  m_reused += untouched;
-  m_untouched += untouched - (m_kept_by_stars - kept_before);
+  m_work.reused += untouched;
+  m_work.untouched += untouched - (m_work.kept_by_stars - kept_before);
   reindex(commit, functions, true);
   tell_prefetch();
   std::vector<StateUpdate> updates;
@@ -690,7 +690,7 @@ void IncrementalStaticSource::settle_by_stars(const std::vector<Asking>& asking,
   if (checks.empty()) return;
   auto answers = m_extractor.star_additions(view.tree(), checks);
   if (!answers) {
-    if (m_failed_star_checks++ == 0) m_first_star_check_failure = answers.error().message();
+    if (m_work.failed_star_checks++ == 0) m_work.first_star_check_failure = answers.error().message();
   }
   for (const auto& [position, found] : places) {
     if (marked[position]) continue;
@@ -707,12 +707,12 @@ void IncrementalStaticSource::settle_by_stars(const std::vector<Asking>& asking,
     unwatch(position, memo);
     take_star_answers(memo, kept, view);
     watch(position, memo);
-    ++m_kept_by_stars;
+    ++m_work.kept_by_stars;
   }
 }
 
-// In place: a copy of each memo kept this way (13,422 of them at 501 aiter functions, each with
-// some 40 probes) cost more than the check itself.
+// In place: an edit of a package's __init__ keeps thousands of memos this way, each with dozens of
+// probes, and copying them cost more than the check itself (docs/performance.md, "Star-import checks").
 void IncrementalStaticSource::take_star_answers(Memo& memo, const std::vector<StarAnswer>& answers,
                                                 CommitView& view) {
   std::unordered_set<const PathProbe*> answered;
@@ -795,11 +795,11 @@ std::string IncrementalStaticSource::work_summary() const {
       "nothing they read changed, or only in names they do not ask about; {} kept through a check of the "
       "star "
       "imports a module added)",
-      m_resolved, m_reused, m_untouched, m_kept_by_stars);
-  if (m_failed_star_checks > 0)
+      m_work.resolved, m_work.reused, m_work.untouched, m_work.kept_by_stars);
+  if (m_work.failed_star_checks > 0)
     summary +=
         fmt::format("; {} star-import checks failed in Python, their functions resolved instead (first: {})",
-                    m_failed_star_checks, m_first_star_check_failure);
+                    m_work.failed_star_checks, m_work.first_star_check_failure);
   auto stats = m_extractor.parse_stats();
   if (stats)
     summary +=

@@ -55,17 +55,18 @@ class IncrementalStaticSource final : public SignatureSource {
   // B distinct blobs".
   std::string work_summary() const override;
 
-  // How many functions were resolved by Python, and how many were reused, since construction.
-  std::size_t resolved_count() const { return m_resolved; }
-  std::size_t reused_count() const { return m_reused; }
-  // Of the reused, how many advance() never had to look at (no directory they watch changed).
-  std::size_t untouched_count() const { return m_untouched; }
-  // Of the reused, how many a check of the star imports a module added kept (settle_by_stars).
-  std::size_t kept_by_stars_count() const { return m_kept_by_stars; }
-  // How many star-import checks failed in Python (their functions were resolved instead), and
-  // the first failure's message: a bug there would otherwise show only as lost speed.
-  std::size_t failed_star_checks() const { return m_failed_star_checks; }
-  const std::string& first_star_check_failure() const { return m_first_star_check_failure; }
+  // What extraction did since construction, as work_summary() tells it.
+  struct Work {
+    std::size_t resolved = 0;       // function states resolved by Python
+    std::size_t reused = 0;         // states reused unchanged
+    std::size_t untouched = 0;      // of the reused: never looked at (no directory they watch changed)
+    std::size_t kept_by_stars = 0;  // of the reused: kept by a check of the star imports a module added
+    // Star-import checks that failed in Python (their functions were resolved instead), and the
+    // first one's message: a bug there would otherwise show only as lost speed.
+    std::size_t failed_star_checks = 0;
+    std::string first_star_check_failure;
+  };
+  const Work& work() const { return m_work; }
 
  private:
   using Key = std::pair<std::string, std::string>;  // import statement, function path
@@ -182,15 +183,10 @@ class IncrementalStaticSource final : public SignatureSource {
   std::unordered_map<std::string, std::vector<char>> m_dir_watchers;
   std::unordered_map<std::string, std::vector<char>> m_entry_watchers;
   std::uint64_t m_all_current = 0;
-  std::size_t m_resolved = 0;
-  std::size_t m_reused = 0;
-  std::size_t m_untouched = 0;
-  std::size_t m_kept_by_stars = 0;  // of m_reused: functions a star-import check kept
-  std::size_t m_failed_star_checks = 0;
+  Work m_work;
   std::unique_ptr<SummaryPrefetch> m_prefetch;
   std::size_t m_entries_told = 0;  // m_entry_watchers' size when its files were last given to m_prefetch
   std::vector<ObjectId> m_expected_first;  // expected before anything was read (start_prefetch_after)
-  std::string m_first_star_check_failure;
 };
 
 // The "static" entry of the source registry: an IncrementalStaticSource on the mirror and the

@@ -363,9 +363,9 @@ TEST_F(WatcherTest, CommitReplayedEarlierStillBecomesTheLineHead) {
   ASSERT_EQ(m_watcher->replay({m_commits.compatible}), 0);
   ASSERT_EQ(m_watcher->run(true), 0);
   EXPECT_EQ(m_store->line_head()->value().hex, m_commits.compatible) << "not the commit before it";
-  std::size_t resolved = m_static->resolved_count() + m_static->reused_count();
+  std::size_t resolved = m_static->work().resolved + m_static->work().reused;
   ASSERT_EQ(m_watcher->run(true), 0);
-  EXPECT_EQ(m_static->resolved_count() + m_static->reused_count(), resolved) << "nothing left to process";
+  EXPECT_EQ(m_static->work().resolved + m_static->work().reused, resolved) << "nothing left to process";
 }
 
 TEST_F(WatcherTest, ReopenRequestReopensLogsBetweenPolls) {

@@ -73,10 +73,10 @@ class SignatureSourceTest : public ::testing::Test {
   void expect_kept_then_found(const std::string& start, const std::string& kept, const std::string& found,
                               const std::string& text) {
     auto states = extract(start);
-    std::size_t resolved = m_source->resolved_count();
+    std::size_t resolved = m_source->work().resolved;
     EXPECT_TRUE(advance(start, kept, states).empty());
-    EXPECT_EQ(m_source->resolved_count(), resolved) << "no function resolved again";
-    EXPECT_EQ(m_source->kept_by_stars_count(), 1u);
+    EXPECT_EQ(m_source->work().resolved, resolved) << "no function resolved again";
+    EXPECT_EQ(m_source->work().kept_by_stars, 1u);
     auto updates = advance(kept, found, states);
     ASSERT_EQ(updates.size(), 1u);
     EXPECT_EQ(updates[0].position, 0u);
@@ -97,10 +97,10 @@ TEST_F(SignatureSourceTest, ReusesStatesWhenNoConsultedPathChanged) {
   std::string second = m_repo.commit("docs only");
   open();
   auto first = extract(m_first);
-  EXPECT_EQ(m_source->resolved_count(), 2u);
+  EXPECT_EQ(m_source->work().resolved, 2u);
   auto again = extract(second);
-  EXPECT_EQ(m_source->resolved_count(), 2u);
-  EXPECT_EQ(m_source->reused_count(), 2u);
+  EXPECT_EQ(m_source->work().resolved, 2u);
+  EXPECT_EQ(m_source->work().reused, 2u);
   EXPECT_EQ(again, first);
   EXPECT_EQ(again[0].signature.text(), "(x, y=1)");
 }
@@ -113,7 +113,7 @@ TEST_F(SignatureSourceTest, ResolvesAgainOnlyFunctionsWhoseLookupsChanged) {
   auto states = extract(second);
   // pkg.f consults pkg/b.py too (the star import is searched last-first), but only asks it about
   // 'f', which it still does not bind: only g is resolved again.
-  EXPECT_EQ(m_source->resolved_count(), 3u);
+  EXPECT_EQ(m_source->work().resolved, 3u);
   EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
   EXPECT_EQ(states[1].signature.text(), "(z, w=None)");
 }
@@ -125,7 +125,7 @@ TEST_F(SignatureSourceTest, BodyAndCommentEditsAreNotResolvedAgain) {
   open();
   extract(m_first);
   auto states = extract(second);
-  EXPECT_EQ(m_source->resolved_count(), 2u);
+  EXPECT_EQ(m_source->work().resolved, 2u);
   EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
 }
 
@@ -207,11 +207,11 @@ TEST_F(SignatureSourceTest, NoticesAModuleAppearingWhereOnlyAProbeWas) {
 TEST_F(SignatureSourceTest, DoesNotReuseAMachineryFailure) {
   open();
   extract(m_first);
-  std::size_t resolved = m_source->resolved_count();
+  std::size_t resolved = m_source->work().resolved;
   auto missing = m_source->extract(ObjectId{std::string(40, '0')}, m_functions);
   EXPECT_FALSE(missing) << "an unreadable commit is an error, not a state";
   extract(m_first);
-  EXPECT_EQ(m_source->resolved_count(), resolved);
+  EXPECT_EQ(m_source->work().resolved, resolved);
 }
 
 // advance() from the commit extracted last looks only at the functions whose memo read an entry
@@ -227,13 +227,13 @@ TEST_F(SignatureSourceTest, AdvanceLooksOnlyAtFunctionsThatReadWhatChanged) {
   auto none = m_source->advance(ObjectId{m_first}, ObjectId{docs}, m_functions, states);
   ASSERT_TRUE(none) << none.error().message();
   EXPECT_TRUE(none->empty());
-  EXPECT_EQ(m_source->untouched_count(), 2u);
+  EXPECT_EQ(m_source->work().untouched, 2u);
   auto one = m_source->advance(ObjectId{docs}, ObjectId{grows}, m_functions, states);
   ASSERT_TRUE(one) << one.error().message();
   ASSERT_EQ(one->size(), 1u);
   EXPECT_EQ((*one)[0].position, 1u);
   EXPECT_EQ((*one)[0].state.signature.text(), "(z, w=None)");
-  EXPECT_EQ(m_source->resolved_count(), 3u);
+  EXPECT_EQ(m_source->work().resolved, 3u);
   // From a commit that is not the last extracted, every function is extracted and compared.
   auto back = m_source->advance(ObjectId{m_first}, ObjectId{grows}, m_functions, states);
   ASSERT_TRUE(back) << back.error().message();
@@ -259,7 +259,7 @@ TEST_F(SignatureSourceTest, AdvanceFindsAChangeDeepUnderDirectoriesLeftAloneBefo
   auto states = extract(start);
   ASSERT_EQ(states.size(), 3u);
   EXPECT_TRUE(advance(start, beside, states).empty());
-  EXPECT_EQ(m_source->untouched_count(), 3u);
+  EXPECT_EQ(m_source->work().untouched, 3u);
   for (const auto& [from, to, text] :
        {std::tuple{beside, deep, "(x, y=2)"}, std::tuple{deep, again, "(x, y=3)"}}) {
     auto updates = advance(from, to, states);
@@ -283,11 +283,11 @@ TEST_F(SignatureSourceTest, AdvanceKeepsWhatAnAddedStarImportBindsNothingOf) {
   open();
   auto states = extract(m_first);
   EXPECT_TRUE(advance(m_first, adds_c, states).empty());
-  EXPECT_EQ(m_source->resolved_count(), 2u) << "no function resolved again";
-  EXPECT_EQ(m_source->kept_by_stars_count(), 1u) << "pkg.f is read through pkg's star imports";
+  EXPECT_EQ(m_source->work().resolved, 2u) << "no function resolved again";
+  EXPECT_EQ(m_source->work().kept_by_stars, 1u) << "pkg.f is read through pkg's star imports";
   // A reordering is no addition: resolved again, and still the same.
   EXPECT_TRUE(advance(adds_c, moves_c, states).empty());
-  EXPECT_EQ(m_source->resolved_count(), 3u);
+  EXPECT_EQ(m_source->work().resolved, 3u);
   auto shadowed = advance(moves_c, shadows_f, states);
   ASSERT_EQ(shadowed.size(), 1u);
   EXPECT_EQ(shadowed[0].position, 0u);
@@ -311,7 +311,7 @@ TEST_F(SignatureSourceTest, ParsingAheadGivesTheSameStatesAndIsUsed) {
     expected.push_back(expected.back());
     advance(commits[i - 1].hex, commits[i].hex, expected.back());
   }
-  ASSERT_TRUE(test::shared_python().call("aaw_static", "clear_cache", nullptr, {}));
+  ASSERT_TRUE(test::clear_python_cache());
   open();
   auto prefetch = make_parse_ahead(AAW_BINARY, m_mirror->path());
   SummaryPrefetch& helper = *prefetch;
@@ -362,9 +362,9 @@ TEST_F(SignatureSourceTest, AStarCheckThatFailsInPythonResolvesItsFunctionsAndSa
   open(&extractor);
   auto states = extract(m_first);
   EXPECT_TRUE(advance(m_first, adds_c, states).empty());
-  EXPECT_EQ(m_source->resolved_count(), 3u) << "pkg.f resolved again";
-  EXPECT_EQ(m_source->kept_by_stars_count(), 0u);
-  EXPECT_EQ(m_source->failed_star_checks(), 1u);
+  EXPECT_EQ(m_source->work().resolved, 3u) << "pkg.f resolved again";
+  EXPECT_EQ(m_source->work().kept_by_stars, 0u);
+  EXPECT_EQ(m_source->work().failed_star_checks, 1u);
   EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
   EXPECT_THAT(
       m_source->work_summary(),
@@ -429,8 +429,8 @@ TEST_F(SignatureSourceTest, AdvanceAnswersFromTheOutlineOfAChangedModule) {
   auto none = m_source->advance(ObjectId{m_first}, ObjectId{adds_h}, m_functions, states);
   ASSERT_TRUE(none) << none.error().message();
   EXPECT_TRUE(none->empty());
-  EXPECT_EQ(m_source->untouched_count(), 2u);
-  EXPECT_EQ(m_source->resolved_count(), 2u);
+  EXPECT_EQ(m_source->work().untouched, 2u);
+  EXPECT_EQ(m_source->work().resolved, 2u);
   auto shadowed = m_source->advance(ObjectId{adds_h}, ObjectId{shadows_f}, m_functions, states);
   ASSERT_TRUE(shadowed) << shadowed.error().message();
   ASSERT_EQ(shadowed->size(), 1u);
@@ -455,7 +455,7 @@ TEST_F(SignatureSourceTest, ManyFunctionsResolvedAtOnceKeepTheirPositions) {
   ASSERT_EQ(states->size(), many.size());
   for (std::size_t i = 0; i < many.size(); ++i)
     EXPECT_EQ((*states)[i].signature.text(), "(a" + std::to_string(i) + ")") << i;
-  EXPECT_EQ(m_source->resolved_count(), many.size());
+  EXPECT_EQ(m_source->work().resolved, many.size());
 }
 
 TEST_F(SignatureSourceTest, AdvanceWithAFunctionListedTwiceStaysRight) {
@@ -521,7 +521,7 @@ TEST_F(GeneratedHistoryTest, ExtractMatchesFromScratchOnEveryCommit) {
     ASSERT_TRUE(reused);
     ASSERT_EQ(*reused, from_scratch(commit)) << "at " << commit.hex;
   }
-  EXPECT_GT(incremental.reused_count(), incremental.resolved_count() * 5)
+  EXPECT_GT(incremental.work().reused, incremental.work().resolved * 5)
       << "the reuse should do most of the work";
 }
 
@@ -540,7 +540,7 @@ TEST_F(GeneratedHistoryTest, AdvanceMatchesFromScratchOnEveryCommit) {
     ASSERT_EQ(*states, from_scratch(m_commits[i])) << "at " << m_commits[i].hex;
   }
   EXPECT_GT(updated, 0u);
-  EXPECT_GT(incremental.untouched_count(), incremental.resolved_count()) << "most functions never looked at";
+  EXPECT_GT(incremental.work().untouched, incremental.work().resolved) << "most functions never looked at";
 }
 
 }  // namespace

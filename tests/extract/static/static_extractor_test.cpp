@@ -21,7 +21,7 @@ class StaticExtractorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // The parse cache outlives calls by design; start each test cold so read counts are exact.
-    ASSERT_TRUE(test::shared_python().call("aaw_static", "clear_cache", nullptr, {}));
+    ASSERT_TRUE(test::clear_python_cache());
   }
 
   void write(const std::string& path, std::string content) { m_tree.write(path, std::move(content)); }
