@@ -5,6 +5,7 @@
 #include "cli/command_context.hpp"
 #include "core/model/state_dir.hpp"
 #include "extract/consumer/consumer_scanner.hpp"
+#include "extract/consumer/python_call_binder.hpp"
 #include "io/git/libgit2_work_tree.hpp"
 #include "util/files.hpp"
 

@@ -10,7 +10,7 @@
 #include "core/consumer/consumer_report.hpp"
 #include "core/model/state_dir.hpp"
 #include "core/report/html_report.hpp"
-#include "extract/consumer/consumer_scanner.hpp"
+#include "extract/consumer/python_call_binder.hpp"
 #include "io/sqlite/sqlite_state_store.hpp"
 
 namespace aaw::cli {

@@ -1,4 +1,4 @@
-// The start-up check of every mode and of check-config: each monitored function is looked up
+// The start-up lookup of every mode and of check-config: each monitored function is looked up
 // statically (nothing built) at the commits the command is about to read, and each one found at
 // none of them is named with the closest names ("did you mean").
 #pragma once

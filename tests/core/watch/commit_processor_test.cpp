@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "extract/consumer/consumer_scanner.hpp"
+#include "extract/consumer/python_call_binder.hpp"
 #include "extract/static/incremental_static_source.hpp"
 #include "extract/static/static_extractor.hpp"
 #include "io/git/libgit2_mirror.hpp"
@@ -284,7 +284,7 @@ TEST_F(CommitProcessorTest, GoingAlongAsksOnlyWhatChangedAndRecordsWhatEachCommi
     IncrementalStaticSource source(*m_mirror, *m_extractor);
     CommitProcessor alone(SyntheticAiter::functions(), *m_mirror, source, **store, *events, *m_log, m_clock);
     ASSERT_TRUE(alone.process(ObjectId{sha}, previous, true, "Checking"));
-    resolved_alone += source.resolved_count();
+    resolved_alone += source.work().resolved;
     previous = ObjectId{sha};
     EXPECT_EQ(*(*store)->states_at(*previous), *m_store->states_at(*previous)) << sha;
   }
@@ -298,7 +298,7 @@ TEST_F(CommitProcessorTest, GoingAlongAsksOnlyWhatChangedAndRecordsWhatEachCommi
     b.erase("recorded_at");
     EXPECT_EQ(a, b) << i;
   }
-  EXPECT_LT(m_source->resolved_count(), resolved_alone / 2) << "most states carried from commit to commit";
+  EXPECT_LT(m_source->work().resolved, resolved_alone / 2) << "most states carried from commit to commit";
 }
 
 // In a batch the commits are recorded in one transaction, and their events reach events.jsonl

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/consumer/consumer_check.hpp"
+#include "extract/consumer/python_call_binder.hpp"
 #include "extract/static/incremental_static_source.hpp"
 #include "io/git/libgit2_mirror.hpp"
 #include "support/shared_python.hpp"
