@@ -12,6 +12,8 @@
 5. Tests mirror the sources: tests/<path>/<name>_test.cpp tests src/<path>/<name>.cpp or .hpp
    (tests/integration, tests/support and tests/python excepted).
 6. No source folder holds more than MAX_FILES files.
+7. ARCHITECTURE.md (when there is one) names every source folder as `src/<folder>/`, and every
+   path it quotes in backticks exists.
 
 Prints one line per offence and exits 1; prints "layering ok" and exits 0 otherwise.
 """
@@ -33,6 +35,7 @@ MAX_FILES = 24
 TEST_FOLDERS_APART = {"integration", "support", "python"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 INTERNAL = re.compile(r"Internal to src/([\w/]+?)/?[\s.:,(]")
+QUOTED_PATH = re.compile(r"`((?:src|tests|scripts|docs|bench|schemas|docker|ci|cmake)/[\w./-]*)`")
 
 
 def code_files(root, top):
@@ -121,6 +124,22 @@ def size_offences(root):
                 folder.relative_to(root).as_posix(), len(files), MAX_FILES)
 
 
+def architecture_offences(root):
+    page = root / "ARCHITECTURE.md"
+    if not page.is_file():
+        return
+    text = page.read_text(encoding="utf-8")
+    source = root / "src"
+    folders = [p for p in source.rglob("*") if p.is_dir() and any(f.is_file() for f in p.iterdir())]
+    for folder in sorted(folders):
+        name = "src/%s/" % folder.relative_to(source).as_posix()
+        if "`%s`" % name not in text:
+            yield "ARCHITECTURE.md: does not name the folder %s" % name
+    for quoted in sorted(set(QUOTED_PATH.findall(text))):
+        if not (root / quoted).exists():
+            yield "ARCHITECTURE.md: names %s, which does not exist" % quoted
+
+
 def offences(root):
     yield from layer_offences(root)
     internal = internal_folders(root)
@@ -128,6 +147,7 @@ def offences(root):
         yield from include_offences(root, path, internal)
     yield from test_offences(root)
     yield from size_offences(root)
+    yield from architecture_offences(root)
 
 
 def main():

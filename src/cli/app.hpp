@@ -1,4 +1,4 @@
-// The command line: CLI11 wiring of the subcommands in DESIGN.md's contract. Each subcommand
+// The command line: CLI11 wiring of the subcommands in docs/design.md's contract. Each subcommand
 // parses its flags into an options struct and calls its run_ function; nothing else happens here.
 #pragma once
 

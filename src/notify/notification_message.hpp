@@ -1,4 +1,4 @@
-// What a notification says, made from a FUNCTION_CHANGE (DESIGN.md, "The contract"): the GitHub
+// What a notification says, made from a FUNCTION_CHANGE (docs/design.md, "The contract"): the GitHub
 // issue's title and Markdown body with its hidden de-duplication marker, and the webhook's JSON
 // document with a one-paragraph `text` summary. Pure functions: no I/O.
 #pragma once

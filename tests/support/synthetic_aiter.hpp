@@ -1,5 +1,5 @@
 // A synthetic aiter-like package written into a git repository over several commits, each
-// planting known signature changes; it exercises every static resolution rule of DESIGN.md
+// planting known signature changes; it exercises every static resolution rule of docs/design.md
 // (star re-exports with and without __all__, relative imports, aliases, `import a.b as c`, class
 // methods, defs under if/else and try/except ImportError, @compile_ops-style stubs, an import
 // cycle) and the hard cases (reformatting that is no change, a syntax error, a deleted module,

@@ -1,4 +1,4 @@
-// Classified differences between two states of one function (DESIGN.md, "Change
+// Classified differences between two states of one function (docs/design.md, "Change
 // classification"): what a caller of the old signature meets when it calls the new one.
 #pragma once
 

@@ -1,4 +1,4 @@
-// FUNCTION_CHANGE (DESIGN.md, "The contract"): one function's change at one commit, with the
+// FUNCTION_CHANGE (docs/design.md, "The contract"): one function's change at one commit, with the
 // commit's author, date, subject and pull request: what history, events and notifications carry.
 #pragma once
 

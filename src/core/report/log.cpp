@@ -17,8 +17,8 @@ namespace aaw {
 namespace {
 
 // The stdio buffer of the log file and of stdout: a replay logs a line per function per commit
-// (1.4 million at 501 aiter functions), and with stdio's default of a block (4 KiB) each sink made
-// a write(2) every 40 lines. What the buffer holds still reaches the file at every flush (each
+// (millions in a long one), and with stdio's default of a block (4 KiB) each sink made a write(2)
+// every few dozen lines. What the buffer holds still reaches the file at every flush (each
 // line, or once per LogBatch), so only the number of writes changes.
 constexpr std::size_t k_stream_buffer = std::size_t{256} << 10;
 

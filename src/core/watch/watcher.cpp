@@ -180,9 +180,9 @@ Result<void> Watcher::process_in_order(const std::vector<ObjectId>& commits,
                                        std::optional<ObjectId> against) {
   m_deps.processor.expect(against, commits);
   // A source that reads each commit in milliseconds records them in batches (one transaction
-  // instead of one each: 11% of the daemon's time in a 35-function replay of aiter went to
-  // committing them), closed after k_batch_commits commits or k_batch_time, so that the write
-  // lock is never held long and a crash costs little to redo. A source that builds each commit
+  // instead of one each: committing each was a tenth of a replay, docs/performance.md "The state
+  // store"), closed after k_batch_commits commits or k_batch_time, so that the write lock is never
+  // held long and a crash costs little to redo. A source that builds each commit
   // records each at once.
   const bool batched = !m_deps.processor.builds_each_commit() && commits.size() > 1;
   std::size_t in_batch = 0;

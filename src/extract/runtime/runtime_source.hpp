@@ -6,7 +6,7 @@
 //
 // Failures of this machinery never look like API changes: a failed or timed-out build makes every
 // function build_failed, and a child that crashes, hangs or writes no readable result makes every
-// function extract_failed (DESIGN.md: recorded, never diffed). An import that raises is
+// function extract_failed (docs/design.md: recorded, never diffed). An import that raises is
 // import_error, and a module or attribute of the watched package that is not there is missing.
 //
 // Layout under state_dir: work/ (the work tree), venv/ (one per repository, created once with

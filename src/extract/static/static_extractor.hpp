@@ -1,7 +1,7 @@
 // Static extraction: the signatures of the monitored functions at one commit, found by reading
 // the package's sources from the commit's tree and parsing them with Python's own `ast` in the
 // embedded interpreter (src/python/aaw_static.py). Nothing is built, imported or executed.
-// Resolution follows DESIGN.md: import forms, re-exports through star and relative imports,
+// Resolution follows docs/design.md: import forms, re-exports through star and relative imports,
 // aliases, class methods, last binding wins, decorators ignored, cycles cut.
 #pragma once
 

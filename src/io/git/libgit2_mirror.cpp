@@ -47,9 +47,9 @@ using detail::scrub;
 
 constexpr const char* k_remote = "origin";
 constexpr std::size_t k_readable_name_max = 64;
-// Measured (bench/soak.sh, 20,000 commits): with 16 MiB the heap still grew by about 2 MB per 1,000
-// commits (what the cache holds outgrows the sizes it counts against its bound); with 1 MiB
-// it stays flat, and aiter's history replays as fast (CommitView keeps each commit's trees).
+// Small: what libgit2's object cache holds outgrows the sizes it counts against its bound, so a
+// larger one let the heap grow with the commits replayed, and a replay is as fast without it
+// (CommitView keeps each commit's trees). docs/performance.md, "libgit2's caches".
 constexpr std::size_t k_object_cache_bytes = std::size_t{1} << 20;
 constexpr std::size_t k_pack_window_bytes = std::size_t{1} << 20;
 constexpr std::size_t k_pack_mapped_bytes = std::size_t{8} << 20;
@@ -78,8 +78,8 @@ struct Session {
     git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, static_cast<size_t>(k_pack_window_bytes));
     git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, static_cast<size_t>(k_pack_mapped_bytes));
     // libgit2 hashes every object it reads again (collision-detecting SHA-1) to compare with its
-    // id: 3 % of a replay of aiter's history. git itself checks on fetch and fsck, not on each
-    // read; the fetch into the mirror still checks what arrives.
+    // id, a visible share of a replay. git itself checks on fetch and fsck, not on each read; the
+    // fetch into the mirror still checks what arrives.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
   }
   ~Session() {
@@ -251,8 +251,8 @@ Result<ObjectPtr> lookup_object(git_repository* repository, const ObjectId& id, 
 }
 
 // The repository's object database opened anew. libgit2 keeps, for as long as a pack file is open,
-// a cache of the delta bases it inflated (16 MiB per pack in libgit2 1.5, with no option to bound
-// it); a replay of aiter's history fills it slowly, so RSS rose with the commits replayed. Pack
+// a cache of the delta bases it inflated (a fixed size per pack in libgit2 1.5, with no option to
+// bound it); a long replay fills it slowly, so RSS rose with the commits replayed. Pack
 // files are shared by path across object databases and freed with their last user, so the old
 // database goes first (an empty one stands in), then the new one opens the packs afresh. Objects
 // already read (the trees a CommitView holds) keep their own data and stay valid.

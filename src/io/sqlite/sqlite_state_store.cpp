@@ -186,9 +186,8 @@ Result<int> check_schema_version(Database& db) {
 // crash of the process (it is in the OS's page cache); only a power loss or kernel crash may lose
 // the last few commits, never corrupt the file, and the watcher then processes them again.
 // temp_store=MEMORY: a record inside a batch is a savepoint, whose journal SQLite otherwise spills
-// to a temporary file past 64 KiB and keeps writing there until the batch commits (41,000 writes
-// in a 35-function replay of aiter); it holds one record's pages, and what this store sorts is
-// small.
+// to a temporary file past 64 KiB and keeps writing there until the batch commits (tens of
+// thousands of writes in a replay); it holds one record's pages, and what this store sorts is small.
 Result<void> configure(Database& db) {
   return db.exec_script(
       "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
@@ -372,9 +371,8 @@ class SqliteStateStore final : public StateStore {
     // which is nearly always in the last commit or, along a keyframe chain (whose commits follow
     // one another in sequence, each holding only what changed), in the last commit that changed
     // it. Going back row by row through a chain is going back commit by commit. There is deliberately no
-    // index by function: it would make every record() write one index page per function (3-5x the cost for 50
-    // functions); only a function without any usable state makes this read the whole table (~5 ms for 3,000
-    // commits of 50 functions).
+    // index by function: it would make every record() write one index page per function, several times
+    // the cost of a record; only a function without any usable state makes this read the whole table.
     auto query = m_db.query(
         "SELECT f.import_statement, f.function_path, "
         "  (SELECT cs.state_id FROM commit_states cs JOIN states s ON s.id = cs.state_id "

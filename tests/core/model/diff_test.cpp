@@ -1,4 +1,4 @@
-// One test per row of DESIGN.md's change classification, plus the status transitions.
+// One test per row of docs/design.md's change classification, plus the status transitions.
 #include "core/model/diff.hpp"
 
 #include <gtest/gtest.h>
