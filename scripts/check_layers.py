@@ -10,7 +10,7 @@
    that folder (and its subfolders) and by their tests under tests/<folder>/.
 4. Headers sit beside their sources: there is no include/ directory.
 5. Tests mirror the sources: tests/<path>/<name>_test.cpp tests src/<path>/<name>.cpp or .hpp
-   (tests/integration, tests/support and tests/python excepted).
+   (tests/integration, tests/system, tests/support and tests/python excepted).
 6. No source folder holds more than MAX_FILES files.
 7. ARCHITECTURE.md (when there is one) names every source folder as `src/<folder>/`, and every
    path it quotes in backticks exists.
@@ -32,7 +32,7 @@ ALLOWED = {
 }
 PYTHON_FOLDER = "python"  # the embedded Python half: no C++ includes
 MAX_FILES = 24
-TEST_FOLDERS_APART = {"integration", "support", "python"}
+TEST_FOLDERS_APART = {"integration", "support", "python", "system"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 INTERNAL = re.compile(r"Internal to src/([\w/]+?)/?[\s.:,(]")
 QUOTED_PATH = re.compile(r"`((?:src|tests|scripts|docs|bench|schemas|docker|ci|cmake)/[\w./-]*)`")

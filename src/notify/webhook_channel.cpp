@@ -65,8 +65,7 @@ DeliveryAttempt WebhookChannel::deliver(const Json& change) {
   request.url = m_url;
   request.headers["Content-Type"] = "application/json";
   request.headers["User-Agent"] = "aiter-api-watcher";
-  request.body =
-      webhook_payload(change, m_context.repository_url).dump(-1, ' ', false, Json::error_handler_t::replace);
+  request.body = compact(webhook_payload(change, m_context.repository_url));
   request.connect_timeout = m_context.connect_timeout;
   request.total_timeout = m_context.total_timeout;
   auto response = m_context.transport.perform(request);

@@ -5,6 +5,9 @@
 #include <utility>
 
 namespace aaw {
+
+std::string compact(const Json& json) { return json.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 namespace {
 
 constexpr std::array<std::pair<ParameterKind, std::string_view>, 5> k_kind_names = {{

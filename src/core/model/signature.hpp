@@ -14,6 +14,10 @@ namespace aaw {
 
 using Json = nlohmann::json;
 
+// Canonical text of a JSON value (no spaces; nlohmann sorts object keys); invalid UTF-8 (a commit
+// subject can hold any bytes) is replaced rather than thrown on.
+std::string compact(const Json& json);
+
 // One entry of functions_to_monitor: how a caller imports it and the expression it calls.
 struct MonitoredFunction {
   std::string import_statement;  // e.g. "import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe"

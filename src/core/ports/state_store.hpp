@@ -110,6 +110,15 @@ struct StoredEvent {
   Json event;
 };
 
+// What makes an event the same as one recorded before (record() keeps the first): its type, commit
+// and function when it names a commit, else everything but its "time". Identity, not content: an
+// event carries its time, and a re-run may word it differently.
+std::string event_identity(const Json& event);
+
+// The function a FUNCTION_CHANGE recorded at `commit` is about; invalid_input when it lacks the
+// string fields "commit", "import_statement" and "function_path", or names another commit.
+Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId& commit);
+
 class StateStore {
  public:
   virtual ~StateStore() = default;

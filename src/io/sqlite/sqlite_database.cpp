@@ -40,8 +40,6 @@ sqlite3_destructor_type transient() {
 
 std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 
-std::string compact(const Json& json) { return json.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
 std::string utc_now() { return iso8601_utc(std::chrono::system_clock::now()); }
 
 Query& Query::bind(int index, std::string_view text) {

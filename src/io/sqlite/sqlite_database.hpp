@@ -36,10 +36,6 @@ using StatementPtr = std::unique_ptr<sqlite3_stmt, FinalizeStatement>;
 // "'<path>'", for messages.
 std::string quoted(const std::filesystem::path& path);
 
-// Canonical text of a JSON value; invalid UTF-8 (a commit subject can hold any bytes) is replaced
-// rather than thrown on.
-std::string compact(const Json& json);
-
 // Now, as the store writes times: UTC ISO 8601.
 std::string utc_now();
 

@@ -50,28 +50,6 @@
 
 namespace aaw {
 
-std::string_view to_string(CommitOutcome outcome) {
-  switch (outcome) {
-    case CommitOutcome::processed:
-      return "processed";
-    case CommitOutcome::failed:
-      return "failed";
-  }
-  return "processed";
-}
-
-std::string_view to_string(OutboxState state) {
-  switch (state) {
-    case OutboxState::pending:
-      return "pending";
-    case OutboxState::delivered:
-      return "delivered";
-    case OutboxState::failed:
-      return "failed";
-  }
-  return "pending";
-}
-
 namespace {
 
 using namespace sqlite;
@@ -255,37 +233,6 @@ Result<void> claim_repository(Database& db, const std::string& url) {
 }
 
 // ---- the store -----------------------------------------------------------------------------------
-
-std::string event_key(const Json& event) {
-  // Identity, not content: an event carries its "time", and a re-run may word it differently.
-  if (event.contains("commit")) {
-    auto field = [&](const char* name) { return event.contains(name) ? event[name] : Json(nullptr); };
-    return compact(
-        Json::array({field("type"), event["commit"], field("import_statement"), field("function_path")}));
-  }
-  Json identity = event;
-  identity.erase("time");
-  return compact(identity);
-}
-
-Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId& commit) {
-  auto text = [&](const char* name) -> const Json* {
-    auto found = change.find(name);
-    return found != change.end() && found->is_string() ? &*found : nullptr;
-  };
-  if (!change.is_object() || !text("commit") || !text("import_statement") || !text("function_path")) {
-    return Error(
-        ErrorCode::invalid_input,
-        "a FUNCTION_CHANGE needs the string fields 'commit', 'import_statement' and 'function_path'");
-  }
-  if (text("commit")->get<std::string>() != commit.hex) {
-    return Error(ErrorCode::invalid_input, "FUNCTION_CHANGE of commit '" +
-                                               text("commit")->get<std::string>() +
-                                               "' recorded with another commit");
-  }
-  return MonitoredFunction{text("import_statement")->get<std::string>(),
-                           text("function_path")->get<std::string>()};
-}
 
 class SqliteStateStore final : public StateStore {
  public:
@@ -801,7 +748,7 @@ class SqliteStateStore final : public StateStore {
   Result<void> write_event(const Json& event) {
     if (!event.is_object()) return Error(ErrorCode::invalid_input, "an event must be a JSON object");
     return run(m_db, "INSERT INTO events(dedupe_key, json) VALUES(?1, ?2) ON CONFLICT(dedupe_key) DO NOTHING",
-               event_key(event), compact(event));
+               event_identity(event), compact(event));
   }
 
   Result<KnownFunction*> known_function(const MonitoredFunction& function) {

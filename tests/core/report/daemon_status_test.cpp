@@ -1,4 +1,4 @@
-// read_daemon_status and the poll records it reads, on a real state store and fixed times.
+// read_daemon_status and the poll records it reads, on an in-memory state store and fixed times.
 #include "core/report/daemon_status.hpp"
 
 #include <gtest/gtest.h>
@@ -6,8 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/watch/poll_status.hpp"
-#include "io/sqlite/sqlite_state_store.hpp"
-#include "support/temp_dir.hpp"
+#include "support/memory_state_store.hpp"
 
 namespace aaw {
 namespace {
@@ -18,12 +17,6 @@ const TimePoint k_now = TimePoint(std::chrono::seconds(1'800'000'000));
 
 class DaemonStatusTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto store = open_state_store(m_dir.path() / "state.db", "https://example.invalid/r.git");
-    ASSERT_TRUE(store) << store.error().message();
-    m_store = std::move(*store);
-  }
-
   DaemonStatus status(TimePoint now = k_now, int interval = 60) {
     auto s = read_daemon_status(m_store.get(), nullptr, interval, now);
     EXPECT_TRUE(s) << s.error().message();
@@ -37,8 +30,7 @@ class DaemonStatusTest : public ::testing::Test {
     ASSERT_TRUE(m_store->record(record));
   }
 
-  test::TempDir m_dir{"aaw-daemon-status"};
-  std::unique_ptr<StateStore> m_store;
+  std::unique_ptr<StateStore> m_store = std::make_unique<test::InMemoryStateStore>();
 };
 
 TEST_F(DaemonStatusTest, NeverRunIsStale) {

@@ -1,4 +1,4 @@
-// build_report on a real state store written the way the commit processor writes it: initial
+// build_report on an in-memory state store written the way the commit processor writes it: initial
 // events, FUNCTION_CHANGE records with their pull requests, machinery failures, a function no
 // longer monitored, and detail sources (the seam the consumer call-site check plugs into).
 #include "core/report/report.hpp"
@@ -9,8 +9,7 @@
 
 #include "core/model/function_change.hpp"
 #include "core/watch/poll_status.hpp"
-#include "io/sqlite/sqlite_state_store.hpp"
-#include "support/temp_dir.hpp"
+#include "support/memory_state_store.hpp"
 
 namespace aaw {
 namespace {
@@ -44,12 +43,6 @@ CommitInfo commit(char c, std::int64_t time, std::string subject) {
 
 class BuildReportTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto store = open_state_store(m_dir.path() / "state.db", k_url);
-    ASSERT_TRUE(store) << store.error().message();
-    m_store = std::move(*store);
-  }
-
   // Records `info` with these states: an initial event for a function seen for the first time,
   // a change where its state differs from the last one.
   void record(const CommitInfo& info, const std::vector<FunctionState>& states) {
@@ -98,8 +91,7 @@ class BuildReportTest : public ::testing::Test {
             {k_gemm, signature({param("y")})}});
   }
 
-  test::TempDir m_dir{"aaw-report"};
-  std::unique_ptr<StateStore> m_store;
+  std::unique_ptr<StateStore> m_store = std::make_unique<test::InMemoryStateStore>();
   std::map<std::string, SignatureState> m_last;
 };
 

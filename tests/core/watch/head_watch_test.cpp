@@ -1,15 +1,14 @@
-// The API head watch with a scripted GitHub client, a real state store (the ETag must survive a
-// restart) and a real mirror of a small repository (the git fallback).
+// The API head watch with a scripted GitHub client, a state store (the ETag must survive a
+// restart: a new watch over the same store) and a mirror of a one-commit repository (the git
+// fallback), both in memory.
 #include "core/watch/head_watch.hpp"
 
 #include <gtest/gtest.h>
 
 #include <deque>
 
-#include "io/git/libgit2_mirror.hpp"
-#include "io/sqlite/sqlite_state_store.hpp"
-#include "support/git_fixture.hpp"
-#include "support/temp_dir.hpp"
+#include "support/memory_git_mirror.hpp"
+#include "support/memory_state_store.hpp"
 
 namespace aaw {
 namespace {
@@ -41,24 +40,18 @@ class ScriptedGithub final : public GithubClient {
 class HeadWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_repo.write_file("a.txt", "a");
-    m_head = m_repo.commit("first");
-    m_mirror = std::move(*open_mirror(m_repo.path().string(), m_dir.path() / "mirrors", {}));
-    reopen_store();
+    m_head = m_mirror.commit({{"a.txt", "a"}}, "first").hex;
+    ASSERT_TRUE(m_mirror.fetch());
   }
-  void reopen_store() {
-    m_store.reset();
-    m_store = std::move(*open_state_store(m_dir.path() / "state.db", m_repo.path().string()));
-  }
-  GithubHeadWatch watch() { return GithubHeadWatch("ROCm/aiter", m_github, *m_mirror, *m_store, *m_log); }
+  // What a restart leaves: the store, read by a watch made anew.
+  void reopen_store() {}
+  GithubHeadWatch watch() { return GithubHeadWatch("ROCm/aiter", m_github, m_mirror, m_store, *m_log); }
 
-  test::TempDir m_dir{"aaw-head-watch"};
-  test::GitFixture m_repo{m_dir.path() / "upstream"};
   std::string m_head;
   ScriptedGithub m_github;
   std::shared_ptr<Logger> m_log = null_logger();
-  std::unique_ptr<GitMirror> m_mirror;
-  std::unique_ptr<StateStore> m_store;
+  test::InMemoryGitMirror m_mirror;
+  test::InMemoryStateStore m_store;
 };
 
 const std::string k_sha(40, 'b');

@@ -17,9 +17,29 @@
 #include "core/ports/state_store.hpp"
 #include "notify/github_issue_channel.hpp"
 #include "notify/webhook_channel.hpp"
+#include "support/state_store_contract.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
+namespace test {
+namespace {
+
+// The port's contract, the same suite the in-memory store runs (tests/core/ports/state_store_test.cpp).
+struct SqliteStoreMaker {
+  TempDir dir{"aaw-store-contract"};
+  std::unique_ptr<StateStore> make() {
+    auto store = open_state_store(dir.path() / "state.db", "https://example.com/pkg.git");
+    EXPECT_TRUE(store) << store.error().message();
+    return store ? std::move(*store) : nullptr;
+  }
+};
+
+}  // namespace
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, StateStoreContract, SqliteStoreMaker);
+
+}  // namespace test
+
 namespace {
 
 constexpr const char* k_url = "https://github.com/ROCm/aiter.git";

@@ -1,10 +1,12 @@
-#include "core/model/config.hpp"
+// The config as the binary reads it: the core's reader (src/core/model/config.cpp) with the
+// vocabulary cli::config_schema() gives it, the built-in extractors and notification channels.
+#include "cli/command_context.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "cli/command_context.hpp"
+#include "core/model/config.hpp"
 #include "notify/channel_registry.hpp"
 #include "support/temp_dir.hpp"
 
