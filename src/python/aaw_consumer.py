@@ -13,6 +13,8 @@ import ast
 import os
 from typing import Any, Dict
 
+from aaw_nodes import is_type_checking
+
 _SKIPPED_DIRECTORIES = {".git", ".hg", ".svn", "__pycache__", ".tox", ".venv", "venv", "node_modules",
                         ".mypy_cache", ".pytest_cache", "build", "dist"}
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
@@ -316,7 +318,7 @@ class _FileVisitor:
 
     def _if(self, node):
         self.expression(node.test)
-        if _is_type_checking(node.test):
+        if is_type_checking(node.test):
             self.type_checking += 1
             self.body(node.body)
             self.type_checking -= 1
@@ -482,11 +484,6 @@ def _call_name(func):
         return ast.unparse(func)
     except Exception:  # noqa: BLE001 - an expression unparse cannot print is no probe
         return ""
-
-
-def _is_type_checking(test):
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _is_torch_ops(node, package):
