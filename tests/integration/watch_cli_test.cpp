@@ -323,5 +323,29 @@ TEST_F(WatchCliTest, KillNineAtRandomInstantsOfReplayLosesAndDuplicatesNothing) 
   EXPECT_EQ(events(), reference_events);
 }
 
+// A --once run stopped by SIGTERM before its last commit says so and exits 3, never 0: scripts and
+// CI must not read a cut-short run as a finished one. The next run resumes and exits 0.
+TEST_F(WatchCliTest, ReplayOnceStoppedBySigtermExitsThreeAndTheRerunFinishes) {
+  std::vector<std::string> list = long_history(m_repo, 400);
+  push();
+  std::vector<std::string> args = {"replay", "--once", "--config", config("").string()};
+  args.insert(args.end(), list.begin(), list.end());
+  BackgroundProcess victim(argv(args), m_dir.path() / "victim.txt", options());
+  ASSERT_TRUE(eventually([&] {
+    return log_text().find("Processing commit " + list[5]) != std::string::npos;
+  })) << log_text();
+  ASSERT_EQ(::kill(victim.pid(), SIGTERM), 0);
+  ASSERT_TRUE(eventually([&] { return !victim.running(); }, 20s));
+  if (log_text().find("Processing commit " + list.back()) != std::string::npos)
+    GTEST_SKIP() << "the replay reached its last commit before SIGTERM arrived";
+  EXPECT_EQ(victim.exit_code(), 3) << log_text();
+  EXPECT_NE(log_text().find("WARNING - Interrupted after "), std::string::npos) << log_text();
+  EXPECT_NE(log_text().find("of 400 commits"), std::string::npos) << log_text();
+
+  auto rerun = run(args);
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_EQ(history(m_dir.path() / "config.json").size(), 399u);
+}
+
 }  // namespace
 }  // namespace aaw::test

@@ -57,7 +57,9 @@ ObjectId InMemoryGitMirror::commit(const std::map<std::string, std::optional<std
   return id;
 }
 
-void InMemoryGitMirror::set_branch(const std::string& branch, const ObjectId& commit) { m_remote[branch] = commit; }
+void InMemoryGitMirror::set_branch(const std::string& branch, const ObjectId& commit) {
+  m_remote[branch] = commit;
+}
 
 const std::map<std::string, std::string>& InMemoryGitMirror::files(const ObjectId& commit) const {
   return m_commits.at(commit.hex).files;
@@ -97,7 +99,8 @@ Result<ObjectId> InMemoryGitMirror::resolve(std::string_view revision) {
     for (; steps > 0; --steps) {
       auto commit = find(at);
       if (!commit) return commit.error();
-      if ((*commit)->info.parents.empty()) return Error(ErrorCode::not_found, "revision '" + text + "' not found");
+      if ((*commit)->info.parents.empty())
+        return Error(ErrorCode::not_found, "revision '" + text + "' not found");
       at = (*commit)->info.parents.front();
     }
   }
@@ -153,7 +156,8 @@ std::vector<ObjectId> InMemoryGitMirror::ancestors(const ObjectId& commit) const
   return out;
 }
 
-Result<std::vector<ObjectId>> InMemoryGitMirror::first_parent_range(const ObjectId& since, const ObjectId& tip) {
+Result<std::vector<ObjectId>> InMemoryGitMirror::first_parent_range(const ObjectId& since,
+                                                                    const ObjectId& tip) {
   for (const ObjectId* end : {&since, &tip})
     if (auto found = find(*end); !found) return found.error();
   std::set<std::string> reached;

@@ -21,8 +21,8 @@ class InMemoryGitMirror final : public GitMirror {
 
   // A commit on the remote's `branch`, whose first parent is the branch's head (none for a new
   // branch): its files are the parent's with `changes` applied (no content: the file is removed).
-  ObjectId commit(const std::map<std::string, std::optional<std::string>>& changes, const std::string& subject,
-                  const std::string& branch = "main");
+  ObjectId commit(const std::map<std::string, std::optional<std::string>>& changes,
+                  const std::string& subject, const std::string& branch = "main");
   // Moves the remote's `branch` to `commit` (a force-push when it does not descend from the old head).
   void set_branch(const std::string& branch, const ObjectId& commit);
   // The files of `commit`, as its tree reads them.
@@ -50,9 +50,9 @@ class InMemoryGitMirror final : public GitMirror {
   std::vector<ObjectId> ancestors(const ObjectId& commit) const;  // itself first, then every ancestor
 
   std::string m_url;
-  std::map<std::string, Commit> m_commits;       // by id
-  std::map<std::string, ObjectId> m_remote;      // branch -> head, on the remote
-  std::map<std::string, ObjectId> m_branches;    // branch -> head, in the mirror (as of the last fetch)
+  std::map<std::string, Commit> m_commits;     // by id
+  std::map<std::string, ObjectId> m_remote;    // branch -> head, on the remote
+  std::map<std::string, ObjectId> m_branches;  // branch -> head, in the mirror (as of the last fetch)
   int m_fetches = 0;
 };
 

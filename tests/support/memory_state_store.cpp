@@ -26,7 +26,8 @@ Result<std::vector<MonitoredFunction>> InMemoryStateStore::check(const CommitRec
   }
   for (std::size_t i = 0; i < record.events.size(); ++i) {
     if (!record.events[i].is_object())
-      return Error(ErrorCode::invalid_input, "an event must be a JSON object").context("event " + std::to_string(i));
+      return Error(ErrorCode::invalid_input, "an event must be a JSON object")
+          .context("event " + std::to_string(i));
   }
   for (std::size_t i = 0; i < record.notifications.size(); ++i) {
     auto function = function_of_change(record.notifications[i].payload, record.commit.id);
@@ -83,7 +84,8 @@ std::size_t InMemoryStateStore::function_index(const MonitoredFunction& function
 }
 
 // A change recorded again for the same (commit, function) replaces the old one in its place.
-void InMemoryStateStore::write_change(std::int64_t sequence, const MonitoredFunction& function, const Json& change) {
+void InMemoryStateStore::write_change(std::int64_t sequence, const MonitoredFunction& function,
+                                      const Json& change) {
   const std::size_t index = function_index(function);
   for (Change& known : m_changes) {
     if (known.sequence == sequence && known.function == index) {
@@ -100,7 +102,8 @@ void InMemoryStateStore::write_notification(std::int64_t sequence, const Monitor
                                             const Notification& notification) {
   const std::size_t index = function_index(function);
   for (const Outboxed& known : m_outbox)
-    if (known.sequence == sequence && known.function == index && known.item.target == notification.target) return;
+    if (known.sequence == sequence && known.function == index && known.item.target == notification.target)
+      return;
   OutboxItem item;
   item.id = static_cast<std::int64_t>(m_outbox.size()) + 1;
   item.target = notification.target;
@@ -126,7 +129,8 @@ Result<std::vector<FunctionState>> InMemoryStateStore::baseline(const std::optio
   if (up_to) {
     auto found = m_commits.find(up_to->hex);
     if (found == m_commits.end())
-      return Error(ErrorCode::not_found, "commit '" + up_to->hex + "' is not recorded in the in-memory store");
+      return Error(ErrorCode::not_found,
+                   "commit '" + up_to->hex + "' is not recorded in the in-memory store");
     bound = found->second.status.sequence;
   }
   // Per function, in the order functions were first recorded: its state at the latest commit up to
@@ -158,7 +162,8 @@ Result<std::optional<ObjectId>> InMemoryStateStore::line_head() {
 Result<std::vector<Json>> InMemoryStateStore::history(const std::optional<std::string>& function_path) {
   std::vector<const Change*> ordered;
   for (const Change& change : m_changes)
-    if (!function_path || m_functions[change.function].function_path == *function_path) ordered.push_back(&change);
+    if (!function_path || m_functions[change.function].function_path == *function_path)
+      ordered.push_back(&change);
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const Change* a, const Change* b) { return a->sequence < b->sequence; });
   std::vector<Json> out;
@@ -173,7 +178,9 @@ Result<std::vector<StoredEvent>> InMemoryStateStore::events_after(std::int64_t a
   return out;
 }
 
-Result<std::int64_t> InMemoryStateStore::commit_count() { return static_cast<std::int64_t>(m_commits.size()); }
+Result<std::int64_t> InMemoryStateStore::commit_count() {
+  return static_cast<std::int64_t>(m_commits.size());
+}
 
 Result<void> InMemoryStateStore::set_value(std::string_view key, std::string_view value) {
   m_values[std::string(key)] = std::string(value);
@@ -189,9 +196,11 @@ Result<std::optional<std::string>> InMemoryStateStore::value(std::string_view ke
 Result<std::vector<OutboxItem>> InMemoryStateStore::due_notifications(TimePoint now, std::size_t limit) {
   std::vector<OutboxItem> due;
   for (const Outboxed& entry : m_outbox)
-    if (entry.item.state == OutboxState::pending && entry.item.next_attempt_at <= now) due.push_back(entry.item);
-  std::stable_sort(due.begin(), due.end(),
-                   [](const OutboxItem& a, const OutboxItem& b) { return a.next_attempt_at < b.next_attempt_at; });
+    if (entry.item.state == OutboxState::pending && entry.item.next_attempt_at <= now)
+      due.push_back(entry.item);
+  std::stable_sort(due.begin(), due.end(), [](const OutboxItem& a, const OutboxItem& b) {
+    return a.next_attempt_at < b.next_attempt_at;
+  });
   if (due.size() > limit) due.resize(limit);
   return due;
 }
@@ -217,7 +226,8 @@ Result<void> InMemoryStateStore::update_notification(const OutboxItem& item) {
     kept.updated_at = utc_now();
     return {};
   }
-  return Error(ErrorCode::not_found, "no notification " + std::to_string(item.id) + " in the in-memory store");
+  return Error(ErrorCode::not_found,
+               "no notification " + std::to_string(item.id) + " in the in-memory store");
 }
 
 Result<void> InMemoryStateStore::set_pull_request(const ObjectId& commit, std::string_view url) {

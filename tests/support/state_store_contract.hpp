@@ -26,11 +26,13 @@ inline MonitoredFunction contract_function(int n) { return {"import pkg", "pkg.f
 
 inline SignatureState contract_state(int n) {
   Signature signature;
-  signature.parameters.push_back(Parameter{"p" + std::to_string(n), ParameterKind::positional_or_keyword, {}, {}});
+  signature.parameters.push_back(
+      Parameter{"p" + std::to_string(n), ParameterKind::positional_or_keyword, {}, {}});
   return SignatureState::ok(signature);
 }
 
-inline Json contract_change(const ObjectId& commit, const MonitoredFunction& f, const std::string& note = "") {
+inline Json contract_change(const ObjectId& commit, const MonitoredFunction& f,
+                            const std::string& note = "") {
   return {{"commit", commit.hex},
           {"import_statement", f.import_statement},
           {"function_path", f.function_path},
@@ -52,7 +54,8 @@ inline CommitRecord contract_record(int n, int count = 2, int variant = 0) {
   CommitRecord record;
   record.commit.id = contract_sha(n);
   record.commit.subject = "commit " + std::to_string(n);
-  for (int i = 0; i < count; ++i) record.states.push_back({contract_function(i), contract_state(i + variant)});
+  for (int i = 0; i < count; ++i)
+    record.states.push_back({contract_function(i), contract_state(i + variant)});
   return record;
 }
 
@@ -101,7 +104,8 @@ TYPED_TEST_P(StateStoreContract, ACommitRecordedAgainKeepsItsPlaceAndDuplicatesN
   CommitRecord first = contract_record(1);
   first.changes.push_back(contract_change(first.commit.id, contract_function(0), "first try"));
   first.events.push_back(contract_event(first.commit.id, contract_function(0), "t1"));
-  first.notifications.push_back({"webhook", contract_change(first.commit.id, contract_function(0), "first try")});
+  first.notifications.push_back(
+      {"webhook", contract_change(first.commit.id, contract_function(0), "first try")});
   this->record(first);
   CommitRecord second = contract_record(2);
   second.changes.push_back(contract_change(second.commit.id, contract_function(1), "second"));
@@ -109,7 +113,8 @@ TYPED_TEST_P(StateStoreContract, ACommitRecordedAgainKeepsItsPlaceAndDuplicatesN
   CommitRecord again = contract_record(1, 2, 5);
   again.changes.push_back(contract_change(again.commit.id, contract_function(0), "second try"));
   again.events.push_back(contract_event(again.commit.id, contract_function(0), "t2"));
-  again.notifications.push_back({"webhook", contract_change(again.commit.id, contract_function(0), "second try")});
+  again.notifications.push_back(
+      {"webhook", contract_change(again.commit.id, contract_function(0), "second try")});
   this->record(again);
   EXPECT_EQ((**this->store().commit_status(again.commit.id)).sequence, 1);
   EXPECT_EQ(*this->store().states_at(again.commit.id), again.states);
@@ -273,9 +278,10 @@ TYPED_TEST_P(StateStoreContract, AFailedCommitHasNoStates) {
 REGISTER_TYPED_TEST_SUITE_P(StateStoreContract, ARecordIsReadBackWhole,
                             ACommitRecordedAgainKeepsItsPlaceAndDuplicatesNothing,
                             ARecordThatCannotBeWrittenKeepsNothing, TheBaselineSkipsFailuresOfTheMachinery,
-                            TheLineHeadIsWhereTheLastAdvancingRecordLeftIt, HistoryOfOneFunctionUnderAnyImport,
-                            EventsAfterAnIdInOrder, NamedValuesAreKeptAndReplaced,
-                            DueNotificationsAreDeliveredAndCounted, APullRequestReachesHistoryAndTheOutbox,
-                            ABatchOfRecordsReadsAsTheRecordsOneByOne, AFailedCommitHasNoStates);
+                            TheLineHeadIsWhereTheLastAdvancingRecordLeftIt,
+                            HistoryOfOneFunctionUnderAnyImport, EventsAfterAnIdInOrder,
+                            NamedValuesAreKeptAndReplaced, DueNotificationsAreDeliveredAndCounted,
+                            APullRequestReachesHistoryAndTheOutbox, ABatchOfRecordsReadsAsTheRecordsOneByOne,
+                            AFailedCommitHasNoStates);
 
 }  // namespace aaw::test

@@ -15,7 +15,8 @@ void add_common(CLI::App* cmd, WatchOptions& options) {
   add_extractor_option(cmd, options.extractor);
 }
 
-// Replays `commits`, then monitors unless `once`. Exit code 2 when a commit could not be replayed.
+// Replays `commits`, then monitors unless `once`. Exit code 2 when a commit could not be replayed;
+// with `once`, k_exit_interrupted when a stop request cut the replay short.
 int replay_then_watch(const Config& config, const std::vector<std::string>& commits, bool once,
                       Runtime& runtime) {
   WatchSession session(config, runtime);
@@ -25,7 +26,8 @@ int replay_then_watch(const Config& config, const std::vector<std::string>& comm
   session.refresh_report();
   if (once) {
     session.flush_notifications();
-    return unresolved ? k_exit_error : 0;
+    if (unresolved) return k_exit_error;
+    return session.watcher().interrupted() ? k_exit_interrupted : 0;
   }
   int code = session.watcher().run(false);
   return unresolved ? k_exit_error : code;
@@ -39,7 +41,10 @@ void add_watch_command(CLI::App& app, Commands& commands) {
   add_common(cmd, *shared);
   cmd->footer(
       "Exit codes: 0 stopped by SIGTERM/SIGINT, or --once done; 2 an error: a bad config, no such branch or "
-      "start_commit, another writer on the state_dir, or with --once an unreachable remote.");
+      "start_commit, another writer on the state_dir, or with --once an unreachable remote; 3 --once "
+      "interrupted by SIGTERM/SIGINT before everything pending was processed (what was processed is kept: "
+      "run "
+      "it again to resume).");
   commands.on(cmd, shared, run_watch);
 }
 
@@ -51,7 +56,8 @@ void add_replay_command(CLI::App& app, Commands& commands) {
   add_common(cmd, *shared);
   cmd->footer(
       "Exit codes: 0 replayed (and, without --once, stopped by SIGTERM/SIGINT); 2 an error, or a commit that "
-      "could not be resolved (the others are processed).");
+      "could not be resolved (the others are processed); 3 --once interrupted by SIGTERM/SIGINT before the "
+      "last commit (what was processed is kept: run it again to resume).");
   commands.on(cmd, shared, run_replay);
 }
 

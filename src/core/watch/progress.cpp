@@ -45,6 +45,17 @@ void Progress::finish() {
   m_active = false;
 }
 
+void Progress::interrupt() {
+  if (m_active && m_live) {
+    std::fprintf(m_live, "\r\033[K");
+    std::fflush(m_live);
+  }
+  m_log.warn("Interrupted after {} of {} commits in {}; run again to resume (what was processed is kept)",
+             m_done, m_total,
+             duration_text(std::chrono::duration<double>(m_clock.now() - m_started).count()));
+  m_active = false;
+}
+
 std::string Progress::line() const {
   double elapsed = std::chrono::duration<double>(m_clock.now() - m_started).count();
   double rate = elapsed > 0 ? static_cast<double>(m_done) / elapsed : 0.0;

@@ -21,7 +21,13 @@ class Progress {
 
   void start(std::size_t total);
   void step();
+  // The run ended with every commit processed: "Processed N commits in T" for a long run.
   void finish();
+  // The run was stopped before the end: "Interrupted after N of M commits in T; run again to
+  // resume", a warning whatever the run's length, so that a cut-short run never reads as a
+  // finished one.
+  void interrupt();
+  std::size_t done() const { return m_done; }
 
   // "120/3000 commits (4%), 40.0 commits/s, ETA 1m12s".
   std::string line() const;

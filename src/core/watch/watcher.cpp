@@ -20,7 +20,10 @@ int Watcher::run(bool once) {
   bool polled_once = false;
   while (!m_deps.control.stop_requested()) {
     auto polled = poll();
-    if (!polled && polled.error().code() == ErrorCode::cancelled) break;
+    if (!polled && polled.error().code() == ErrorCode::cancelled) {
+      m_interrupted = true;
+      break;
+    }
     TimePoint now = m_deps.clock.now();
     auto recorded = record_poll(m_deps.store, now,
                                 polled ? std::nullopt : std::optional<std::string>(polled.error().message()));
@@ -43,11 +46,12 @@ int Watcher::run(bool once) {
       log.info("Remote {} reachable again after {} failed polls", m_deps.mirror.display_url(), failures);
     failures = 0;
     polled_once = true;
-    if (once) return 0;
+    if (once) return m_interrupted ? k_exit_interrupted : 0;
     wait_until(now + std::chrono::seconds(m_config.check_interval_seconds));
   }
   log.info("Stopping on request");
-  return 0;
+  // --once promised to process everything pending: stopped before that, it says so.
+  return once && (m_interrupted || !polled_once) ? k_exit_interrupted : 0;
 }
 
 void Watcher::announce_mirror_ready() {
@@ -166,7 +170,12 @@ Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::o
   m_deps.progress.start(commits.size());
   auto done = against && bisects(commits.size()) ? process_bisected(commits, *against)
                                                  : process_in_order(commits, against);
-  m_deps.progress.finish();
+  if (m_deps.control.stop_requested() && m_deps.progress.done() < commits.size()) {
+    m_interrupted = true;
+    m_deps.progress.interrupt();
+  } else {
+    m_deps.progress.finish();
+  }
   return done;
 }
 
@@ -251,8 +260,10 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
   std::optional<ObjectId> previous;
   int unresolved = 0;
   m_deps.progress.start(revisions.size());
+  std::size_t handled = 0;
   for (const std::string& revision : revisions) {
     if (m_deps.control.stop_requested()) break;
+    ++handled;
     check_reopen();
     auto commit = m_deps.mirror.resolve(revision);
     if (!commit) {
@@ -264,7 +275,10 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
     if (status && *status && (*status)->outcome == CommitOutcome::processed) {
       m_deps.log.info("Commit {} already recorded", commit->hex);
     } else if (auto done = m_deps.processor.process(*commit, previous, false, "Processing"); !done) {
-      if (done.error().code() == ErrorCode::cancelled) break;
+      if (done.error().code() == ErrorCode::cancelled) {
+        --handled;
+        break;
+      }
       m_deps.log.error("{}", done.error().message());
       return unresolved + 1;
     }
@@ -272,7 +286,12 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
     m_replayed = *commit;
     m_deps.progress.step();
   }
-  m_deps.progress.finish();
+  if (handled < revisions.size()) {
+    m_interrupted = true;
+    m_deps.progress.interrupt();
+  } else {
+    m_deps.progress.finish();
+  }
   return unresolved;
 }
 

@@ -24,6 +24,10 @@
 
 namespace aaw {
 
+// What run(true) returns, and `replay --once`, when a stop request (SIGTERM, SIGINT) came before
+// everything pending was processed: what was processed is kept, and a rerun resumes.
+inline constexpr int k_exit_interrupted = 3;
+
 // A batch of commits recorded in one transaction (Watcher::process_in_order) is closed after this
 // many commits, or once it has been open this long.
 constexpr std::size_t k_batch_commits = 128;
@@ -53,7 +57,9 @@ class Watcher {
   // logged once per outage and retried with capped exponential backoff. With `once`: returns
   // after the first successful poll has processed everything pending. Returns the exit code:
   // 0, or 2 when `once` and the poll failed, or when the first poll shows a mistake in the
-  // config (no such branch, an unknown start_commit) that no retry can mend.
+  // config (no such branch, an unknown start_commit) that no retry can mend, or
+  // k_exit_interrupted when `once` and a stop request cut the pending commits short. Stopped by
+  // request in continuous mode, a daemon returns 0.
   // First, functions of the config with no state at the line head are extracted there and
   // recorded as initial: a function added to the config is watched from the start-up on.
   // After replay(), a first start without start_commit goes on from the last replayed commit.
@@ -67,6 +73,9 @@ class Watcher {
   // ones already recorded are skipped (so an interrupted replay resumes). Returns how many
   // revisions could not be resolved (each is logged with its reason; the others are processed).
   int replay(const std::vector<std::string>& revisions);
+
+  // Whether a stop request cut a range of commits or a replay short (run(true) and replay()).
+  bool interrupted() const { return m_interrupted; }
 
  private:
   // Runs deps.mirror_ready the first time only.
@@ -88,6 +97,7 @@ class Watcher {
   const Config& m_config;
   WatcherDeps m_deps;
   std::optional<ObjectId> m_replayed;  // the last commit replay() processed
+  bool m_interrupted = false;
   bool m_mirror_ready = false;
 };
 

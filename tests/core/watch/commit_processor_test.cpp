@@ -32,7 +32,8 @@ class CommitProcessorTest : public ::testing::Test {
 
   // Each commit of `commits` processed against the one before, the first as initial.
   void process_in_order(const std::vector<ObjectId>& commits, std::vector<NotificationTarget> targets = {}) {
-    CommitProcessor processor(m_functions, m_git, m_source, m_store, m_events, *m_log, m_clock, std::move(targets));
+    CommitProcessor processor(m_functions, m_git, m_source, m_store, m_events, *m_log, m_clock,
+                              std::move(targets));
     std::optional<ObjectId> against;
     for (const ObjectId& commit : commits) {
       ASSERT_TRUE(processor.process(commit, against, true, "Checking commit")) << commit.hex;
@@ -96,8 +97,8 @@ TEST_F(CommitProcessorTest, AFailureOfTheMachineryIsRecordedButNeverDiffed) {
 
 TEST_F(CommitProcessorTest, AStatementAboutTheCodeIsAChangeOfUnknownSeverityNeverARemoval) {
   ObjectId first = add("first", {params({{"a", {}}}), params({{"x", {}}})});
-  ObjectId odd = add("f made by a factory", {SignatureState::failed(Status::unresolved, "bound to a call"),
-                                            params({{"x", {}}})});
+  ObjectId odd = add("f made by a factory",
+                     {SignatureState::failed(Status::unresolved, "bound to a call"), params({{"x", {}}})});
   process_in_order({first, odd});
   auto history = *m_store.history(std::string("pkg.f"));
   ASSERT_EQ(history.size(), 1u);
@@ -118,8 +119,8 @@ TEST_F(CommitProcessorTest, ACommitThatCannotBeReadIsRecordedFailedAndIsNoError)
 TEST_F(CommitProcessorTest, ChangesAtATargetsSeverityOrAboveAreQueuedForIt) {
   ObjectId first = add("first", {params({{"a", {}}, {"b", "1"}}), params({{"x", {}}})});
   ObjectId second = add("two changes", {params({{"a", {}}, {"b", "2"}}), params({{"y", {}}})});
-  process_in_order({first, second}, {{"webhook", Severity::behavioural, false},
-                                     {"github_issue", Severity::breaking, false}});
+  process_in_order({first, second},
+                   {{"webhook", Severity::behavioural, false}, {"github_issue", Severity::breaking, false}});
   std::set<std::pair<std::string, std::string>> queued;
   auto due = m_store.due_notifications(TimePoint::max(), 100);
   ASSERT_TRUE(due);

@@ -80,5 +80,22 @@ TEST_F(ProgressTest, RedrawsOneLiveLineOnATerminal) {
   EXPECT_NE(text.find("\r\033[K3/50 commits (6%), 1.0 commits/s, ETA 47s"), std::string::npos) << text;
 }
 
+TEST_F(ProgressTest, AnInterruptedRunSaysSoEvenWhenItIsShort) {
+  Progress progress(m_clock, *m_log, nullptr);
+  progress.start(5);
+  progress.step();
+  progress.step();
+  m_clock.advance(std::chrono::seconds(3));
+  progress.interrupt();
+  m_log->flush();
+  std::ifstream in(m_dir.path() / "p.log");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("WARNING - Interrupted after 2 of 5 commits in 3s; run again to resume"),
+            std::string::npos)
+      << text.str();
+  EXPECT_EQ(text.str().find("Processed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace aaw

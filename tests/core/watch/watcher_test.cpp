@@ -41,7 +41,8 @@ class WatcherTest : public ::testing::Test {
   }
 
   // A commit on main whose states the source gives as f(f_params) and g(g_params).
-  ObjectId add(const std::string& subject, std::vector<std::string> f_params, std::vector<std::string> g_params) {
+  ObjectId add(const std::string& subject, std::vector<std::string> f_params,
+               std::vector<std::string> g_params) {
     ObjectId id = m_git.commit({{"log.txt", subject}}, subject);
     m_source.set(id.hex, {params(std::move(f_params)), params(std::move(g_params))});
     return id;
@@ -74,10 +75,10 @@ class WatcherTest : public ::testing::Test {
 
   // A watcher as a new run of the daemon makes it, over the same mirror, source and store.
   Watcher watcher() {
-    m_processor = std::make_unique<CommitProcessor>(m_config.functions_to_monitor, m_mirror, m_source, m_store,
-                                                    m_events, *m_log, m_clock);
-    return Watcher(m_config,
-                   WatcherDeps{m_mirror, *m_processor, m_store, *m_log, m_clock, m_control, m_progress, [] {}});
+    m_processor = std::make_unique<CommitProcessor>(m_config.functions_to_monitor, m_mirror, m_source,
+                                                    m_store, m_events, *m_log, m_clock);
+    return Watcher(m_config, WatcherDeps{m_mirror, *m_processor, m_store, *m_log, m_clock, m_control,
+                                         m_progress, [] {}});
   }
 };
 
@@ -143,14 +144,63 @@ TEST_F(WatcherTest, ReplayCountsTheRevisionsThatDoNotResolve) {
   EXPECT_EQ(*m_store.commit_count(), 2);
 }
 
-TEST_F(WatcherTest, AStopRequestEndsTheRunBeforeTheNextCommitAndTheNextRunResumes) {
+TEST_F(WatcherTest, OnceStoppedBeforeItStartedSaysItWasInterrupted) {
   m_control.request_stop();
-  EXPECT_EQ(watcher().run(true), 0);
-  EXPECT_LT(*m_store.commit_count(), 3);
+  EXPECT_EQ(watcher().run(true), k_exit_interrupted);
+  EXPECT_EQ(*m_store.commit_count(), 0);
+}
+
+// A stop request lets the commit in progress finish; --once then exits with k_exit_interrupted,
+// and the next run resumes where it stopped.
+class StopAfterFirst final : public SignatureSource {
+ public:
+  StopAfterFirst(SignatureSource& inner, test::FakeControl& control) : m_inner(inner), m_control(control) {}
+  Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& functions) override {
+    m_control.request_stop();
+    return m_inner.extract(commit, functions);
+  }
+
+ private:
+  SignatureSource& m_inner;
+  test::FakeControl& m_control;
+};
+
+TEST_F(WatcherTest, OnceCutShortBetweenCommitsExitsInterruptedAndTheNextRunResumes) {
+  StopAfterFirst stopping(m_source, m_control);
+  CommitProcessor processor(m_config.functions_to_monitor, m_mirror, stopping, m_store, m_events, *m_log,
+                            m_clock);
+  Watcher cut(m_config,
+              WatcherDeps{m_mirror, processor, m_store, *m_log, m_clock, m_control, m_progress, [] {}});
+  EXPECT_EQ(cut.run(true), k_exit_interrupted);
+  EXPECT_TRUE(cut.interrupted());
+  EXPECT_EQ(*m_store.commit_count(), 1) << "the start commit, in progress when the stop came, and no more";
   m_control = test::FakeControl{};
   EXPECT_EQ(watcher().run(true), 0);
   EXPECT_EQ(*m_store.commit_count(), 3);
   EXPECT_EQ(history(), (std::set<Seen>{{m_changed.hex, "pkg.f", "parameter_added"}}));
+}
+
+TEST_F(WatcherTest, ADaemonStoppedByRequestExitsZero) {
+  m_clock.on_sleep([this](std::size_t) { m_control.request_stop(); });
+  EXPECT_EQ(watcher().run(false), 0);
+  EXPECT_EQ(*m_store.commit_count(), 3);
+}
+
+TEST_F(WatcherTest, AReplayCutShortSaysSo) {
+  m_config.start_commit.clear();
+  StopAfterFirst stopping(m_source, m_control);
+  CommitProcessor processor(m_config.functions_to_monitor, m_mirror, stopping, m_store, m_events, *m_log,
+                            m_clock);
+  Watcher cut(m_config,
+              WatcherDeps{m_mirror, processor, m_store, *m_log, m_clock, m_control, m_progress, [] {}});
+  EXPECT_EQ(cut.replay({m_first.hex, m_changed.hex}), 0);
+  EXPECT_TRUE(cut.interrupted());
+  EXPECT_EQ(*m_store.commit_count(), 1);
+  m_control = test::FakeControl{};
+  auto whole = watcher();
+  EXPECT_EQ(whole.replay({m_first.hex, m_changed.hex}), 0);
+  EXPECT_FALSE(whole.interrupted());
 }
 
 }  // namespace
