@@ -11,6 +11,7 @@
 #include "support/process.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
@@ -63,7 +64,7 @@ TEST_F(StatusCliTest, BeforeAnyRunTheCheckFailsAndNothingIsCreated) {
   auto r = run({"status", "--config", cfg.string(), "--check"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("last poll: never"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("health: stale: no successful poll recorded"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("health: stale: no successful poll or replay recorded"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(m_dir.path() / "state"));
   EXPECT_EQ(run({"status", "--config", cfg.string()}).exit_code, 0) << "without --check, only a report";
 }
@@ -89,6 +90,26 @@ TEST_F(StatusCliTest, AfterWatchOnceReportsThePollTheHeadsAndHealth) {
   EXPECT_NE(r.out.find("remote head: " + m_commits.compatible), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("last processed commit: " + m_commits.compatible), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("outbox: 0 pending, 0 delivered, 0 failed"), std::string::npos) << r.out;
+}
+
+TEST_F(StatusCliTest, AfterReplayOnceTheStatusIsHealthyAndNamesTheLastReplayedCommit) {
+  auto cfg = config();
+  ASSERT_EQ(run({"replay", "--once", "--config", cfg.string(), m_commits.base, m_commits.inserted}).exit_code,
+            0);
+  json s = status_json(cfg);
+  EXPECT_EQ(s["last_processed_commit"], m_commits.inserted);
+  EXPECT_EQ(s["last_replay_result"], "ok");
+  EXPECT_TRUE(s["last_poll_time"].is_null());
+  EXPECT_EQ(s["healthy"], true);
+  auto r = run({"status", "--config", cfg.string(), "--check"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("last processed commit: " + m_commits.inserted), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("health: ok: last successful replay "), std::string::npos) << r.out;
+  auto report = run({"report", "--config", cfg.string(), "--out", (m_dir.path() / "page").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  std::string page = read_text(m_dir.path() / "page" / "index.html");
+  EXPECT_EQ(page.find("none yet"), std::string::npos);
+  EXPECT_NE(page.find(m_commits.inserted.substr(0, 12)), std::string::npos);
 }
 
 // A read-only state_dir: a read-only mount (bubblewrap's --ro-bind, which holds for root too).

@@ -44,6 +44,8 @@ Json to_json(const Config& config, const DaemonStatus& s) {
           {"last_poll_time", optional_json(s.poll.last_poll_time)},
           {"last_poll_result", optional_json(s.poll.last_poll_result)},
           {"last_poll_success_time", optional_json(s.poll.last_poll_success_time)},
+          {"last_replay_time", optional_json(s.poll.last_replay_time)},
+          {"last_replay_result", optional_json(s.poll.last_replay_result)},
           {"remote_head", optional_json(s.poll.remote_head)},
           {"last_processed_commit", optional_json(s.line_head)},
           {"pending_commits", s.pending_commits ? Json(*s.pending_commits) : Json(nullptr)},
@@ -69,8 +71,11 @@ void print_text(const Config& config, const DaemonStatus& s) {
             << "\n"
             << "last poll: " << or_never(s.poll.last_poll_time, "never");
   if (s.poll.last_poll_result) std::cout << " (" << *s.poll.last_poll_result << ")";
-  std::cout << "\nlast successful poll: " << or_never(s.poll.last_poll_success_time, "never") << "\n"
-            << "remote head: " << or_never(s.poll.remote_head, "unknown") << "\n"
+  std::cout << "\nlast successful poll: " << or_never(s.poll.last_poll_success_time, "never") << "\n";
+  if (s.poll.last_replay_time)
+    std::cout << "last replay: " << *s.poll.last_replay_time << " ("
+              << s.poll.last_replay_result.value_or("?") << ")\n";
+  std::cout << "remote head: " << or_never(s.poll.remote_head, "unknown") << "\n"
             << "last processed commit: " << or_never(s.line_head, "none") << "\n"
             << "pending commits: " << (s.pending_commits ? std::to_string(*s.pending_commits) : "unknown")
             << "\n"

@@ -12,23 +12,28 @@ std::optional<std::int64_t> pending_commits(GitMirror* mirror, const DaemonStatu
   return static_cast<std::int64_t>(range->size());
 }
 
+// Healthy: a successful poll or replay within three check intervals, whichever mode wrote the store.
 void judge_health(int check_interval_seconds, TimePoint now, DaemonStatus& s) {
   std::int64_t limit = 3LL * check_interval_seconds;
-  auto success =
-      s.poll.last_poll_success_time ? parse_iso8601_utc(*s.poll.last_poll_success_time) : std::nullopt;
+  auto last = s.poll.last_success_time();
+  auto success = last ? parse_iso8601_utc(*last) : std::nullopt;
   if (!success) {
-    s.health = "stale: no successful poll recorded";
+    s.health = "stale: no successful poll or replay recorded";
     return;
   }
+  const bool by_replay = s.poll.last_replay_result == "ok" && last == s.poll.last_replay_time;
   std::int64_t age = epoch_seconds(now) - *success;
   s.healthy = age <= limit;
-  s.health = (s.healthy ? "ok: " : "stale: ") + std::string("last successful poll ") + std::to_string(age) +
-             " s ago (limit 3 x " + std::to_string(check_interval_seconds) + " s)";
+  s.health = (s.healthy ? "ok: " : "stale: ") +
+             std::string(by_replay ? "last successful replay " : "last successful poll ") +
+             std::to_string(age) + " s ago (limit 3 x " + std::to_string(check_interval_seconds) + " s)";
 }
 
-// The freshest trouble worth showing: the last poll's error, else a delivery being retried.
+// The freshest trouble worth showing: the last poll's error, the last replay's, else a delivery
+// being retried.
 Result<std::optional<std::string>> last_error(StateStore& store, const DaemonStatus& s) {
   if (s.poll.last_poll_result && *s.poll.last_poll_result != "ok") return s.poll.last_poll_result;
+  if (s.poll.last_replay_result && *s.poll.last_replay_result != "ok") return s.poll.last_replay_result;
   auto pending = store.notifications(OutboxState::pending, 1000);
   if (!pending) return pending.error();
   for (const OutboxItem& item : *pending)
@@ -45,9 +50,9 @@ Result<DaemonStatus> read_daemon_status(StateStore* store, GitMirror* mirror, in
     auto poll = read_poll_status(*store);
     if (!poll) return poll.error();
     s.poll = std::move(*poll);
-    auto line = store->line_head();
+    auto line = last_processed_commit(*store, s.poll);
     if (!line) return line.error();
-    if (*line) s.line_head = (*line)->hex;
+    s.line_head = std::move(*line);
     s.pending_commits = pending_commits(mirror, s);
     auto counts = store->outbox_counts();
     if (!counts) return counts.error();

@@ -1,6 +1,7 @@
 // What `status` says of a daemon, from its state alone (no network): the last poll and its result,
 // the remote head, the last processed commit and the commits pending between them, the outbox,
-// the last error, and whether the daemon is healthy: a successful poll within three check intervals.
+// the last error, and whether the daemon is healthy: a successful poll or replay within three check
+// intervals.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +20,7 @@ namespace aaw {
 
 struct DaemonStatus {
   PollStatus poll;
-  std::optional<std::string> line_head;         // the last processed commit
+  std::optional<std::string> line_head;         // the last processed commit, by a poll or a replay
   std::optional<std::int64_t> pending_commits;  // unknown without a mirror holding both ends
   OutboxCounts outbox;
   std::vector<OutboxItem> failed;         // the most recent failed notifications

@@ -316,6 +316,9 @@ std::string header_html(const Report& report) {
   out += fact("last poll", poll.last_poll_time ? html_escape(*poll.last_poll_time + " (" +
                                                              poll.last_poll_result.value_or("?") + ")")
                                                : "never");
+  if (poll.last_replay_time)
+    out += fact("last replay",
+                html_escape(*poll.last_replay_time + " (" + poll.last_replay_result.value_or("?") + ")"));
   out += fact("generated", html_escape(report.generated_at));
   return out + "</dl></header>";
 }

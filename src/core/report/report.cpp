@@ -120,14 +120,14 @@ Result<void> add_latest(StateStore& store, FunctionIndex& index) {
 }
 
 Result<void> add_facts(StateStore& store, Report& report) {
-  auto head = store.line_head();
-  if (!head) return head.error();
-  if (*head) report.line_head = (*head)->hex;
   auto count = store.commit_count();
   if (!count) return count.error();
   report.commits_recorded = *count;
   auto poll = read_poll_status(store);
   if (!poll) return poll.error();
+  auto head = last_processed_commit(store, *poll);
+  if (!head) return head.error();
+  report.line_head = std::move(*head);
   report.poll = std::move(*poll);
   return {};
 }

@@ -280,19 +280,33 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
         break;
       }
       m_deps.log.error("{}", done.error().message());
+      note_replay("failed: " + done.error().message());
       return unresolved + 1;
     }
     previous = *commit;
     m_replayed = *commit;
     m_deps.progress.step();
   }
+  std::string result = "ok";
   if (handled < revisions.size()) {
     m_interrupted = true;
     m_deps.progress.interrupt();
+    result = "interrupted after " + std::to_string(handled) + " of " + std::to_string(revisions.size()) +
+             " commits";
   } else {
     m_deps.progress.finish();
+    if (unresolved > 0)
+      result = std::to_string(unresolved) + " of " + std::to_string(revisions.size()) +
+               " commits could not be resolved";
   }
+  note_replay(result);
   return unresolved;
+}
+
+// What status and the report say of a store a replay wrote: when it ended, how, and where.
+void Watcher::note_replay(const std::string& result) {
+  if (auto noted = record_replay(m_deps.store, m_deps.clock.now(), result, m_replayed); !noted)
+    m_deps.log.warn("Cannot record the replay in the state store: {}", noted.error().message());
 }
 
 }  // namespace aaw

@@ -90,6 +90,7 @@ class Watcher {
   bool bisects(std::size_t pending) const;
   Result<void> ensure_fetched(const ObjectId& head);
   void check_reopen();
+  void note_replay(const std::string& result);
   void wait_until(TimePoint deadline);
   Duration backoff(int failures) const;
   std::optional<ObjectId> configured_start() const;

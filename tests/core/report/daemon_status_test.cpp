@@ -37,7 +37,7 @@ TEST_F(DaemonStatusTest, NeverRunIsStale) {
   auto s = read_daemon_status(nullptr, nullptr, 60, k_now);
   ASSERT_TRUE(s);
   EXPECT_FALSE(s->healthy);
-  EXPECT_EQ(s->health, "stale: no successful poll recorded");
+  EXPECT_EQ(s->health, "stale: no successful poll or replay recorded");
   EXPECT_FALSE(s->poll.last_poll_time);
 }
 
@@ -50,6 +50,31 @@ TEST_F(DaemonStatusTest, HealthyWithinThreeIntervalsOfTheLastSuccessfulPoll) {
   EXPECT_EQ(s.poll.last_poll_time, s.poll.last_poll_success_time);
   EXPECT_FALSE(status(k_now + 81s).healthy);
   EXPECT_EQ(status(k_now + 81s).health, "stale: last successful poll 181 s ago (limit 3 x 60 s)");
+}
+
+// A store only a replay wrote (replay --once, a commit_list) is as healthy as its last replay, and
+// its last processed commit is the last one replayed: no line head, no poll.
+TEST_F(DaemonStatusTest, AfterAReplayTheLastReplayedCommitAndItsSuccessAreTheStatus) {
+  const std::string replayed(40, 'e');
+  ASSERT_TRUE(record_replay(*m_store, k_now - 30s, "ok", ObjectId{replayed}));
+  DaemonStatus s = status();
+  EXPECT_TRUE(s.healthy);
+  EXPECT_EQ(s.health, "ok: last successful replay 30 s ago (limit 3 x 60 s)");
+  EXPECT_EQ(s.line_head, replayed);
+  EXPECT_FALSE(s.last_error);
+  record_commit(std::string(40, 'f'));
+  EXPECT_EQ(status().line_head, std::string(40, 'f')) << "the watched line's head comes first";
+}
+
+TEST_F(DaemonStatusTest, AReplayThatDidNotFinishIsTheLastErrorAndNoSuccess) {
+  ASSERT_TRUE(record_replay(*m_store, k_now - 30s, "interrupted after 5 of 400 commits",
+                            ObjectId{std::string(40, 'e')}));
+  DaemonStatus s = status();
+  EXPECT_FALSE(s.healthy);
+  EXPECT_EQ(s.health, "stale: no successful poll or replay recorded");
+  EXPECT_EQ(s.last_error, "interrupted after 5 of 400 commits");
+  ASSERT_TRUE(record_poll(*m_store, k_now - 10s, std::nullopt));
+  EXPECT_EQ(status().health, "ok: last successful poll 10 s ago (limit 3 x 60 s)");
 }
 
 TEST_F(DaemonStatusTest, FailedPollKeepsTheLastSuccessAndIsTheLastError) {
