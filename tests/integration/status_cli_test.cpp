@@ -127,6 +127,30 @@ TEST_F(StatusCliTest, ReadsAStateDirectoryItCannotWriteTo) {
   EXPECT_EQ(s["healthy"], true);
 }
 
+// history, show and report are queries too: an operator reads the service user's state_dir with them.
+TEST_F(StatusCliTest, HistoryShowAndReportReadAStateDirectoryTheyCannotWriteTo) {
+  if (!run_process({"bwrap", "--dev-bind", "/", "/", "true"}).ok())
+    GTEST_SKIP() << "bubblewrap cannot run here";
+  auto cfg = config("\"start_commit\": \"" + m_commits.base + "\"");
+  ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
+  const std::string state = (m_dir.path() / "state").string();
+  auto read_only = [&](std::vector<std::string> args) {
+    std::vector<std::string> command = {"bwrap", "--dev-bind", "/",  "/",       "--ro-bind",
+                                        state,   state,        "--", AAW_BINARY};
+    command.insert(command.end(), args.begin(), args.end());
+    return run(command);
+  };
+  auto history = read_only({"history", "--config", cfg.string(), "--format", "json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_EQ(json::parse(history.out)["changes"].size(), 11u);
+  auto show = read_only({"show", "--config", cfg.string(), m_commits.compatible});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find(m_commits.compatible), std::string::npos) << show.out;
+  auto report = read_only({"report", "--config", cfg.string(), "--out", (m_dir.path() / "page").string()});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_TRUE(std::filesystem::exists(m_dir.path() / "page" / "index.html"));
+}
+
 TEST_F(StatusCliTest, CheckFailsWhenTheLastSuccessfulPollIsOlderThanThreeIntervals) {
   auto cfg = config("\"check_interval_seconds\": 60");
   ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);

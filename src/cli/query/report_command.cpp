@@ -16,13 +16,17 @@
 namespace aaw::cli {
 namespace {
 
-// A report of nothing would hide a wrong config or state_dir: say so instead.
+// A report of nothing would hide a wrong config or state_dir: say so instead. Read-only: a report
+// writes only its page, and may be made of a state_dir the service's user owns.
 std::unique_ptr<StateStore> open_existing_store(const Config& config) {
   StateDir state(config.state_dir);
-  if (!std::filesystem::exists(state.database()))
+  std::unique_ptr<StateStore> store;
+  if (std::filesystem::exists(state.database()))
+    store = value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
+  if (!store)
     throw CommandError{"state_dir '" + config.state_dir.string() +
                        "': no state store there yet: run 'watch' or 'replay' with this config first"};
-  return value_or_throw(open_state_store(state.database(), config.repository_url));
+  return store;
 }
 
 std::filesystem::path output_dir(const ReportOptions& options, const Config& config) {

@@ -101,9 +101,8 @@ void add_status_command(CLI::App& app, Commands& commands) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->footer(
-      "Exit codes: 0 reported (with --check: healthy); 1 with --check: the last successful poll is older "
-      "than "
-      "3 check intervals, or there was none; 2 an error.");
+      "Exit codes: 0 reported (with --check: healthy); 1 with --check: the last successful poll or replay is "
+      "older than 3 check intervals, or there was none; 2 an error.");
   commands.on(cmd, shared, run_status);
 }
 
