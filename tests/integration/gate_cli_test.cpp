@@ -149,11 +149,42 @@ TEST_F(GateCliTest, JsonIsTheVersionedDocumentAndValidatesAgainstItsSchema) {
   EXPECT_EQ(schema_errors("compare-1.schema.json", r.out), "");
 }
 
+// A run that is an error says so in every document it writes, with the process's own exit code:
+// a code-scanning upload or a script reading the JSON never sees a clean run where it exited 2.
+TEST_F(GateCliTest, AnErrorIsInEveryDocumentWithTheProcessesExitCode) {
+  Json misspelt = Json::parse(std::ifstream(config()));
+  misspelt["functions_to_monitor"].push_back(
+      {{"import_statement", "import aiter"}, {"function_path", "aiter.tpok"}});
+  const fs::path path = m_work.path() / "misspelt.json";
+  std::ofstream(path) << misspelt.dump(2);
+  const fs::path sarif = m_work.path() / "errors.sarif";
+  auto r = gate(path, {"--format", "json", "--sarif", sarif.string()});
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["exit_code"], 2);
+  ASSERT_EQ(doc["errors"].size(), 1u) << doc["errors"].dump();
+  EXPECT_TRUE(contains(doc["errors"][0].get<std::string>(), "aiter.tpok")) << doc["errors"][0];
+  EXPECT_EQ(schema_errors("compare-1.schema.json", r.out), "");
+  std::string sarif_text = read(sarif);
+  EXPECT_EQ(schema_errors("sarif-schema-2.1.0.json", sarif_text), "");
+  const Json invocation = Json::parse(sarif_text)["runs"][0]["invocations"][0];
+  EXPECT_EQ(invocation["executionSuccessful"], false);
+  EXPECT_EQ(invocation["exitCode"], 2);
+  EXPECT_TRUE(contains(invocation["toolExecutionNotifications"][0]["message"]["text"].get<std::string>(),
+                       "aiter.tpok"));
+  auto annotations = gate(path, {"--format", "github"});
+  EXPECT_EQ(annotations.exit_code, 2);
+  EXPECT_TRUE(contains(annotations.out, "::error title=aiter-api-watcher::")) << annotations.out;
+}
+
 TEST_F(GateCliTest, SarifValidatesAndPointsAtTheChangedDefWithTheBrokenCallSites) {
   auto r = gate(config(), {"--format", "sarif"});
   ASSERT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(schema_errors("sarif-schema-2.1.0.json", r.out), "");
   Json sarif = Json::parse(r.out);
+  EXPECT_EQ(sarif["runs"][0]["invocations"][0]["executionSuccessful"], true)
+      << "a failing gate is no failed run";
+  EXPECT_EQ(sarif["runs"][0]["invocations"][0]["exitCode"], 1);
   const Json* removed = nullptr;
   for (const Json& result : sarif["runs"][0]["results"])
     if (result["ruleId"] == "parameter_removed" && result["properties"]["function_path"] == "rocm_aiter.topk")

@@ -118,18 +118,19 @@ void print_result(const Comparison& comparison, const Json& document, const Comp
   log_gate(log, document);
 }
 
-// With a consumer configured, the call sites each change breaks; false (after saying why) when the
-// consumer cannot be read: the comparison still prints, the exit code says something is missing.
-bool assess_impact(Comparison& comparison, const Config& config, Runtime& runtime, Logger& log) {
+// With a consumer configured, the call sites each change breaks; the error (after saying why) when
+// the consumer cannot be read: the comparison still prints, and its document says what is missing.
+std::optional<std::string> assess_impact(Comparison& comparison, const Config& config, Runtime& runtime,
+                                         Logger& log) {
   auto consumer = ConsumerSession::open(config, runtime, log);
   if (consumer && *consumer) {
     auto assessed = assess_consumer_impact(comparison, (*consumer)->assessor());
-    if (assessed) return true;
+    if (assessed) return std::nullopt;
     consumer = assessed.error();
   }
-  if (consumer) return true;
+  if (consumer) return std::nullopt;
   log.error("Cannot tell what the changes break in the consumer: {}", consumer.error().message());
-  return false;
+  return "cannot tell what the changes break in the consumer: " + consumer.error().message();
 }
 
 }  // namespace
@@ -202,13 +203,15 @@ int run_compare(const CompareOptions& options, Runtime& runtime) {
                                          {"'" + old_rev + "'", comparison->old_commit}};
   auto unfound = unfound_in(*comparison, unfound_at(config.functions_to_monitor, config.static_extraction,
                                                     *mirror, runtime, ends, *log));
-  bool assessed = assess_impact(*comparison, config, runtime, *log);
+  GateOptions gate = gate_options(options, config, *mirror, *comparison);
+  for (const UnfoundFunction& u : unfound) gate.errors.push_back(u.describe());
+  if (auto missing = assess_impact(*comparison, config, runtime, *log)) gate.errors.push_back(*missing);
   locate(*comparison, *mirror, config, runtime, *log);
-  Json document = compare_document(*comparison, gate_options(options, config, *mirror, *comparison));
+  Json document = compare_document(*comparison, gate);
   print_result(*comparison, document, options, *log);
   for (const UnfoundFunction& u : unfound) log->error("{}", u.describe());
   log->info("Exiting after comparing two commits");
-  if (!unfound.empty() || !assessed) return k_exit_error;
+  // The document and the process agree: it carries the exit code, and the errors behind a 2.
   return document["exit_code"].get<int>();
 }
 

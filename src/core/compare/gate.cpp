@@ -62,8 +62,9 @@ Json waivers_section(const GateOptions& options, const std::set<std::string>& ma
           {"expired", expired}};
 }
 
-int exit_code_of(const Tally& tally, const Json& waivers, const Comparison& c, bool strict) {
-  if (tally.failing > 0 || (strict && !waivers["unused"].empty())) return 1;
+int exit_code_of(const Tally& tally, const Json& waivers, const Comparison& c, const GateOptions& options) {
+  if (!options.errors.empty()) return 2;
+  if (tally.failing > 0 || (options.strict_waivers && !waivers["unused"].empty())) return 1;
   return c.failures().empty() ? 0 : 2;
 }
 
@@ -92,11 +93,12 @@ Json compare_document(const Comparison& c, const GateOptions& options) {
   Json range = {{"old", options.range.old_revision.empty() ? c.old_commit.hex : options.range.old_revision},
                 {"new", options.range.new_revision.empty() ? c.new_commit.hex : options.range.new_revision},
                 {"merge_base", options.range.merge_base}};
-  int exit_code = exit_code_of(tally, waivers, c, options.strict_waivers);
+  int exit_code = exit_code_of(tally, waivers, c, options);
   return {{"schema", k_compare_schema}, {"old", c.old_commit.hex},
           {"new", c.new_commit.hex},    {"range", range},
           {"functions", functions},     {"summary", summary},
-          {"waivers", waivers},         {"exit_code", exit_code}};
+          {"waivers", waivers},         {"errors", options.errors},
+          {"exit_code", exit_code}};
 }
 
 void log_gate(Logger& log, const Json& doc) {

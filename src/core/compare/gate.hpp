@@ -32,14 +32,18 @@ struct GateOptions {
   std::int64_t now = 0;  // seconds since the epoch: which waivers have expired
   bool strict_waivers = false;
   CompareRange range;
+  // What made the run an error besides the comparison itself (a function found at neither commit,
+  // a consumer that could not be read): each in the document's "errors", and exit code 2.
+  std::vector<std::string> errors;
 };
 
 // The document: {"schema", "old", "new", "range", "functions": [{"import_statement",
 // "function_path", "old", "new", "old_location"?, "new_location"?, "changes": [CHANGE +
 // {"description", "fingerprint", "level", "accepted", "waiver"}], "consumer_impact"?}],
-// "summary": {...}, "waivers": {"file", "unused", "expired"}, "exit_code"}.
-// exit_code: 1 when a deny change is not accepted (or, with strict_waivers, a waiver is unused),
-// else 2 when a function could not be extracted on one side, else 0.
+// "summary": {...}, "waivers": {"file", "unused", "expired"}, "errors": [text], "exit_code"}.
+// exit_code: 2 when `options.errors` holds any (the process exits with it: no document says 0 of a
+// run that failed), else 1 when a deny change is not accepted (or, with strict_waivers, a waiver is
+// unused), else 2 when a function could not be extracted on one side, else 0.
 Json compare_document(const Comparison& comparison, const GateOptions& options);
 
 // Under the log lines of a comparison: one line per accepted change, a warning per expired and

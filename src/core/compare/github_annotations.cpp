@@ -68,6 +68,8 @@ Annotation change_annotation(const Json& function, const Json& change) {
 
 std::vector<Annotation> annotations(const Json& doc) {
   std::vector<Annotation> out;
+  for (const Json& error : doc["errors"])
+    out.push_back({"error", "title=aiter-api-watcher", error.get<std::string>()});
   for (const Json& f : doc["functions"])
     for (const Json& change : f["changes"]) out.push_back(change_annotation(f, change));
   const std::string file =

@@ -108,6 +108,8 @@ std::string render_job_summary(const Json& doc) {
     out += "Changes of `" + text(doc["range"]["new"]) + "` since its merge base with `" +
            text(doc["range"]["old"]) + "`.\n\n";
   out += verdict(doc);
+  for (const Json& error : doc["errors"]) out += "\n- ⚠️ Error: " + markdown_code_cell(text(error));
+  if (!doc["errors"].empty()) out += "\n";
   if (doc["summary"]["changes"].get<int>() > 0) out += change_table(doc);
   out += accepted_list(doc);
   out += waiver_list(doc, "expired", "Expired waivers", ": expired, no longer applies");

@@ -181,6 +181,7 @@ std::string render_markdown(const Json& doc) {
   out += "Old: `" + old_hex + "`  \nNew: `" + new_hex + "`\n\n";
   out += std::to_string(doc["summary"]["changed"].get<int>()) + " of " +
          std::to_string(doc["functions"].size()) + " functions changed.\n";
+  for (const Json& error : doc["errors"]) out += "\n**Error:** " + error.get<std::string>() + "\n";
   for (const Json& f : doc["functions"]) markdown_function(out, f);
   return out;
 }

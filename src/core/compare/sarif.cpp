@@ -161,8 +161,23 @@ Json render_sarif(const Json& doc, std::string_view tool_version) {
                  {"version", tool_version},
                  {"informationUri", "https://github.com/ROCm/aiter"},
                  {"rules", rules()}};
+  // How the run itself went, so that a code-scanning upload of a failed run never reads as a clean
+  // one: an error, or a function that could not be extracted, is a tool notification.
+  Json notifications = Json::array();
+  for (const Json& error : doc["errors"])
+    notifications.push_back({{"level", "error"}, {"message", {{"text", error}}}});
+  if (doc["summary"]["failures"].get<int>() > 0)
+    notifications.push_back(
+        {{"level", "error"},
+         {"message",
+          {{"text", std::to_string(doc["summary"]["failures"].get<int>()) +
+                        " monitored functions could not be extracted at one of the two commits"}}}});
+  Json invocation = {{"executionSuccessful", doc["exit_code"] != 2},
+                     {"exitCode", doc["exit_code"]},
+                     {"toolExecutionNotifications", notifications}};
   Json run = {
       {"tool", {{"driver", driver}}},
+      {"invocations", {invocation}},
       {"originalUriBaseIds",
        {{"CONSUMER", {{"description", {{"text", "the consumer's checkout (the config's consumer.path)"}}}}}}},
       {"properties", {{"old", doc["old"]}, {"new", doc["new"]}, {"schema", doc["schema"]}}},

@@ -39,6 +39,17 @@ TEST(GateTest, DeniedChangesFailTheGate) {
   EXPECT_EQ(doc["exit_code"], 1);
 }
 
+TEST(GateTest, AnErrorOfTheRunIsInTheDocumentAndMakesItTwoWhateverTheChanges) {
+  GateOptions options;
+  options.levels.fail_on = FailOn::breaking;
+  EXPECT_TRUE(compare_document(sample_gate_comparison(), options)["errors"].empty());
+  options.errors = {"'pkg.tpok' is found at neither commit"};
+  Json doc = compare_document(sample_gate_comparison(), options);
+  EXPECT_EQ(doc["errors"], Json::array({"'pkg.tpok' is found at neither commit"}));
+  EXPECT_EQ(doc["summary"]["failing"], 1);
+  EXPECT_EQ(doc["exit_code"], 2) << "an error comes before a failing change: the run cannot be trusted";
+}
+
 TEST(GateTest, AWaivedChangeIsShownAsAcceptedAndDoesNotFail) {
   Comparison c = sample_gate_comparison();
   GateOptions options;

@@ -14,6 +14,21 @@ Json sarif_of(const Comparison& c, const GateOptions& options = {}) {
   return render_sarif(compare_document(c, options), "9.9");
 }
 
+TEST(SarifTest, TheInvocationSaysWhetherTheRunWorkedAndWhyNot) {
+  GateOptions options;
+  options.levels.fail_on = FailOn::breaking;
+  const Json clean = sarif_of(testing::sample_gate_comparison(), options)["runs"][0]["invocations"][0];
+  EXPECT_EQ(clean["executionSuccessful"], true);
+  EXPECT_EQ(clean["exitCode"], 1);
+  EXPECT_TRUE(clean["toolExecutionNotifications"].empty());
+  options.errors = {"the consumer cannot be read"};
+  const Json failed = sarif_of(testing::sample_gate_comparison(), options)["runs"][0]["invocations"][0];
+  EXPECT_EQ(failed["executionSuccessful"], false);
+  EXPECT_EQ(failed["exitCode"], 2);
+  EXPECT_EQ(failed["toolExecutionNotifications"][0]["level"], "error");
+  EXPECT_EQ(failed["toolExecutionNotifications"][0]["message"]["text"], "the consumer cannot be read");
+}
+
 TEST(SarifTest, HasOneRuleWithHelpPerChangeKind) {
   Json sarif = sarif_of(testing::sample_gate_comparison());
   EXPECT_EQ(sarif["version"], "2.1.0");
