@@ -16,6 +16,7 @@
 #include "cli/watch/check_config_command.hpp"
 #include "cli/watch/watch_command.hpp"
 #include "io/posix/process_hardening_posix.hpp"
+#include "util/strings.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -35,6 +36,39 @@ constexpr const char* k_config_help = "JSON config file (relative paths in it ar
 void add_config_to_subcommands(CLI::App& app, std::filesystem::path& config_path) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }))
     sub->add_option("--config", config_path, k_config_help)->default_str(config_path.string());
+}
+
+// The visible subcommands' names, and the long options of `app` and of the subcommand parsed.
+std::vector<std::string> command_names(CLI::App& app) {
+  std::vector<std::string> names;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
+std::vector<std::string> option_names(CLI::App& app) {
+  std::vector<std::string> names;
+  std::vector<CLI::App*> apps = {&app};
+  for (CLI::App* sub : app.get_subcommands()) apps.push_back(sub);  // those parsed so far
+  for (CLI::App* a : apps)
+    for (const CLI::Option* option : a->get_options())
+      for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  return names;
+}
+
+// CLI11's "The following argument was not expected: X" in our words: an unknown command or option,
+// with the closest one when it looks like a slip.
+std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
+  const std::string what = error.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return what;
+  std::string word = what.substr(what.rfind(": ") + 2);
+  word = word.substr(0, word.find(' '));  // the first of several
+  const bool option = word.rfind("-", 0) == 0;
+  const std::string name = option ? word.substr(0, word.find('=')) : word;
+  std::string suggestion = closest_match(name, option ? option_names(app) : command_names(app));
+  std::string message = std::string(option ? "unknown option '" : "unknown command '") + name + "'";
+  if (!suggestion.empty()) return message + ", did you mean '" + suggestion + "'?";
+  return message + (option ? " (see --help)" : " (commands: see --help)");
 }
 
 }  // namespace
@@ -75,7 +109,7 @@ int run_app(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    throw CommandError{e.what()};
+    throw CommandError{parse_error_message(app, e)};
   }
   if (const CommandRunner* run = commands.chosen()) return (*run)(context);
   return run_original_mode(context.config_path, context.runtime);

@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "core/model/state_dir.hpp"
@@ -31,13 +33,15 @@ std::shared_ptr<Logger>& process_log() {
   return log;
 }
 
+}  // namespace
+
 std::string read_token_file(const std::string& path) {
+  errno = 0;
   auto text = read_file(path);
-  if (!text) throw CommandError{"cannot read github.token_file '" + path + "'"};
+  if (!text)
+    throw CommandError{"cannot read github.token_file '" + path + "': " + std::strerror(errno ? errno : EIO)};
   return trim(*text);
 }
-
-}  // namespace
 
 ConfigSchema config_schema() { return {builtin_sources().names(), builtin_channels().config_sections()}; }
 
@@ -156,6 +160,12 @@ std::string https_token_for(const Config& config) {
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log,
                                                 std::function<bool()> stop_requested,
                                                 bool clone_on_first_fetch) {
+  // For the daemon, a local repository that is not there is the config's mistake, not an outage to
+  // wait out (the commands that clone at once say so themselves).
+  if (auto local = local_repository_path(config.repository_url);
+      clone_on_first_fetch && local && !std::filesystem::is_directory(*local))
+    throw CommandError{"repository_url '" + *local +
+                       "': no such directory: a local repository is read where it is, check the path"};
   MirrorOptions options;
   options.https_token = https_token_for(config);
   // Every clone, fetch and ls-remote in a child process of this binary: abandoned when the remote

@@ -41,6 +41,9 @@ inline void value_or_throw(Result<void> result) {
 // builtin_sources() and the notify sections of builtin_channels().
 ConfigSchema config_schema();
 
+// The token in github.token_file `path`, trimmed; CommandError naming the file and why it cannot be read.
+std::string read_token_file(const std::string& path);
+
 // Reads `path`, printing each warning to stderr; throws CommandError with the reason.
 Config read_config_or_throw(const std::filesystem::path& path);
 

@@ -15,6 +15,10 @@ std::string url_host(std::string_view url);
 // `url` without the user:password@ part of every URL in it, for messages and logs.
 std::string redact_url(std::string_view url);
 
+// The directory a repository URL names on this machine: the URL itself when it is neither a URL
+// with a scheme nor scp-like "host:path", the path of a file:// URL; nullopt for a remote.
+std::optional<std::string> local_repository_path(std::string_view url);
+
 // True for "http://host..." or "https://host..." (scheme in any case) with a host.
 bool is_http_url(std::string_view url);
 

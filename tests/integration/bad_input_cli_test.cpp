@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -159,6 +160,62 @@ TEST_F(BadInputCliTest, WatchStartUpLogsAnErrorForAFunctionFoundNowhereAndGoesOn
   EXPECT_TRUE(contains(r.err, "did you mean 'rms_norm'?")) << r.err;
   EXPECT_FALSE(contains(r.out, "ERROR")) << r.out;
   EXPECT_TRUE(contains(log_text(), "ERROR - function 'aiter.rms_nrom'")) << log_text();
+}
+
+TEST_F(BadInputCliTest, AMistypedCommandOrOptionGetsTheClosestOne) {
+  auto cfg = config();
+  expect_error(run({"wacth", "--config", cfg.string()}),
+               "error: unknown command 'wacth', did you mean 'watch'?");
+  expect_error(run({"watch", "--onse", "--config", cfg.string()}),
+               "error: unknown option '--onse', did you mean '--once'?");
+  expect_error(run({"history", "--config", cfg.string(), "--limt=3"}),
+               "error: unknown option '--limt', did you mean '--limit'?");
+}
+
+TEST_F(BadInputCliTest, ADirectoryOrACommentInPlaceOfAConfigIsSaidInWords) {
+  config();  // makes etc/
+  expect_error(run({"check-config", "--config", etc().string()}),
+               "error: config '" + etc().string() + "' is a directory, not a config file");
+  auto path = etc() / "commented.json";
+  std::ofstream(path) << "{\n  // the watched repository\n  \"repository_url\": \"x\"\n}\n";
+  expect_error(run({"check-config", "--config", path.string()}),
+               path.string() + ":2:3: comments are not JSON: remove them");
+}
+
+TEST_F(BadInputCliTest, CheckConfigRefusesATokenFileItCannotRead) {
+  auto cfg = config({{"github", {{"token_file", "no-such-token"}}}});
+  expect_error(run({"check-config", "--config", cfg.string()}), "error: cannot read github.token_file '" +
+                                                                    (etc() / "no-such-token").string() +
+                                                                    "': No such file or directory");
+}
+
+TEST_F(BadInputCliTest, ADaemonWhoseLocalRepositoryIsMissingStopsWithAConfigError) {
+  auto cfg = config({{"repository_url", (m_dir.path() / "no-such-repo").string()}});
+  auto started = std::chrono::steady_clock::now();
+  auto r = run({"watch", "--config", cfg.string()});  // not --once: a daemon must not wait for it
+  expect_error(r,
+               "error: repository_url '" + (m_dir.path() / "no-such-repo").string() + "': no such directory");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30)) << "no retry";
+}
+
+TEST_F(BadInputCliTest, ReplayWithoutCommitsReplaysTheConfigsCommitList) {
+  auto cfg = config({{"commit_list", json::array({s_commits.base, s_commits.inserted})}});
+  auto r = run({"replay", "--once", "--config", cfg.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(log_text(), "Processing commit " + s_commits.inserted)) << log_text();
+  expect_error(run({"replay", "--once", "--config", config().string()}),
+               "error: replay: no commits to replay: give them as arguments, or set commit_list");
+}
+
+TEST_F(BadInputCliTest, HistoryOfAFunctionNeitherMonitoredNorRecordedIsASlip) {
+  auto cfg = config({{"start_commit", s_commits.base}});
+  ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
+  expect_error(
+      run({"history", "--config", cfg.string(), "shuffle_weigth"}),
+      "error: function 'shuffle_weigth' is neither in functions_to_monitor nor in the recorded history, "
+      "did you mean 'shuffle_weight'?");
+  auto known = run({"history", "--config", cfg.string(), "shuffle_weight"});
+  EXPECT_EQ(known.exit_code, 0) << known.err;
 }
 
 // ---- 2. errors reach the log file ---------------------------------------------------------------

@@ -1,6 +1,7 @@
 #include "cli/query/history_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "io/git/libgit2_mirror.hpp"
 #include "io/runtime.hpp"
 #include "io/sqlite/sqlite_state_store.hpp"
+#include "util/strings.hpp"
 #include "util/url.hpp"
 
 namespace aaw::cli {
@@ -172,6 +174,22 @@ void add_show_command(CLI::App& app, Commands& commands) {
   commands.on(cmd, shared, run_show);
 }
 
+// A FUNCTION_PATH that names no monitored function and none ever recorded is a slip, not a function
+// that never changed: say so, with the closest name.
+void check_function_path(const std::string& path, const Config& config, StateStore* store) {
+  std::vector<std::string> known;
+  for (const MonitoredFunction& f : config.functions_to_monitor) known.push_back(f.function_path);
+  if (store)
+    for (const Json& c : value_or_throw(store->history(std::nullopt)))
+      known.push_back(c.value("function_path", ""));
+  if (std::find(known.begin(), known.end(), path) != known.end()) return;
+  std::string suggestion = closest_match(path, known);
+  throw CommandError{"function '" + path +
+                     "' is neither in functions_to_monitor nor in the recorded history" +
+                     (suggestion.empty() ? std::string(" (history with no FUNCTION_PATH lists them all)")
+                                         : ", did you mean '" + suggestion + "'?")};
+}
+
 int run_history(const HistoryOptions& options) {
   Config config = read_config_or_throw(options.config_path);
   auto store = open_existing_store(config);
@@ -181,7 +199,10 @@ int run_history(const HistoryOptions& options) {
                     : open_existing_mirror(config.repository_url, StateDir(config.state_dir).mirrors());
   HistoryQuery query = history_query(options, mirror.get(), config);
   std::optional<std::string> filter;
-  if (!options.function_path.empty()) filter = options.function_path;
+  if (!options.function_path.empty()) {
+    check_function_path(options.function_path, config, store.get());
+    filter = options.function_path;
+  }
   std::vector<Json> changes;
   if (store) changes = value_or_throw(select_history(value_or_throw(store->history(filter)), query));
   if (options.format == "json") {

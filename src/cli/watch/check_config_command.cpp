@@ -102,6 +102,8 @@ void add_check_config_command(CLI::App& app, Commands& commands) {
 
 int run_check_config(const CheckConfigOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
+  // A token file that cannot be read would fail the daemon at its first notification, not here.
+  if (!config.github.token_file.empty()) read_token_file(config.github.token_file);
   print_summary(config, options.config_path);
   // Progress (a first clone, a failed fetch) on stderr only: stdout is the report.
   LogConfig console_only = config.log;

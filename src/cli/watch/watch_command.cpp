@@ -51,8 +51,8 @@ void add_watch_command(CLI::App& app, Commands& commands) {
 void add_replay_command(CLI::App& app, Commands& commands) {
   auto shared = std::make_shared<WatchOptions>();
   CLI::App* cmd = app.add_subcommand("replay", "Process these commits in order, then monitor");
-  cmd->add_option("COMMITS", shared->commits, "Commits (anything git rev-parse takes), oldest first")
-      ->required();
+  cmd->add_option("COMMITS", shared->commits,
+                  "Commits (anything git rev-parse takes), oldest first (default: the config's commit_list)");
   add_common(cmd, *shared);
   cmd->footer(
       "Exit codes: 0 replayed (and, without --once, stopped by SIGTERM/SIGINT); 2 an error, or a commit that "
@@ -78,7 +78,11 @@ int run_watch(const WatchOptions& options, Runtime& runtime) {
 int run_replay(const WatchOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   apply_extractor(config, options.extractor);
-  return replay_then_watch(config, options.commits, options.once, runtime);
+  const std::vector<std::string>& commits = options.commits.empty() ? config.commit_list : options.commits;
+  if (commits.empty())
+    throw CommandError{"replay: no commits to replay: give them as arguments, or set commit_list in '" +
+                       options.config_path.string() + "'"};
+  return replay_then_watch(config, commits, options.once, runtime);
 }
 
 int run_original_mode(const std::filesystem::path& config_path, Runtime& runtime) {

@@ -54,6 +54,8 @@ std::vector<NotificationTarget> notification_targets(const Config& config) {
 WatchSession::WatchSession(const Config& config, Runtime& runtime)
     : m_config(config), m_runtime(runtime), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
+  // The config's own mistakes first, before anything reaches the repository.
+  std::vector<NotificationTarget> targets = notification_targets(config);
   m_writer_lock = lock_state_dir_or_throw(config);
   // Not cloned here: a remote that is down at the first start is retried by the watcher like any
   // later outage (replay's first fetch clones it too).
@@ -68,7 +70,7 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
       std::make_unique<EventLog>(open_event_log(StateDir(config.state_dir).events(), *m_store, *m_log));
   m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
   m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, *m_source, *m_store,
-                                                  *m_events, *m_log, m_clock, notification_targets(config));
+                                                  *m_events, *m_log, m_clock, std::move(targets));
   open_consumer();
   auto reopen = [this] {
     if (auto reopened = reopen_log_file(*m_log, m_config.log); !reopened)

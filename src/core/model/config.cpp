@@ -234,7 +234,12 @@ Result<LoadedConfig> parse_config(std::string_view text, std::string_view source
   try {
     json = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return Error(ErrorCode::invalid_input, describe_parse_error(source, e.what()));
+    std::string message = describe_parse_error(source, e.what());
+    // The usual slip with a JSON config: a comment. Say so, not what the parser expected instead.
+    if (Json::accept(text, /*ignore_comments=*/true))
+      message = message.substr(0, message.find(": malformed JSON: ")) +
+                ": comments are not JSON: remove them (the original script's json.load refuses them too)";
+    return Error(ErrorCode::invalid_input, message);
   }
   LoadedConfig loaded;
   try {
@@ -247,6 +252,11 @@ Result<LoadedConfig> parse_config(std::string_view text, std::string_view source
 }
 
 Result<LoadedConfig> load_config(const std::filesystem::path& path, const ConfigSchema& schema) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    return Error(
+        ErrorCode::invalid_input,
+        "config '" + path.string() + "' is a directory, not a config file: give --config the JSON file");
   errno = 0;
   auto text = read_file(path);
   if (!text)

@@ -60,9 +60,7 @@ bool is_http(std::string_view url) {
 }
 
 bool is_local_path(std::string_view url) {
-  const auto colon = url.find(':');
-  const bool scp_like = colon != std::string_view::npos && colon < url.find('/');  // "host:path"
-  return url.find("://") == std::string_view::npos && !scp_like;
+  return local_repository_path(url).has_value() && !starts_with_ci(url, "file://");
 }
 
 std::string_view op_name(RemoteOp op) {
