@@ -12,9 +12,13 @@
 # /watch/aiter_api_watcher_config.json`, e.g. `compare --config /watch/aiter_api_watcher_config.json OLD NEW`.
 # The container runs as the calling user, so the files in DIR stay yours.
 #
-# Environment: AAW_IMAGE (default aiter-api-watcher), AAW_NAME (container name, default
-# aiter-api-watcher), AAW_DETACH=1 to run in the background with --restart unless-stopped,
-# DOCKER (default docker).
+# Container names: the daemon in the background (AAW_DETACH=1) is named aiter-api-watcher; a
+# one-off run (a compare, a status, a watch in the foreground) gets no fixed name (docker makes a
+# unique one and --rm removes it), so it never conflicts with the daemon or another one-off run.
+#
+# Environment: AAW_IMAGE (default aiter-api-watcher), AAW_NAME (container name: default
+# aiter-api-watcher with AAW_DETACH=1, none for a one-off run), AAW_DETACH=1 to run in the
+# background with --restart unless-stopped, DOCKER (default docker).
 set -euo pipefail
 
 dir=${1:-.}
@@ -31,8 +35,7 @@ if [ $# -eq 0 ] && [ ! -f "$dir/aiter_api_watcher_config.json" ]; then
 fi
 
 docker_cmd=${DOCKER:-docker}
-args=(run --name "${AAW_NAME:-aiter-api-watcher}"
-  --network=host --ipc=host --cap-add=SYS_PTRACE --security-opt seccomp=unconfined
+args=(run --network=host --ipc=host --cap-add=SYS_PTRACE --security-opt seccomp=unconfined
   --user "$(id -u):$(id -g)" -e GITHUB_TOKEN -v "$dir:/watch")
 
 # The GPU devices and their groups, when this host has them (static extraction needs neither).
@@ -50,8 +53,9 @@ for group in video render; do
 done
 
 if [ "${AAW_DETACH:-0}" = 1 ]; then
-  args+=(--detach --restart unless-stopped)
+  args+=(--name "${AAW_NAME:-aiter-api-watcher}" --detach --restart unless-stopped)
 else
+  [ -n "${AAW_NAME:-}" ] && args+=(--name "$AAW_NAME")
   args+=(--rm)
   [ -t 0 ] && [ -t 1 ] && args+=(-it)
 fi
