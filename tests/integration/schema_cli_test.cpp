@@ -664,7 +664,7 @@ TEST_F(OutputSchemaTest, StatusJsonValidatesBeforeAnyRunAndAfterOne) {
   expect_valid("status-1.schema.json", before.out, false);
 }
 
-TEST_F(OutputSchemaTest, DiscoverJsonValidates) {
+TEST_F(OutputSchemaTest, DiscoverJsonAndTheConfigItWritesValidate) {
   auto r = watcher({"discover", "--consumer", consumer().string(), "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json doc = Json::parse(r.out);
@@ -676,6 +676,12 @@ TEST_F(OutputSchemaTest, DiscoverJsonValidates) {
   EXPECT_TRUE(std::any_of(doc["classes"].begin(), doc["classes"].end(),
                           [](const Json& c) { return c.contains("name"); }));
   expect_valid("discover-1.schema.json", r.out);
+
+  // The config --write-config writes is valid as written.
+  auto written = m_work.path() / "written.json";
+  auto w = watcher({"discover", "--consumer", consumer().string(), "--write-config", written.string()});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_EQ(schema_errors("config.schema.json", {read_text(written)}, m_work.path())[0], "");
 }
 
 TEST_F(OutputSchemaTest, CheckJsonAndCheckSincePinJsonValidate) {
