@@ -8,8 +8,17 @@
 #   - the HEALTHCHECK of a running `watch`: healthy, unhealthy while the repository is away,
 #     healthy again when it is back; its report.dir page; SIGTERM ends it with exit code 0;
 #   - a runtime-mode build and `compare` inside, started by docker/run.sh with the original
-#     tool's run flags.
-#   - docker/compose.yaml validated by docker-compose (it needs the host's GPU devices to run).
+#     tool's run flags, beside the daemon docker/run.sh started detached (a one-off run must not
+#     take the daemon's container name);
+#   - docker/compose.yaml up in static mode, with no GPU and no RENDER_GID, polling until stopped
+#     (docker/compose.gpu.yaml, which adds the GPU, validated only: this host has none);
+#   - docker/aiter-api-watcher.service under a real systemd (PID 1 of a container made from the
+#     image plus systemd and logrotate): installed by the commands of its header with
+#     config/examples/systemd.json, it polls as a dynamic user with its state in /var/lib and its
+#     log in /var/log, reloads, rotates with docker/aiter-api-watcher.logrotate and stops with
+#     exit 0; with the shipped config/aiter.json (relative paths, under read-only /etc) it exits 2
+#     and stays failed, with no restart.
+# The default base of docker/Dockerfile (a ROCm image) is not built here: no registry is reachable.
 # Installs what it needs (docker.io, debootstrap, docker-compose) with apt-get. Needs root (dockerd, debootstrap).
 # Keeps its directory when it fails, or always with AAW_KEEP_TEMP=1.
 set -euo pipefail
@@ -53,7 +62,8 @@ cleanup() {
   local code=$?
   stop_dockerd
   # debootstrap and dockerd leave mounts behind when they are interrupted.
-  findmnt -rn -o TARGET | grep "^$work/" | sort -r | while read -r mount; do umount -l "$mount" || true; done
+  # (grep finds none after a clean run: not a failure of the run.)
+  findmnt -rn -o TARGET | { grep "^$work/" || true; } | sort -r | while read -r mount; do umount -l "$mount" || true; done
   if [ "$code" -eq 0 ] && [ "${AAW_KEEP_TEMP:-0}" != 1 ]; then
     rm -rf "$work"
   else
@@ -127,11 +137,14 @@ build_image() {
 }
 
 check_compose() {
-  RENDER_GID=109 docker-compose -f docker/compose.yaml config -q || fail "docker/compose.yaml is not valid"
-  if docker-compose -f docker/compose.yaml config -q 2>/dev/null; then
-    fail "docker/compose.yaml accepted an unset RENDER_GID"
+  env -u RENDER_GID docker-compose -f docker/compose.yaml config -q ||
+    fail "docker/compose.yaml is not valid without RENDER_GID (static mode needs no GPU)"
+  RENDER_GID=109 docker-compose -f docker/compose.yaml -f docker/compose.gpu.yaml config -q ||
+    fail "docker/compose.yaml with docker/compose.gpu.yaml is not valid"
+  if env -u RENDER_GID docker-compose -f docker/compose.yaml -f docker/compose.gpu.yaml config -q 2>/dev/null; then
+    fail "docker/compose.gpu.yaml accepted an unset RENDER_GID"
   fi
-  say "docker/compose.yaml: valid"
+  say "docker/compose.yaml: valid without a GPU; docker/compose.gpu.yaml over it: valid, requires RENDER_GID"
 }
 
 check_image_config() {
@@ -226,16 +239,190 @@ test_healthcheck() {
 }
 
 test_runtime() {
+  say "docker/run.sh: the daemon detached (named aiter-api-watcher), then a one-off run beside it"
+  make_watch_dir "$work/daemon" "$(id -u):$(id -g)"
+  env -u AAW_NAME DOCKER=$docker_bin AAW_IMAGE=$image AAW_DETACH=1 docker/run.sh "$work/daemon" >/dev/null 2>&1 ||
+    fail "docker/run.sh AAW_DETACH=1 did not start the daemon"
+  [ "$(docker inspect -f '{{.State.Running}} {{.HostConfig.RestartPolicy.Name}}' aiter-api-watcher)" = "true unless-stopped" ] ||
+    fail "the detached daemon is not running as aiter-api-watcher with --restart unless-stopped"
   say "runtime mode inside, started by docker/run.sh (setup.py develop in the venv, then inspect)"
   make_watch_dir "$work/runtime" "$(id -u):$(id -g)" ', "sandbox": {"kind": "auto", "network": false}'
   local out code=0
-  out=$(DOCKER=$docker_bin AAW_IMAGE=$image AAW_NAME=aaw-test-runtime docker/run.sh "$work/runtime" \
+  out=$(env -u AAW_NAME -u AAW_DETACH DOCKER=$docker_bin AAW_IMAGE=$image docker/run.sh "$work/runtime" \
     compare --config /watch/aiter_api_watcher_config.json --extractor runtime "$first" "$second" 2>&1) || code=$?
   echo "$out" | sed 's/^/    /'
   [ "$code" -eq 1 ] || fail "runtime compare exited $code, expected 1 (changes found)"
   grep -q "API change detected for wpkg.scale between $first and $second (breaking)" <<<"$out" ||
     fail "runtime compare did not report the breaking change"
   [ -x "$work/runtime/aiter-api-watcher-state/venv/bin/python" ] || fail "no venv in state_dir"
+  [ "$(docker inspect -f '{{.State.Running}}' aiter-api-watcher)" = true ] || fail "the detached daemon stopped"
+  docker exec aiter-api-watcher aiter-api-watcher status --config /watch/aiter_api_watcher_config.json --check \
+    >/dev/null || fail "the detached daemon has not polled"
+  docker rm -f aiter-api-watcher >/dev/null
+}
+
+# docker/compose.yaml as shipped, in static mode on this host without a GPU and without RENDER_GID:
+# the image tagged with the name compose.yaml gives it, nothing built or pulled.
+test_compose() {
+  say "docker-compose up (static mode, no GPU, no RENDER_GID)"
+  make_watch_dir "$work/compose" 10001:10001
+  docker tag "$image" aiter-api-watcher
+  local compose=(env -u RENDER_GID AAW_WATCH_DIR="$work/compose" docker-compose -p aawtest -f docker/compose.yaml)
+  "${compose[@]}" up -d --no-build >"$work/compose.log" 2>&1 || { cat "$work/compose.log"; fail "docker-compose up"; }
+  local polled=""
+  for _ in $(seq 1 60); do
+    "${compose[@]}" exec -T watcher aiter-api-watcher status --config /watch/aiter_api_watcher_config.json --check \
+      >/dev/null 2>&1 && { polled=1; break; }
+    sleep 1
+  done
+  [ -n "$polled" ] || { "${compose[@]}" logs --tail 20 2>&1 | sed 's/^/    /'; fail "compose's watcher did not poll within 60 s"; }
+  "${compose[@]}" down -t 60 >>"$work/compose.log" 2>&1 || fail "docker-compose down"
+  grep -q "Stopping on request" "$work/compose/aiter_api_watcher.log" || fail "compose's watcher: no 'Stopping on request' in its log"
+  say "compose: polled with no GPU, stopped on request; state and log in AAW_WATCH_DIR"
+}
+
+# The systemd unit as shipped, under a real systemd: PID 1 of a container made from the image
+# plus systemd and logrotate. Not --privileged (this host does not grant every capability):
+# CAP_SYS_ADMIN for the unit's namespaces and mounts, a private cgroup namespace, /run on tmpfs.
+systemd_container=aaw-test-systemd
+sx() { docker exec "$systemd_container" "$@"; }
+unit_state() {
+  sx systemctl show -p ActiveState,SubState,Result,ExecMainStatus,NRestarts aiter-api-watcher.service | sort | tr '\n' ' '
+}
+unit_journal() { sx journalctl -u aiter-api-watcher.service --no-pager -n "${1:-20}" -o cat | sed 's/^/    /'; }
+# The installed config with repository_url pointed at the local repository (no network).
+point_unit_config() {
+  sx python3 -c 'import json; p = "/etc/aiter-api-watcher/config.json"; c = json.load(open(p))
+c["repository_url"] = "/srv/aiter.git"; json.dump(c, open(p, "w"), indent=2)'
+}
+
+# Waits up to 10 s for "Reopened log files" in the log file $1.
+wait_reopened() {
+  for _ in $(seq 1 20); do
+    sx grep -q 'Reopened log files' "$1" 2>/dev/null && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
+build_systemd_image() {
+  local dockerfile=$work/systemd.Dockerfile
+  cat >"$dockerfile" <<EOF
+FROM $image
+USER root
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \\
+      systemd systemd-sysv logrotate \\
+    && rm -rf /var/lib/apt/lists/*
+HEALTHCHECK NONE
+STOPSIGNAL SIGRTMIN+3
+ENTRYPOINT ["/lib/systemd/systemd"]
+CMD []
+EOF
+  docker build --network host -t aaw-test/systemd - <"$dockerfile" >"$work/systemd-build.log" 2>&1 ||
+    { tail -20 "$work/systemd-build.log"; fail "the systemd image"; }
+}
+
+test_systemd() {
+  local begin=$SECONDS
+  say "docker/aiter-api-watcher.service under systemd: the image plus systemd and logrotate"
+  build_systemd_image
+  say "systemd image built in $((SECONDS - begin))s"
+  # The watched repository (the modules config/examples/systemd.json monitors), readable by the
+  # unit's dynamic user.
+  scripts/test-operator-files.sh make-aiter-repo "$work/systemd-src"
+  mkdir -p "$work/systemd-srv"
+  git clone -q --bare "$work/systemd-src" "$work/systemd-srv/aiter.git"
+  chmod -R a+rX "$work/systemd-srv"
+  docker run -d --name "$systemd_container" --network none --cap-add SYS_ADMIN --cgroupns private \
+    --tmpfs /run --tmpfs /run/lock -v "$root:/src:ro" -v "$work/systemd-srv:/srv:ro" aaw-test/systemd >/dev/null
+  # `is-system-running --wait` fails at once while systemd's socket is not there yet.
+  local booted=""
+  for _ in $(seq 1 120); do
+    booted=$(sx systemctl is-system-running 2>&1 || true)
+    [[ "$booted" == running || "$booted" == degraded ]] && break
+    sleep 0.5
+  done
+  case "$booted" in
+    running | degraded) say "systemd is $booted (PID 1 of the container)" ;;
+    *)
+      docker logs --tail 20 "$systemd_container" 2>&1 | sed 's/^/    /'
+      fail "systemd did not boot: '$booted'"
+      ;;
+  esac
+
+  # The local repository belongs to root, not to the dynamic user: git refuses it without this
+  # (a repository_url on GitHub needs nothing of the kind).
+  sx git config --system --add safe.directory /srv/aiter.git
+  # Installed as its header says, from the repository root; repository_url pointed at the local
+  # repository before the first systemctl command starts the unit.
+  local line command pointed=""
+  while read -r line; do
+    command=${line//sudo /}
+    if [[ "$command" == *systemctl* ]] && [ -z "$pointed" ]; then
+      point_unit_config
+      pointed=1
+    fi
+    say "  # $command"
+    sx sh -c "cd /src && $command" >/dev/null 2>&1 || fail "the unit's install command failed: $command"
+  done < <(sed -n 's/^#   sudo //p' docker/aiter-api-watcher.service)
+  [ -n "$pointed" ] || fail "the unit's header has no systemctl command"
+
+  local polled=""
+  for _ in $(seq 1 120); do
+    sx aiter-api-watcher status --config /etc/aiter-api-watcher/config.json --check >/dev/null 2>&1 && {
+      polled=1
+      break
+    }
+    sleep 0.5
+  done
+  [ -n "$polled" ] || { unit_journal; fail "the unit did not poll within 60 s: $(unit_state)"; }
+  [ "$(sx systemctl is-active aiter-api-watcher.service)" = active ] || fail "the unit is not active: $(unit_state)"
+  [ "$(sx systemctl is-enabled aiter-api-watcher.service)" = enabled ] || fail "the unit is not enabled"
+  sx test -L /var/lib/aiter-api-watcher || fail "/var/lib/aiter-api-watcher is not StateDirectory's link into /var/lib/private"
+  sx test -s /var/lib/private/aiter-api-watcher/state.db || fail "no state.db in /var/lib/aiter-api-watcher"
+  [ "$(sx stat -c %u /var/lib/private/aiter-api-watcher/state.db)" != 0 ] || fail "state.db belongs to root, not the dynamic user"
+  sx test -s /var/log/aiter-api-watcher/aiter_api_watcher.log || fail "nothing in /var/log/aiter-api-watcher/aiter_api_watcher.log"
+  [ "$(sx ls -A /etc/aiter-api-watcher | tr '\n' ' ')" = "config.json env " ] ||
+    fail "/etc/aiter-api-watcher holds $(sx ls -A /etc/aiter-api-watcher | tr '\n' ' '), expected config.json env"
+  say "the unit polled, active as a dynamic user: state in /var/lib/aiter-api-watcher, log in /var/log/aiter-api-watcher"
+
+  # reload = SIGHUP: the log is reopened; logrotate's postrotate sends it too, after which the log
+  # is a new file. Each reopen is waited for before the next step, so neither stands for the other.
+  local pid log=/var/log/aiter-api-watcher/aiter_api_watcher.log
+  pid=$(sx systemctl show -p MainPID --value aiter-api-watcher.service)
+  sx systemctl reload aiter-api-watcher.service || fail "systemctl reload"
+  wait_reopened "$log" || fail "systemctl reload: the log was not reopened"
+  sx logrotate -f /etc/logrotate.d/aiter-api-watcher || fail "logrotate -f /etc/logrotate.d/aiter-api-watcher"
+  sx grep -q 'Reopened log files' "$log.1" || fail "logrotate did not rotate the log to $log.1"
+  wait_reopened "$log" || fail "the log was not reopened after logrotate's SIGHUP"
+  [ "$(sx systemctl show -p MainPID --value aiter-api-watcher.service)" = "$pid" ] || fail "reload restarted the daemon"
+  say "reload and logrotate: the same process, the log rotated and reopened"
+
+  sx systemctl stop aiter-api-watcher.service
+  [ "$(sx systemctl show -p Result --value aiter-api-watcher.service)" = success ] ||
+    fail "systemctl stop: $(unit_state), expected Result=success (exit 0 on SIGTERM)"
+  say "stop: exit 0"
+
+  # The shipped config/aiter.json installed as the old header said: its relative state_dir and log
+  # file land in read-only /etc. Exit 2, and no restart: failed, not auto-restart every 30 s.
+  sx install -m 644 /src/config/aiter.json /etc/aiter-api-watcher/config.json || fail "install config/aiter.json"
+  point_unit_config
+  sx systemctl start aiter-api-watcher.service || fail "systemctl start"
+  local state=""
+  for _ in $(seq 1 40); do
+    state=$(unit_state)
+    [[ "$state" == *SubState=failed* || "$state" == *SubState=auto-restart* ]] && break
+    sleep 0.5
+  done
+  [ "$state" = "ActiveState=failed ExecMainStatus=2 NRestarts=0 Result=exit-code SubState=failed " ] ||
+    { unit_journal; fail "a config error (relative paths under /etc): $state, expected failed with exit 2 and no restart"; }
+  local journal
+  journal=$(unit_journal 100)
+  grep -q "error: cannot open log file '/etc/aiter-api-watcher/" <<<"$journal" ||
+    { echo "$journal" | tail -20; fail "the journal does not say why the unit failed"; }
+  say "config/aiter.json under /etc: exit 2, failed, not restarted ($state)"
+  docker rm -f "$systemd_container" >/dev/null
+  say "systemd checks took $((SECONDS - begin))s"
 }
 
 check_compose
@@ -247,4 +434,6 @@ make_repository
 test_compare
 test_healthcheck
 test_runtime
+test_compose
+test_systemd
 say "all image checks passed"
