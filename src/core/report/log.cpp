@@ -8,10 +8,13 @@
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
+#include <optional>
+#include <utility>
 
 namespace aaw {
 namespace {
@@ -81,11 +84,14 @@ class OriginalLineFormatter final : public spdlog::formatter {
 
 std::unique_ptr<spdlog::formatter> make_formatter() { return std::make_unique<OriginalLineFormatter>(); }
 
+constexpr std::pair<std::string_view, spdlog::level::level_enum> k_levels[] = {
+    {"trace", spdlog::level::trace},  {"debug", spdlog::level::debug}, {"info", spdlog::level::info},
+    {"warning", spdlog::level::warn}, {"error", spdlog::level::err},
+};
+
 spdlog::level::level_enum parse_level(const std::string& level) {
-  if (level == "trace") return spdlog::level::trace;
-  if (level == "debug") return spdlog::level::debug;
-  if (level == "warning") return spdlog::level::warn;
-  if (level == "error") return spdlog::level::err;
+  for (const auto& [name, value] : k_levels)
+    if (name == level) return value;
   return spdlog::level::info;
 }
 
@@ -182,19 +188,32 @@ Result<spdlog::sink_ptr> open_rotating_file(const LogConfig& config) {
 
 }  // namespace
 
-Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console) {
+bool is_log_level(const std::string& level) {
+  for (const auto& entry : k_levels)
+    if (entry.first == level) return true;
+  return false;
+}
+
+Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console,
+                                            const std::string& console_level) {
+  const spdlog::level::level_enum file_level = parse_level(config.level);
+  const spdlog::level::level_enum shown = console_level.empty() ? file_level : parse_level(console_level);
   std::vector<spdlog::sink_ptr> sinks;
-  if (auto sink = console_sink(console)) sinks.push_back(sink);
+  if (auto sink = console_sink(console)) {
+    sink->set_level(shown);
+    sinks.push_back(sink);
+  }
   if (!config.file.empty()) {
     auto file = open_rotating_file(config);
     if (!file) return file.error();
     auto reopenable = std::make_shared<ReopenableFileSink>();
     reopenable->set_sinks({*file});
+    reopenable->set_level(file_level);
     sinks.push_back(std::move(reopenable));
   }
   auto logger = std::make_shared<Logger>("aiter_api_watcher", sinks.begin(), sinks.end());
   logger->set_formatter(make_formatter());
-  logger->set_level(parse_level(config.level));
+  logger->set_level(std::min(file_level, shown));
   // The log is how operators follow a daemon: every line reaches the file at once.
   logger->flush_on(spdlog::level::trace);
   return logger;
@@ -217,6 +236,18 @@ void write_to_file_only(Logger& log, LogLevel level, std::string_view message) {
     if (!std::dynamic_pointer_cast<ReopenableFileSink>(sink)) continue;  // the log file
     sink->log(msg);
     sink->flush();
+  }
+}
+
+void log_detail(Logger& log, std::string_view message) {
+  std::optional<spdlog::details::log_msg> msg;
+  for (const spdlog::sink_ptr& sink : log.sinks()) {
+    const bool file = dynamic_cast<ReopenableFileSink*>(sink.get()) != nullptr;
+    if (!sink->should_log(file ? spdlog::level::info : spdlog::level::debug)) continue;
+    if (!msg)
+      msg.emplace(log.name(), spdlog::level::info, spdlog::string_view_t(message.data(), message.size()));
+    sink->log(*msg);
+    if (spdlog::level::info >= log.flush_level()) sink->flush();
   }
 }
 

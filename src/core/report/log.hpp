@@ -23,8 +23,20 @@ using Logger = spdlog::logger;
 enum class ConsoleStream { stdout_stream, stderr_stream, none };
 
 // A logger named "aiter_api_watcher" writing to `console` and to the rotating file of `config`
-// (`file` empty: no file). io when the log file cannot be opened (naming it and why).
-Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console);
+// (`file` empty: no file). The file takes config.level and up; the console `console_level` and up
+// ("" : config.level too; --quiet makes it "warning"). io when the log file cannot be opened
+// (naming it and why).
+Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console,
+                                            const std::string& console_level = "");
+
+// Whether `level` is one the config and --log-level accept (trace, debug, info, warning, error).
+bool is_log_level(const std::string& level);
+
+// A line of routine detail, one per commit or per function ("Checking commit X", "No API change
+// for F"): an INFO line in the log file, as the original tool wrote it, but on the console only
+// when it shows DEBUG, as a replay writes millions of them and they would bury the progress line,
+// the changes and the summary of the run.
+void log_detail(Logger& log, std::string_view message);
 
 // Closes and reopens the log file of a logger made by make_logger (after logrotate moved it, on
 // SIGHUP); io when it cannot be reopened, in which case the old file is kept.

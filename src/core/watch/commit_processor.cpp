@@ -78,10 +78,12 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
   }
   auto changes = diff_states(*base, state);
   if (changes.empty()) {  // most functions at most commits: nothing copied
-    m_log.info("No API change for {}", name);
+    log_detail(m_log, "No API change for " + name);
     return;
   }
   FunctionChange change{commit, std::nullopt, function, *base, state, std::move(changes)};
+  ++m_tally.changes;
+  if (*highest(change.changes) == Severity::breaking) ++m_tally.breaking;
   assess(change, *base);
   log_change(m_log, change);
   Json json = to_json(change);
@@ -110,6 +112,7 @@ bool CommitProcessor::notifies(const NotificationTarget& target, const FunctionC
 
 Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advances_line, const Error& error) {
   m_last.reset();
+  ++m_tally.failed;
   m_log.error("Cannot process commit {}: {}", commit.hex, error.message());
   CommitRecord record;
   record.commit.id = commit;
@@ -132,7 +135,7 @@ Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advanc
 Result<void> CommitProcessor::process(const ObjectId& commit, const std::optional<ObjectId>& against,
                                       bool advances_line, std::string_view verb,
                                       const CommitStates* extracted) {
-  m_log.info("{} commit {}", verb, commit.hex);
+  log_detail(m_log, std::string(verb) + " commit " + commit.hex);
   std::optional<Recorded> last = std::exchange(m_last, std::nullopt);
   auto info = m_mirror.commit_info(commit);
   if (!info) return record_failure(commit, advances_line, info.error());
@@ -179,7 +182,7 @@ Result<void> CommitProcessor::process_advanced(const CommitInfo& info, bool adva
     SignatureState& state = last.states[i];
     if (update == updates->end() || update->position != i) {
       if (!is_machinery_failure(state.status))
-        m_log.info("No API change for {}", m_functions[i].function_path);
+        log_detail(m_log, "No API change for " + m_functions[i].function_path);
       continue;
     }
     const SignatureState* before = &state;
@@ -208,6 +211,8 @@ Result<void> CommitProcessor::finish(CommitRecord& record, CommitStates states) 
   log_extraction_failures(m_log, record.commit.id, failures_of(record.states));
   auto recorded = m_store.record(record);
   if (!recorded) return recorded.error().context("recording " + record.commit.id.hex);
+  ++m_tally.commits;
+  if (!record.changes.empty()) ++m_tally.commits_with_changes;
   m_last = Recorded{record.commit.id, std::move(states), std::move(record.states)};
   return m_batching ? Result<void>() : flush_events();
 }
@@ -226,6 +231,7 @@ Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const Com
     record.states.push_back({m_functions[i], states[i]});
   auto recorded = m_store.record(record);
   if (!recorded) return recorded.error().context("recording " + commit.hex);
+  ++m_tally.commits;
   return {};
 }
 

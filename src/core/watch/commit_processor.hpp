@@ -18,6 +18,7 @@
 #include "core/ports/state_store.hpp"
 #include "core/report/log.hpp"
 #include "core/watch/bisect.hpp"
+#include "core/watch/change_tally.hpp"
 #include "core/watch/event_log.hpp"
 
 namespace aaw {
@@ -83,6 +84,8 @@ class CommitProcessor {
   Result<void> end_batch();
 
   const std::vector<MonitoredFunction>& functions() const { return m_functions; }
+  // What this processor recorded since it was made (the watcher tells a range's part by difference).
+  const ChangeTally& tally() const { return m_tally; }
   // Whether the source builds each commit (so that long ranges are worth bisecting).
   bool builds_each_commit() const { return m_source.builds_each_commit(); }
   // SignatureSource::expect: the commits process() will be asked for next, after `from`.
@@ -118,6 +121,7 @@ class CommitProcessor {
   ImpactAssessor* m_consumer = nullptr;
   std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
   bool m_batching = false;         // between begin_batch() and end_batch(): events wait for the end
+  ChangeTally m_tally;
 };
 
 }  // namespace aaw

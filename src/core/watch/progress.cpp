@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace aaw {
 namespace {
 
@@ -19,6 +21,7 @@ void Progress::start(std::size_t total) {
   m_done = 0;
   m_active = total > k_threshold;
   m_started = m_last_report = m_clock.now();
+  m_next_interval = k_first_interval;
 }
 
 void Progress::step() {
@@ -28,32 +31,36 @@ void Progress::step() {
   if (m_live) {
     std::fprintf(m_live, "\r\033[K%s", line().c_str());
     std::fflush(m_live);
-  } else if (now - m_last_report >= k_interval) {
+  } else if (now - m_last_report >= m_next_interval) {
     m_log.info("Progress: {}", line());
     m_last_report = now;
+    m_next_interval = std::min<Duration>(m_next_interval * 2, k_interval);
   }
 }
 
-void Progress::finish() {
-  if (!m_active) return;
-  if (m_live) {
-    std::fprintf(m_live, "\r\033[K");
-    std::fflush(m_live);
-  }
-  m_log.info("Processed {} commits in {}", m_done,
-             duration_text(std::chrono::duration<double>(m_clock.now() - m_started).count()));
-  m_active = false;
-}
-
-void Progress::interrupt() {
+void Progress::clear_live() {
   if (m_active && m_live) {
     std::fprintf(m_live, "\r\033[K");
     std::fflush(m_live);
   }
-  m_log.warn("Interrupted after {} of {} commits in {}; run again to resume (what was processed is kept)",
-             m_done, m_total,
-             duration_text(std::chrono::duration<double>(m_clock.now() - m_started).count()));
   m_active = false;
+}
+
+void Progress::finish(const ChangeTally& tally) {
+  clear_live();
+  m_log.info("Processed {} commit{} in {}: {}", m_done, m_done == 1 ? "" : "s", elapsed_text(),
+             describe(tally));
+}
+
+void Progress::interrupt(const ChangeTally& tally) {
+  clear_live();
+  m_log.warn(
+      "Interrupted after {} of {} commits in {} ({}); run again to resume (what was processed is kept)",
+      m_done, m_total, elapsed_text(), describe(tally));
+}
+
+std::string Progress::elapsed_text() const {
+  return duration_text(std::chrono::duration<double>(m_clock.now() - m_started).count());
 }
 
 std::string Progress::line() const {

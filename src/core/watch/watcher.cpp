@@ -168,13 +168,14 @@ Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::o
   m_deps.log.info("Found {} new commits since {}", commits.size(),
                   against ? against->hex : std::string("the start"));
   m_deps.progress.start(commits.size());
+  const ChangeTally before = m_deps.processor.tally();
   auto done = against && bisects(commits.size()) ? process_bisected(commits, *against)
                                                  : process_in_order(commits, against);
   if (m_deps.control.stop_requested() && m_deps.progress.done() < commits.size()) {
     m_interrupted = true;
-    m_deps.progress.interrupt();
+    m_deps.progress.interrupt(m_deps.processor.tally() - before);
   } else {
-    m_deps.progress.finish();
+    m_deps.progress.finish(m_deps.processor.tally() - before);
   }
   return done;
 }
@@ -260,6 +261,7 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
   std::optional<ObjectId> previous;
   int unresolved = 0;
   m_deps.progress.start(revisions.size());
+  const ChangeTally before = m_deps.processor.tally();
   std::size_t handled = 0;
   for (const std::string& revision : revisions) {
     if (m_deps.control.stop_requested()) break;
@@ -273,7 +275,7 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
     }
     auto status = m_deps.store.commit_status(*commit);
     if (status && *status && (*status)->outcome == CommitOutcome::processed) {
-      m_deps.log.info("Commit {} already recorded", commit->hex);
+      log_detail(m_deps.log, "Commit " + commit->hex + " already recorded");
     } else if (auto done = m_deps.processor.process(*commit, previous, false, "Processing"); !done) {
       if (done.error().code() == ErrorCode::cancelled) {
         --handled;
@@ -290,11 +292,11 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
   std::string result = "ok";
   if (handled < revisions.size()) {
     m_interrupted = true;
-    m_deps.progress.interrupt();
+    m_deps.progress.interrupt(m_deps.processor.tally() - before);
     result = "interrupted after " + std::to_string(handled) + " of " + std::to_string(revisions.size()) +
              " commits";
   } else {
-    m_deps.progress.finish();
+    m_deps.progress.finish(m_deps.processor.tally() - before);
     if (unresolved > 0)
       result = std::to_string(unresolved) + " of " + std::to_string(revisions.size()) +
                " commits could not be resolved";

@@ -27,6 +27,13 @@ class ProgressTest : public ::testing::Test {
       count += line.find("INFO - Progress: ") != std::string::npos;
     return count;
   }
+  std::string log_text() {
+    m_log->flush();
+    std::ifstream in(m_dir.path() / "p.log");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
   test::TempDir m_dir;
   test::FakeClock m_clock;
   std::shared_ptr<Logger> m_log;
@@ -42,25 +49,48 @@ TEST_F(ProgressTest, ReportsDoneTotalRateAndEta) {
   EXPECT_EQ(progress.line(), "20/100 commits (20%), 2.0 commits/s, ETA 40s");
 }
 
-TEST_F(ProgressTest, LogsEveryIntervalWithoutATerminal) {
+TEST_F(ProgressTest, LogsSoonThenLessOftenWithoutATerminal) {
   Progress progress(m_clock, *m_log, nullptr);
   progress.start(1000);
   for (int i = 0; i < 100; ++i) {
     m_clock.advance(std::chrono::seconds(1));
     progress.step();
   }
-  EXPECT_EQ(logged_progress_lines(), 3);  // at 30 s, 60 s and 90 s
+  // At 1, 3, 7, 15 and 31 s (each wait twice the last), then every 30 s: 61 and 91 s.
+  EXPECT_EQ(logged_progress_lines(), 7);
 }
 
-TEST_F(ProgressTest, StaysQuietForShortRuns) {
+TEST_F(ProgressTest, AShortPipedRunStillShowsProgress) {
+  Progress progress(m_clock, *m_log, nullptr);
+  progress.start(2800);
+  for (int i = 0; i < 2800; ++i) {
+    m_clock.advance(std::chrono::milliseconds(1));  // a 2.8 s replay
+    progress.step();
+  }
+  EXPECT_EQ(logged_progress_lines(), 1);  // at 1 s; the next is due at 3 s
+}
+
+TEST_F(ProgressTest, ShortRunsGetNoProgressLinesButTheirSummary) {
   Progress progress(m_clock, *m_log, nullptr);
   progress.start(Progress::k_threshold);
   for (std::size_t i = 0; i < Progress::k_threshold; ++i) {
     m_clock.advance(std::chrono::minutes(1));
     progress.step();
   }
-  progress.finish();
+  progress.finish(ChangeTally{20, 2, 3, 1, 0});
   EXPECT_EQ(logged_progress_lines(), 0);
+  EXPECT_NE(log_text().find("INFO - Processed 20 commits in 20m0s: 3 API changes (1 breaking) at 2 commits"),
+            std::string::npos)
+      << log_text();
+}
+
+TEST_F(ProgressTest, OneCommitWithoutChangesSaysSo) {
+  Progress progress(m_clock, *m_log, nullptr);
+  progress.start(1);
+  progress.step();
+  progress.finish(ChangeTally{1, 0, 0, 0, 0});
+  EXPECT_NE(log_text().find("INFO - Processed 1 commit in 0s: no API change"), std::string::npos)
+      << log_text();
 }
 
 TEST_F(ProgressTest, RedrawsOneLiveLineOnATerminal) {
@@ -86,15 +116,13 @@ TEST_F(ProgressTest, AnInterruptedRunSaysSoEvenWhenItIsShort) {
   progress.step();
   progress.step();
   m_clock.advance(std::chrono::seconds(3));
-  progress.interrupt();
-  m_log->flush();
-  std::ifstream in(m_dir.path() / "p.log");
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_NE(text.str().find("WARNING - Interrupted after 2 of 5 commits in 3s; run again to resume"),
-            std::string::npos)
-      << text.str();
-  EXPECT_EQ(text.str().find("Processed"), std::string::npos);
+  progress.interrupt(ChangeTally{2, 0, 0, 0, 1});
+  EXPECT_NE(
+      log_text().find("WARNING - Interrupted after 2 of 5 commits in 3s (no API change; 1 commit could not "
+                      "be processed); run again to resume"),
+      std::string::npos)
+      << log_text();
+  EXPECT_EQ(log_text().find("Processed"), std::string::npos);
 }
 
 }  // namespace
