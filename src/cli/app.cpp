@@ -10,6 +10,7 @@
 #include "cli/consumer/discover_command.hpp"
 #include "cli/extract_command.hpp"
 #include "cli/helper_commands.hpp"
+#include "cli/man_page.hpp"
 #include "cli/query/history_command.hpp"
 #include "cli/query/report_command.hpp"
 #include "cli/query/status_command.hpp"
@@ -26,7 +27,7 @@ constexpr AddCommand k_commands[] = {
     add_compare_command,    add_watch_command,        add_replay_command,         add_history_command,
     add_show_command,       add_check_config_command, add_extract_command,        add_status_command,
     add_report_command,     add_discover_command,     add_check_command,          add_completion_command,
-    add_git_helper_command, add_checkout_command,     add_summary_worker_command,
+    add_git_helper_command, add_checkout_command,     add_summary_worker_command, add_man_page_command,
 };
 
 constexpr const char* k_config_help = "JSON config file (relative paths in it are relative to its directory)";
@@ -95,6 +96,14 @@ int run_app(int argc, char** argv) {
   app.set_version_flag("--version", std::string("aiter-api-watcher ") + k_version);
   AppContext context;
   app.add_option("--config", context.config_path, k_config_help)->default_str(context.config_path.string());
+  ConsoleSettings console;
+  app.add_option("--log-level", console.log_level,
+                 "Log level of the console and the log file, over the config's log.level")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warning", "error"}))
+      ->option_text("LEVEL");
+  app.add_flag("-q,--quiet", console.quiet,
+               "Only warnings and errors on the console, no progress line (the log file keeps its level; "
+               "compare's verdict and documents are still printed)");
   // Subcommands accept the options before their name too ("--config F compare OLD NEW").
   app.fallthrough();
   Commands commands;
@@ -111,6 +120,7 @@ int run_app(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     throw CommandError{parse_error_message(app, e)};
   }
+  set_console_settings(std::move(console));
   if (const CommandRunner* run = commands.chosen()) return (*run)(context);
   return run_original_mode(context.config_path, context.runtime);
 }

@@ -102,8 +102,26 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
   return value_or_throw(builtin_sources().make(config, deps));
 }
 
-std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console) {
-  auto log = make_logger(config.log, console);
+ConsoleSettings& settings_of_process() {
+  static ConsoleSettings settings;
+  return settings;
+}
+
+void set_console_settings(ConsoleSettings settings) { settings_of_process() = std::move(settings); }
+
+const ConsoleSettings& console_settings() { return settings_of_process(); }
+
+LogConfig effective_log_config(const Config& config) {
+  LogConfig log = config.log;
+  if (!console_settings().log_level.empty()) log.level = console_settings().log_level;
+  return log;
+}
+
+std::string console_level() { return console_settings().quiet ? "warning" : ""; }
+
+std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console,
+                                          bool console_is_output) {
+  auto log = make_logger(effective_log_config(config), console, console_is_output ? "" : console_level());
   if (!log) throw CommandError{log.error().message()};
   process_log() = *log;
   return *log;

@@ -61,9 +61,25 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
                                                       Runtime& runtime, Logger& log,
                                                       std::function<bool()> stop_requested = {});
 
+// The global --log-level and --quiet, set once by run_app before any command opens its log.
+struct ConsoleSettings {
+  std::string log_level;  // "": the config's log.level
+  bool quiet = false;     // the console shows WARNING and worse, and no live progress line
+};
+void set_console_settings(ConsoleSettings settings);
+const ConsoleSettings& console_settings();
+
+// The log section of `config` with --log-level applied.
+LogConfig effective_log_config(const Config& config);
+// The console's own level under --quiet ("warning"), else "" (the log's).
+std::string console_level();
+
 // The log of `config`, on `console` and in its file; remembered as the process's log, whose file
-// report_fatal() also writes to. Throws CommandError when the file cannot be opened.
-std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console);
+// report_fatal() also writes to. `console_is_output`: the console's lines are the command's output
+// (compare in text mode), which --quiet does not silence. Throws CommandError when the file cannot
+// be opened.
+std::shared_ptr<Logger> open_log_or_throw(const Config& config, ConsoleStream console,
+                                          bool console_is_output = false);
 
 // "aiter-api-watcher: error: <message>" on stderr, and an ERROR line in the log file when a
 // command opened one: what main() does with an error that ends the process.

@@ -52,7 +52,130 @@ std::string words_of(const CLI::App& app, std::string& value_cases) {
   return join(words, " ");
 }
 
+// An option's description cut to its first clause, for the one line a completion menu shows.
+std::string short_description(const std::string& text) {
+  std::string out = text.substr(0, text.find_first_of("(\n"));
+  if (auto stop = out.find(": "); stop != std::string::npos) out = out.substr(0, stop);
+  if (auto stop = out.find(". "); stop != std::string::npos) out = out.substr(0, stop);
+  return trim(out);
+}
+
+// `text` inside single quotes of a POSIX shell (zsh): ' becomes '\''.
+std::string single_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A description inside a zsh _arguments spec's [...]: its brackets and colons escaped.
+std::string zsh_bracketed(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '[' || c == ']' || c == ':' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The _arguments specs of `app`'s options: '--format[Output format]:value:(text json)'.
+std::string zsh_option_specs(const CLI::App& app, const std::string& indent) {
+  std::string out;
+  for (const CLI::Option* option : app.get_options()) {
+    std::vector<std::string> names;
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    if (names.empty()) continue;  // a positional argument
+    std::string value;
+    if (option->get_expected_max() != 0) {
+      auto choices = choices_of(*option);
+      if (!choices.empty())
+        value = ":value:(" + join(choices, " ") + ")";
+      else if (names.back() == "--config")
+        value = ":file:_files";
+      else
+        value = ":value: ";
+    }
+    for (const std::string& name : names)
+      out += indent +
+             single_quoted(name + "[" + zsh_bracketed(short_description(option->get_description())) + "]" +
+                           value) +
+             " \\\n";
+  }
+  return out;
+}
+
+// `text` inside fish's single quotes: \ and ' escaped.
+std::string fish_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+// The `complete` lines of `app`'s options, each under `condition`.
+std::string fish_option_lines(const CLI::App& app, const std::string& condition) {
+  std::string out;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_lnames().empty() && option->get_snames().empty()) continue;
+    std::string line = "complete -c aiter-api-watcher -n " + fish_quoted(condition);
+    for (const std::string& name : option->get_snames()) line += " -s " + name;
+    for (const std::string& name : option->get_lnames()) line += " -l " + name;
+    if (option->get_expected_max() != 0) {
+      auto choices = choices_of(*option);
+      if (!choices.empty())
+        line += " -x -a " + fish_quoted(join(choices, " "));
+      else if (!option->get_lnames().empty() && option->get_lnames().front() == "config")
+        line += " -r -F";
+      else
+        line += " -x";
+    }
+    out += line + " -d " + fish_quoted(short_description(option->get_description())) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string zsh_completion(const CLI::App& app) {
+  std::string commands, cases;
+  for (const CLI::App* sub : visible_subcommands(app)) {
+    commands +=
+        "    " + single_quoted(sub->get_name() + ":" + short_description(sub->get_description())) + "\n";
+    cases += "        " + sub->get_name() + ")\n          _arguments \\\n" +
+             zsh_option_specs(*sub, "            ") + "            '*: :_default' && ret=0 ;;\n";
+  }
+  return std::string("#compdef aiter-api-watcher\n") +
+         "# zsh completion for aiter-api-watcher: source <(aiter-api-watcher completion zsh) after "
+         "compinit,\n"
+         "# or save it as _aiter-api-watcher in a directory of $fpath.\n" +
+         k_function + "() {\n" + "  local curcontext=\"$curcontext\" state line ret=1\n" +
+         "  local -a commands\n  commands=(\n" + commands + "  )\n" + "  _arguments -C \\\n" +
+         zsh_option_specs(app, "    ") + "    '1: :->command' \\\n    '*:: :->argument' && ret=0\n" +
+         "  case $state in\n" +
+         "    command) _describe -t commands 'aiter-api-watcher command' commands && ret=0 ;;\n" +
+         "    argument)\n      case $words[1] in\n" + cases + "      esac ;;\n  esac\n  return ret\n}\n" +
+         "if [[ \"${zsh_eval_context[-1]}\" == loadautoload ]]; then\n  " + k_function +
+         " \"$@\"\nelse\n  compdef " + k_function + " aiter-api-watcher\nfi\n";
+}
+
+std::string fish_completion(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : visible_subcommands(app)) names += (names.empty() ? "" : " ") + sub->get_name();
+  std::string out =
+      "# fish completion for aiter-api-watcher: aiter-api-watcher completion fish | source\n"
+      "# (or save it as ~/.config/fish/completions/aiter-api-watcher.fish)\n"
+      "complete -c aiter-api-watcher -f\n";
+  const std::string no_subcommand = "not __fish_seen_subcommand_from " + names;
+  for (const CLI::App* sub : visible_subcommands(app))
+    out += "complete -c aiter-api-watcher -n " + fish_quoted(no_subcommand) + " -a " + sub->get_name() +
+           " -d " + fish_quoted(short_description(sub->get_description())) + "\n";
+  out += fish_option_lines(app, "true");
+  for (const CLI::App* sub : visible_subcommands(app))
+    out += fish_option_lines(*sub, "__fish_seen_subcommand_from " + sub->get_name());
+  return out;
+}
 
 std::string bash_completion(const CLI::App& app) {
   std::string subcommands, cases, top_values;
@@ -81,11 +204,22 @@ void add_completion_command(CLI::App& app, Commands& commands) {
   auto shell = std::make_shared<std::string>("bash");
   CLI::App* cmd = app.add_subcommand(
       "completion", "Print a shell completion script: source <(aiter-api-watcher completion bash)");
-  cmd->add_option("SHELL", *shell, "The shell")->check(CLI::IsMember({"bash"}))->capture_default_str();
-  cmd->footer("Exit codes: 0 printed; 2 an unknown shell.");
+  cmd->add_option("SHELL", *shell, "The shell")
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}))
+      ->capture_default_str();
+  cmd->footer(
+      "bash: source <(aiter-api-watcher completion bash). zsh (after compinit): source <(aiter-api-watcher "
+      "completion zsh). fish: aiter-api-watcher completion fish | source.\nExit codes: 0 printed; 2 an "
+      "unknown "
+      "shell.");
   // `shell` lives as long as the runner: CLI11 writes the parsed value into it.
   commands.on(cmd, [&app, shell](AppContext&) {
-    std::cout << bash_completion(app);
+    if (*shell == "zsh")
+      std::cout << zsh_completion(app);
+    else if (*shell == "fish")
+      std::cout << fish_completion(app);
+    else
+      std::cout << bash_completion(app);
     return 0;
   });
 }

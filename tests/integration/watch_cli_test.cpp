@@ -81,13 +81,18 @@ TEST_F(WatchCliTest, OnceRecordsHistoryEventsAndOriginalLogLines) {
   auto r = run({"watch", "--config", cfg.string(), "--once"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("INFO - Found 7 new commits since " + m_commits.base), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("INFO - Checking commit " + m_commits.renamed), std::string::npos);
   EXPECT_NE(
       r.out.find("INFO - Initial signature for rocm_aiter_asm_fmoe.moe_sorting_ck: (topk_ids, topk_weights, "
                  "num_experts, model_dim, moebuf_dtype, block_size=32, expert_mask=None)"),
       std::string::npos);
-  EXPECT_NE(r.out.find("INFO - No API change for gemm_a8w8_CK"), std::string::npos);
   EXPECT_NE(r.out.find("INFO - API change detected for legacy.old_fn"), std::string::npos);
+  EXPECT_NE(r.out.find("INFO - Processed 7 commits in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": 11 API changes (5 breaking) at 6 commits"), std::string::npos) << r.out;
+  // The routine lines are the log file's, as the original wrote them; the console keeps to what matters.
+  EXPECT_NE(log_text().find("INFO - Checking commit " + m_commits.renamed), std::string::npos);
+  EXPECT_NE(log_text().find("INFO - No API change for gemm_a8w8_CK"), std::string::npos);
+  EXPECT_EQ(r.out.find("Checking commit"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("No API change for"), std::string::npos) << r.out;
   json changes = history(cfg);
   ASSERT_EQ(changes.size(), 11u);
   EXPECT_EQ(changes[0]["commit"], m_commits.renamed);
@@ -96,6 +101,28 @@ TEST_F(WatchCliTest, OnceRecordsHistoryEventsAndOriginalLogLines) {
   EXPECT_EQ(changes[0]["subject"], "Rename expert_mask to mask in moe_sorting_ck");
   EXPECT_EQ(events().size(), 21u);
   EXPECT_EQ(events()[0]["type"], "initial");
+}
+
+TEST_F(WatchCliTest, LogLevelDebugShowsTheRoutineLinesOnTheConsoleAndQuietOnlyProblems) {
+  auto cfg = config("\"start_commit\": \"" + m_commits.base + "\"");
+  auto r = run({"watch", "--config", cfg.string(), "--once", "--log-level", "debug"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("INFO - Checking commit " + m_commits.renamed), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("INFO - No API change for gemm_a8w8_CK"), std::string::npos) << r.out;
+
+  std::filesystem::remove_all(m_dir.path() / "state");
+  std::filesystem::remove(m_dir.path() / "watcher.log");
+  r = run({"--quiet", "watch", "--config", cfg.string(), "--once"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out, "");  // nothing wrong, nothing said
+  EXPECT_EQ(r.err, "");
+  // The log file keeps its own level: every line is there.
+  EXPECT_NE(log_text().find("INFO - API change detected for legacy.old_fn"), std::string::npos);
+  EXPECT_NE(log_text().find("INFO - No API change for gemm_a8w8_CK"), std::string::npos);
+
+  r = run({"watch", "--config", cfg.string(), "--once", "--log-level", "loud"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--log-level"), std::string::npos) << r.err;
 }
 
 TEST_F(WatchCliTest, HistoryFiltersByFunctionAndShowReadsRecordedStates) {
@@ -129,7 +156,7 @@ TEST_F(WatchCliTest, ReplayNamesUnknownCommitAndProcessesTheOthers) {
       << r.err;
   EXPECT_EQ(r.out.find("ERROR"), std::string::npos) << r.out;
   EXPECT_NE(log_text().find("ERROR - Cannot replay commit 'deadbeef'"), std::string::npos);
-  EXPECT_NE(r.out.find("INFO - Processing commit " + m_commits.renamed), std::string::npos);
+  EXPECT_NE(log_text().find("INFO - Processing commit " + m_commits.renamed), std::string::npos);
   json changes = history(cfg);
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0]["commit"], m_commits.renamed);

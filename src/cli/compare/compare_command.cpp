@@ -188,8 +188,8 @@ int run_compare(const CompareOptions& options, Runtime& runtime) {
   apply_extractor(config, options.extractor);
   // In text mode the log lines are the output; otherwise stdout carries only the document.
   const bool to_stdout = options.format == "text" && !options.suggest_waivers;
-  auto log =
-      open_log_or_throw(config, to_stdout ? ConsoleStream::stdout_stream : ConsoleStream::stderr_stream);
+  auto log = open_log_or_throw(
+      config, to_stdout ? ConsoleStream::stdout_stream : ConsoleStream::stderr_stream, to_stdout);
   log_startup(*log, config, options.original_mode);
   auto mirror = open_repository(options, config, *log);
   const std::string old_rev = old_end(options, *mirror, *log);

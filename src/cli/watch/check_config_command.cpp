@@ -106,9 +106,9 @@ int run_check_config(const CheckConfigOptions& options, Runtime& runtime) {
   if (!config.github.token_file.empty()) read_token_file(config.github.token_file);
   print_summary(config, options.config_path);
   // Progress (a first clone, a failed fetch) on stderr only: stdout is the report.
-  LogConfig console_only = config.log;
+  LogConfig console_only = effective_log_config(config);
   console_only.file.clear();
-  auto log = value_or_throw(make_logger(console_only, ConsoleStream::stderr_stream));
+  auto log = value_or_throw(make_logger(console_only, ConsoleStream::stderr_stream, console_level()));
   auto mirror = open_mirror_or_throw(config, log.get());
   if (auto fetched = mirror->fetch(); !fetched)
     log->warn("{}; looking the functions up in the mirror as it is", fetched.error().message());

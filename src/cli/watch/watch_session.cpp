@@ -68,7 +68,8 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   open_api_polling();
   m_events =
       std::make_unique<EventLog>(open_event_log(StateDir(config.state_dir).events(), *m_store, *m_log));
-  m_progress = std::make_unique<Progress>(m_clock, *m_log, ::isatty(STDERR_FILENO) ? stderr : nullptr);
+  const bool live = ::isatty(STDERR_FILENO) && !console_settings().quiet;
+  m_progress = std::make_unique<Progress>(m_clock, *m_log, live ? stderr : nullptr);
   m_processor = std::make_unique<CommitProcessor>(config.functions_to_monitor, *m_mirror, *m_source, *m_store,
                                                   *m_events, *m_log, m_clock, std::move(targets));
   open_consumer();
