@@ -69,7 +69,8 @@ Result<std::filesystem::path> publish_report(StateStore& store, const Config& co
                                              const std::filesystem::path& dir, Runtime& runtime,
                                              const ConsumerSession* consumer) {
   auto sources = report_detail_sources(config, runtime, consumer);
-  ReportInput input{config.repository_url, config.branch, config.functions_to_monitor, {}};
+  ReportInput input{
+      config.repository_url, config.report.web_url, config.branch, config.functions_to_monitor, {}};
   for (const auto& source : sources) input.detail_sources.push_back(source.get());
   auto report = build_report(store, input, std::chrono::system_clock::now());
   if (!report) return report.error().context("reading the state store for the report");

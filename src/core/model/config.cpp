@@ -124,6 +124,11 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     std::string dir;
     rp.string("dir", dir);
     c.report.dir = dir;
+    rp.string("web_url", c.report.web_url);
+    if (!c.report.web_url.empty() && !is_http_url(c.report.web_url))
+      JsonReader::fail(
+          "report.web_url",
+          "expected an http(s) URL like 'https://github.com/ROCm/aiter', got '" + c.report.web_url + "'");
   });
   r.object("consumer", [&](JsonReader& k) {
     k.string("path", c.consumer.path);

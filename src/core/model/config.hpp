@@ -94,6 +94,10 @@ struct ReportConfig {
   // Where `watch` writes the HTML report (index.html) after each poll; empty: no report. A
   // relative path is relative to the config file's directory.
   std::filesystem::path dir;
+  // The repository's web page ("https://github.com/ROCm/aiter", a GitHub Enterprise, Gitea or
+  // internal host): the page links commits to WEB_URL/commit/SHA and pull requests to
+  // WEB_URL/pull/N. Empty: links only when repository_url is on github.com.
+  std::string web_url;
 };
 
 // The gate of `compare` (a pull request's check): levels per change kind and the waivers file.

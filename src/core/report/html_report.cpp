@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <system_error>
 
 #include "util/files.hpp"
+#include "util/time.hpp"
 #include "util/url.hpp"
 
 namespace aaw {
@@ -44,9 +47,11 @@ table.summary { margin: 14px 0; width: 100%; }
 section.function { border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px; margin: 16px 0; }
 section.function.retired { opacity: .8; }
 .import, .latest { margin: 2px 0; }
-.strip { display: flex; align-items: center; gap: 0; margin: 10px 0; }
-.strip a { width: 14px; height: 14px; border-radius: 50%; background: var(--initial); flex: none; }
-.strip span.gap { flex: 1; max-width: 40px; height: 2px; background: var(--line); }
+.strip { position: relative; height: 14px; margin: 10px 7px 0; }
+.strip::before { content: ""; position: absolute; left: 0; right: 0; top: 6px; height: 2px; background: var(--line); }
+.strip a { position: absolute; top: 0; width: 14px; height: 14px; margin-left: -7px; border-radius: 50%;
+  background: var(--initial); }
+.axis { display: flex; justify-content: space-between; margin: 2px 0 10px; font-size: 12px; color: #666; }
 .strip a.sev-breaking { background: var(--breaking); }
 .strip a.sev-unknown { background: var(--unknown); }
 .strip a.sev-behavioural { background: var(--behavioural); }
@@ -118,19 +123,60 @@ bool is_web_url(std::string_view url) {
   return url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
 }
 
-std::string commit_html(const std::string& repository_url, const std::string& sha) {
+// Where a commit or a pull request is shown on the web: under report.web_url when the config
+// names one (a mirror, a GitHub Enterprise or Gitea host), else on github.com when the repository
+// is there, else nowhere (the page shows the SHA or "#123" without a link).
+std::optional<std::string> commit_href(const Report& report, const std::string& sha) {
+  if (!report.web_url.empty()) return report.web_url + "/commit/" + sha;
+  return commit_url(report.repository_url, sha);
+}
+
+std::string commit_html(const Report& report, const std::string& sha) {
   std::string shown = sha.substr(0, 12);
-  auto url = commit_url(repository_url, sha);
+  auto url = commit_href(report, sha);
   return url ? link(*url, shown, "commit")
              : "<code class=\"commit\" title=\"" + html_escape(sha) + "\">" + html_escape(shown) + "</code>";
 }
 
-// ".../pull/123" -> "PR #123"; other URLs as they are.
-std::string pull_request_html(const std::string& url) {
+// ".../pull/123" -> "PR #123"; "#123" a link under web_url when there is one; other text as it is.
+std::string pull_request_html(const Report& report, const std::string& recorded) {
+  std::string url = recorded;
+  if (!report.web_url.empty() && recorded.rfind('#', 0) == 0)
+    url = report.web_url + "/pull/" + recorded.substr(1);
   auto at = url.rfind("/pull/");
   std::string text = at == std::string::npos ? url : "PR #" + url.substr(at + 6);
   return is_web_url(url) ? link(url, text, "pr") : "<span class=\"pr\">" + html_escape(url) + "</span>";
 }
+
+// The span of commit dates the strips share, so that every function's dots sit on one time scale:
+// a dot's place says when, and the gaps between dots how long nothing changed.
+struct TimeAxis {
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+  std::string first_day, last_day;  // "2025-04-26"
+
+  static TimeAxis of(const Report& report) {
+    TimeAxis axis;
+    bool any = false;
+    for (const FunctionReport& f : report.functions)
+      for (const TimelineEntry& e : f.timeline) {
+        auto t = parse_iso8601(e.commit_date);
+        if (!t) continue;
+        if (!any || *t < axis.first) axis.first = *t, axis.first_day = e.commit_date.substr(0, 10);
+        if (!any || *t > axis.last) axis.last = *t, axis.last_day = e.commit_date.substr(0, 10);
+        any = true;
+      }
+    return axis;
+  }
+  // The place of `date` along the axis, in percent; the middle when the span is a single instant,
+  // the start when the date does not parse.
+  double percent(const std::string& date) const {
+    auto t = parse_iso8601(date);
+    if (!t) return 0;
+    if (last <= first) return 50;
+    return 100.0 * static_cast<double>(*t - first) / static_cast<double>(last - first);
+  }
+};
 
 // The parameters a change names, marked on both sides of the comparison.
 std::set<std::string> touched_parameters(const TimelineEntry& entry) {
@@ -207,10 +253,10 @@ std::string details_html(const std::vector<DetailTable>& tables) {
   return out;
 }
 
-std::string meta_html(const TimelineEntry& entry, const std::string& repository_url) {
+std::string meta_html(const TimelineEntry& entry, const Report& report) {
   std::string out = "<div class=\"meta\">" + badge(severity_name(entry)) + " <time>" +
-                    html_escape(entry.commit_date) + "</time> " + commit_html(repository_url, entry.commit);
-  if (entry.pull_request) out += " " + pull_request_html(*entry.pull_request);
+                    html_escape(entry.commit_date) + "</time> " + commit_html(report, entry.commit);
+  if (entry.pull_request) out += " " + pull_request_html(report, *entry.pull_request);
   out += " <span class=\"subject\">" + html_escape(entry.subject) + "</span>";
   out += " <span class=\"author\">" + html_escape(entry.author) + "</span></div>";
   return out;
@@ -220,24 +266,29 @@ std::string entry_id(std::size_t function_index, std::size_t entry_index) {
   return "fn" + std::to_string(function_index + 1) + "-" + std::to_string(entry_index + 1);
 }
 
-std::string entry_html(const TimelineEntry& entry, const std::string& id, const std::string& repository_url) {
+std::string entry_html(const TimelineEntry& entry, const std::string& id, const Report& report) {
   std::string kind = severity_name(entry);
   return "<li class=\"entry sev-" + kind + "\" id=\"" + id + "\" data-severity=\"" + kind + "\">" +
-         meta_html(entry, repository_url) + sides_html(entry) + changes_html(entry) +
-         details_html(entry.details) + "</li>";
+         meta_html(entry, report) + sides_html(entry) + changes_html(entry) + details_html(entry.details) +
+         "</li>";
 }
 
-// A dot per entry, oldest first, each a link to its entry: the shape of the history at a glance.
-std::string strip_html(const FunctionReport& f, std::size_t index) {
+// A dot per entry at its commit's date on the page's time axis, each a link to its entry: the
+// shape of the history at a glance, comparable from one function to the next.
+std::string strip_html(const FunctionReport& f, std::size_t index, const TimeAxis& axis) {
   if (f.timeline.empty()) return "";
-  std::string out = "<div class=\"strip\" aria-label=\"timeline\">";
+  std::string out =
+      "<div class=\"strip\" aria-label=\"timeline from " + axis.first_day + " to " + axis.last_day + "\">";
   for (std::size_t i = 0; i < f.timeline.size(); ++i) {
     const TimelineEntry& e = f.timeline[i];
-    if (i) out += "<span class=\"gap\"></span>";
-    out += "<a class=\"sev-" + severity_name(e) + "\" href=\"#" + entry_id(index, i) + "\" title=\"" +
+    char left[32];
+    std::snprintf(left, sizeof left, "%.2f", axis.percent(e.commit_date));
+    out += "<a class=\"sev-" + severity_name(e) + "\" style=\"left:" + left + "%\" href=\"#" +
+           entry_id(index, i) + "\" title=\"" +
            html_escape(severity_name(e) + " " + e.commit.substr(0, 12) + " " + e.commit_date) + "\"></a>";
   }
-  return out + "</div>";
+  return out + "</div><div class=\"axis\"><span>" + html_escape(axis.first_day) + "</span><span>" +
+         html_escape(axis.last_day) + "</span></div>";
 }
 
 std::optional<Severity> worst(const FunctionReport& f) {
@@ -256,7 +307,8 @@ std::string latest_text(const FunctionReport& f) {
   return f.latest ? f.latest->summary() : "not recorded yet";
 }
 
-std::string function_html(const FunctionReport& f, std::size_t index, const std::string& repository_url) {
+std::string function_html(const FunctionReport& f, std::size_t index, const Report& report,
+                          const TimeAxis& axis) {
   auto severity = worst(f);
   std::string out = "<section class=\"function" + std::string(f.monitored ? "" : " retired") + "\" id=\"fn" +
                     std::to_string(index + 1) + "\"><h2>" + code(f.function.function_path) +
@@ -264,11 +316,11 @@ std::string function_html(const FunctionReport& f, std::size_t index, const std:
   if (!f.monitored) out += "<p class=\"note\">No longer in functions_to_monitor.</p>";
   out += "<p class=\"import\">Import: " + code(f.function.import_statement) + "</p>";
   out += "<p class=\"latest\">Latest: " + code(latest_text(f)) + "</p>";
-  out += strip_html(f, index);
+  out += strip_html(f, index, axis);
   if (f.timeline.empty()) return out + "<p class=\"empty\">Nothing recorded yet.</p></section>";
   out += "<ol class=\"timeline\">";
   for (std::size_t i = 0; i < f.timeline.size(); ++i)
-    out += entry_html(f.timeline[i], entry_id(index, i), repository_url);
+    out += entry_html(f.timeline[i], entry_id(index, i), report);
   return out + "</ol></section>";
 }
 
@@ -309,8 +361,8 @@ std::string fact(const std::string& name, const std::string& value_html) {
 std::string header_html(const Report& report) {
   std::string out = "<header><h1>API signature changes: " + code(report.repository_url) + " " +
                     code(report.branch) + "</h1><dl class=\"facts\">";
-  out += fact("last processed commit",
-              report.line_head ? commit_html(report.repository_url, *report.line_head) : "none yet");
+  out +=
+      fact("last processed commit", report.line_head ? commit_html(report, *report.line_head) : "none yet");
   out += fact("commits recorded", std::to_string(report.commits_recorded));
   const PollStatus& poll = report.poll;
   out += fact("last poll", poll.last_poll_time ? html_escape(*poll.last_poll_time + " (" +
@@ -361,8 +413,9 @@ std::string render_html_report(const Report& report) {
       "</style></head>\n<body>";
   out += header_html(report) + filter_html(report) + "<main>" + summary_html(report);
   if (report.functions.empty()) out += "<p class=\"empty\">No function is monitored or recorded.</p>";
+  const TimeAxis axis = TimeAxis::of(report);
   for (std::size_t i = 0; i < report.functions.size(); ++i)
-    out += "\n" + function_html(report.functions[i], i, report.repository_url);
+    out += "\n" + function_html(report.functions[i], i, report, axis);
   out += "</main><footer>Generated by aiter-api-watcher from its state store.</footer><script>";
   return out + k_script + "</script></body></html>\n";
 }

@@ -137,6 +137,8 @@ Result<void> add_facts(StateStore& store, Report& report) {
 Result<Report> build_report(StateStore& store, const ReportInput& input, TimePoint now) {
   Report report;
   report.repository_url = redact_url(input.repository_url);
+  report.web_url = redact_url(input.web_url);
+  while (!report.web_url.empty() && report.web_url.back() == '/') report.web_url.pop_back();
   report.branch = input.branch;
   report.generated_at = iso8601_utc(now);
   if (auto facts = add_facts(store, report); !facts) return facts.error();

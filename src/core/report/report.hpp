@@ -57,6 +57,7 @@ struct FunctionReport {
 
 struct Report {
   std::string repository_url;  // redacted
+  std::string web_url;  // report.web_url without a trailing '/': where commits are linked ("": github.com's)
   std::string branch;
   std::string generated_at;              // UTC, ISO 8601
   std::optional<std::string> line_head;  // the last processed commit
@@ -80,6 +81,7 @@ class ReportDetailSource {
 
 struct ReportInput {
   std::string repository_url;
+  std::string web_url;  // the config's report.web_url
   std::string branch;
   std::vector<MonitoredFunction> functions;  // functions_to_monitor
   std::vector<ReportDetailSource*> detail_sources;

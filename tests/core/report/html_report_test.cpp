@@ -95,6 +95,34 @@ TEST(HtmlReportTest, CommitsOfAnotherHostAreShownWithoutALink) {
                                  std::string(12, 'b') + "</code>"));
 }
 
+TEST(HtmlReportTest, WebUrlLinksCommitsAndPullRequestsOfAnyHost) {
+  Report report = sample("/srv/git/aiter.git");
+  report.web_url = "https://git.example.com/mirrors/aiter";
+  report.functions[0].timeline[1].pull_request = "#42";  // how a non-GitHub remote's PR is recorded
+  std::string html = render_html_report(report);
+  EXPECT_TRUE(contains(html, "href=\"https://git.example.com/mirrors/aiter/commit/" + std::string(40, 'b') +
+                                 "\">" + std::string(12, 'b') + "</a>"))
+      << html;
+  EXPECT_TRUE(contains(html, "href=\"https://git.example.com/mirrors/aiter/pull/42\">PR #42</a>"));
+  EXPECT_FALSE(contains(html, "<code class=\"commit\""));
+}
+
+TEST(HtmlReportTest, TheStripsShareOneTimeAxis) {
+  Report report = sample();
+  report.functions[0].timeline[0].commit_date = "2025-01-01T00:00:00+00:00";
+  report.functions[0].timeline[1].commit_date = "2025-01-11T00:00:00+00:00";
+  FunctionReport other = report.functions[0];
+  other.function.function_path = "aiter.other";
+  other.timeline.resize(1);
+  other.timeline[0].commit_date = "2025-01-03T12:00:00+12:00";  // 2025-01-03 00:00 UTC: a fifth of the way
+  report.functions.push_back(other);
+  std::string html = render_html_report(report);
+  EXPECT_TRUE(contains(html, "style=\"left:0.00%\" href=\"#fn1-1\"")) << html;
+  EXPECT_TRUE(contains(html, "style=\"left:100.00%\" href=\"#fn1-2\""));
+  EXPECT_TRUE(contains(html, "style=\"left:20.00%\" href=\"#fn2-1\""));
+  EXPECT_EQ(count_of(html, "<div class=\"axis\"><span>2025-01-01</span><span>2025-01-11</span></div>"), 2);
+}
+
 TEST(HtmlReportTest, APullRequestThatIsNotAWebUrlIsNotALink) {
   Report report = sample();
   report.functions[0].timeline[1].pull_request = "javascript:alert(1)";

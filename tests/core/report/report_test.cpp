@@ -73,7 +73,7 @@ class BuildReportTest : public ::testing::Test {
   }
 
   Report build(std::vector<ReportDetailSource*> sources = {}) {
-    ReportInput input{k_url, "main", {k_fmoe, k_gemm}, std::move(sources)};
+    ReportInput input{k_url, "", "main", {k_fmoe, k_gemm}, std::move(sources)};
     auto report = build_report(*m_store, input, k_now);
     EXPECT_TRUE(report) << report.error().message();
     return report ? *report : Report{};
@@ -217,7 +217,7 @@ TEST_F(BuildReportTest, ADamagedRecordNamesItsCommitAndFunction) {
               {"new", {{"status", "bogus"}}}};
   rec.events.push_back(bad);
   ASSERT_TRUE(m_store->record(rec));
-  ReportInput input{k_url, "main", {k_fmoe}, {}};
+  ReportInput input{k_url, "", "main", {k_fmoe}, {}};
   auto report = build_report(*m_store, input, k_now);
   ASSERT_FALSE(report);
   EXPECT_NE(report.error().message().find("'aiter.fmoe' at commit '" + sha('d') + "'"), std::string::npos)
