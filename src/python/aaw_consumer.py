@@ -22,7 +22,7 @@ _TYPE_ERRORS = {"TypeError", "Exception", "BaseException"}
 
 
 def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
-    """args = {"path": directory, "package": "aiter"} -> the scan (see README "Consumer impact"):
+    """args = {"path": directory, "package": "aiter"} -> the scan (see docs/consumer-check.md):
     {"package", "files_scanned", "files_importing", "imports", "functions": [{"import_statement",
     "function_path", "target", "call_sites": [SITE]}], "classes", "modules", "constants",
     "imported_not_called", "fallbacks", "dynamic", "errors"}: a call through a name a try/except

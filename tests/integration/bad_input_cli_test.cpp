@@ -1,4 +1,4 @@
-// The bad-input table of README.md ("Bad inputs"), one test per row, on the built binary: each
+// The bad-input table of docs/bad-inputs.md, one test per row, on the built binary: each
 // input gets its exit code and a message naming it and the cause, nothing is silently accepted,
 // no C++ error leaks, and errors go to stderr and the log file, never to stdout.
 #include <gtest/gtest.h>

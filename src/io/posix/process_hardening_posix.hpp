@@ -1,6 +1,6 @@
 // What the daemon does to itself so that the code it builds and imports (which runs as the same
 // user under the plain sandbox) cannot read its secrets: the token leaves the environment, and the
-// process cannot be inspected. See README "Threat model".
+// process cannot be inspected. See docs/threat-model.md.
 #pragma once
 
 #include <string>
