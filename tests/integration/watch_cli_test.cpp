@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -123,6 +124,48 @@ TEST_F(WatchCliTest, LogLevelDebugShowsTheRoutineLinesOnTheConsoleAndQuietOnlyPr
   r = run({"watch", "--config", cfg.string(), "--once", "--log-level", "loud"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--log-level"), std::string::npos) << r.err;
+}
+
+TEST_F(WatchCliTest, AFunctionAddedToTheConfigLaterGetsItsHistoryBackFilled) {
+  auto cfg = config("\"start_commit\": \"" + m_commits.base + "\"");
+  json full = json::parse(read_text(cfg));
+  json without = full;
+  auto& list = without["functions_to_monitor"];
+  list.erase(std::remove_if(
+                 list.begin(), list.end(),
+                 [](const json& f) { return f["function_path"] == "rocm_aiter_asm_fmoe.moe_sorting_ck"; }),
+             list.end());
+  ASSERT_EQ(list.size() + 1, full["functions_to_monitor"].size());
+  std::ofstream(cfg) << without.dump(2);
+  ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
+  auto r =
+      run({"history", "--config", cfg.string(), "rocm_aiter_asm_fmoe.moe_sorting_ck", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;  // not monitored, never recorded
+
+  std::ofstream(cfg) << full.dump(2);
+  r = run({"watch", "--config", cfg.string(), "--once"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(
+      r.out.find("INFO - 1 function(s) new in the config: back-filling their history over the 8 commit(s)"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("INFO - Back-filled 1 function(s) over 8 commit(s) in "), std::string::npos) << r.out;
+  json changes = history(cfg);
+  std::vector<json> sorting;
+  for (const json& c : changes)
+    if (c["function_path"] == "rocm_aiter_asm_fmoe.moe_sorting_ck") sorting.push_back(c);
+  ASSERT_EQ(sorting.size(), 1u);
+  EXPECT_EQ(sorting[0]["commit"], m_commits.renamed) << "where the rename happened, not where it was found";
+  EXPECT_EQ(sorting[0]["severity"], "breaking");
+  EXPECT_EQ(sorting[0]["backfilled"], true);
+  std::size_t initial = 0;
+  for (const json& e : events())
+    if (e["function_path"] == "rocm_aiter_asm_fmoe.moe_sorting_ck" && e["type"] == "initial") {
+      ++initial;
+      EXPECT_EQ(e["commit"], m_commits.base) << "the first commit processed";
+      EXPECT_EQ(e["backfilled"], true);
+    }
+  EXPECT_EQ(initial, 1u);
 }
 
 TEST_F(WatchCliTest, HistoryFiltersByFunctionAndShowReadsRecordedStates) {

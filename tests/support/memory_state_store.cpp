@@ -182,6 +182,17 @@ Result<std::int64_t> InMemoryStateStore::commit_count() {
   return static_cast<std::int64_t>(m_commits.size());
 }
 
+Result<std::vector<ObjectId>> InMemoryStateStore::processed_commits() {
+  std::vector<std::pair<std::int64_t, ObjectId>> ordered;
+  for (const auto& [sha, commit] : m_commits)
+    if (commit.status.outcome == CommitOutcome::processed)
+      ordered.emplace_back(commit.status.sequence, ObjectId{sha});
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<ObjectId> out;
+  for (auto& [sequence, id] : ordered) out.push_back(std::move(id));
+  return out;
+}
+
 Result<void> InMemoryStateStore::set_value(std::string_view key, std::string_view value) {
   m_values[std::string(key)] = std::string(value);
   return {};

@@ -128,6 +128,20 @@ TYPED_TEST_P(StateStoreContract, ACommitRecordedAgainKeepsItsPlaceAndDuplicatesN
   EXPECT_EQ(*this->store().commit_count(), 2);
 }
 
+TYPED_TEST_P(StateStoreContract, ProcessedCommitsAreListedInProcessingOrder) {
+  this->record(contract_record(3));
+  this->record(contract_record(1));
+  CommitRecord failed = contract_record(2);
+  failed.outcome = CommitOutcome::failed;
+  failed.error = "missing object";
+  failed.states.clear();
+  this->record(failed);
+  this->record(contract_record(3));  // recorded again: keeps its place
+  auto listed = this->store().processed_commits();
+  ASSERT_TRUE(listed) << listed.error().message();
+  EXPECT_EQ(*listed, (std::vector<ObjectId>{contract_sha(3), contract_sha(1)}));
+}
+
 TYPED_TEST_P(StateStoreContract, ARecordThatCannotBeWrittenKeepsNothing) {
   CommitRecord bad = contract_record(1);
   bad.changes.push_back(Json{{"commit", bad.commit.id.hex}});  // no function named
@@ -275,8 +289,8 @@ TYPED_TEST_P(StateStoreContract, AFailedCommitHasNoStates) {
   EXPECT_TRUE(this->store().states_at(failed.commit.id)->empty());
 }
 
-REGISTER_TYPED_TEST_SUITE_P(StateStoreContract, ARecordIsReadBackWhole,
-                            ACommitRecordedAgainKeepsItsPlaceAndDuplicatesNothing,
+REGISTER_TYPED_TEST_SUITE_P(StateStoreContract, ProcessedCommitsAreListedInProcessingOrder,
+                            ARecordIsReadBackWhole, ACommitRecordedAgainKeepsItsPlaceAndDuplicatesNothing,
                             ARecordThatCannotBeWrittenKeepsNothing, TheBaselineSkipsFailuresOfTheMachinery,
                             TheLineHeadIsWhereTheLastAdvancingRecordLeftIt,
                             HistoryOfOneFunctionUnderAnyImport, EventsAfterAnIdInOrder,

@@ -159,6 +159,8 @@ class StateStore {
   virtual Result<std::vector<StoredEvent>> events_after(std::int64_t after) = 0;
 
   virtual Result<std::int64_t> commit_count() = 0;
+  // The commits recorded as processed, in processing order (what a back-fill walks again).
+  virtual Result<std::vector<ObjectId>> processed_commits() = 0;
 
   // Small named values ("remote_head", "last_poll_time", ...), each written in its own transaction.
   virtual Result<void> set_value(std::string_view key, std::string_view value) = 0;

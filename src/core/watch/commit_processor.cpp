@@ -73,12 +73,13 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
     m_log.info("Initial signature for {}: {}", name, state.summary());
     Json initial = to_json(FunctionChange{commit, std::nullopt, function, SignatureState{}, state, {}});
     initial["old"] = nullptr;
+    if (m_backfilling) initial["backfilled"] = true;
     record.events.push_back(event("initial", std::move(initial)));
     return;
   }
   auto changes = diff_states(*base, state);
   if (changes.empty()) {  // most functions at most commits: nothing copied
-    log_detail(m_log, "No API change for " + name);
+    if (!m_backfilling) log_detail(m_log, "No API change for " + name);
     return;
   }
   FunctionChange change{commit, std::nullopt, function, *base, state, std::move(changes)};
@@ -87,8 +88,9 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
   assess(change, *base);
   log_change(m_log, change);
   Json json = to_json(change);
+  if (m_backfilling) json["backfilled"] = true;
   for (const NotificationTarget& target : m_targets)
-    if (notifies(target, change)) record.notifications.push_back({target.name, json});
+    if (!m_backfilling && notifies(target, change)) record.notifications.push_back({target.name, json});
   record.changes.push_back(json);
   record.events.push_back(event("change", std::move(json)));
 }
@@ -246,10 +248,13 @@ Result<void> CommitProcessor::record_new_functions(const ObjectId& commit) {
   for (const MonitoredFunction& f : m_functions)
     if (!find_state(*recorded, f)) added.push_back(f);
   if (added.empty()) return {};
+  if (!m_source.builds_each_commit()) return backfill(added, commit);
   auto info = m_mirror.commit_info(commit);
   if (!info) return info.error().context("reading " + commit.hex);
-  m_log.info("{} function(s) new in the config: extracting them at the last processed commit {}",
-             added.size(), commit.hex);
+  m_log.info(
+      "{} function(s) new in the config: extracting them at the last processed commit {} (their history "
+      "starts there: back-filling the commits before it would mean building each of them)",
+      added.size(), commit.hex);
   auto states = m_source.extract(commit, added);
   if (!states) return states.error().context("extracting the new functions at " + commit.hex);
   CommitRecord record;
@@ -267,6 +272,102 @@ Result<void> CommitProcessor::record_new_functions(const ObjectId& commit) {
   auto written = m_store.record(record);
   if (!written) return written.error().context("recording " + commit.hex);
   return m_batching ? Result<void>() : flush_events();
+}
+
+// Each processed commit in turn, for the new functions alone: the first read whole, each next one
+// through advance(), so that the back-fill costs what changed, as a replay does (seconds for
+// aiter's whole history). A commit that cannot be read now is left as it was, and the one after it
+// is read whole.
+Result<void> CommitProcessor::backfill(const std::vector<MonitoredFunction>& added,
+                                       const ObjectId& line_head) {
+  auto commits = m_store.processed_commits();
+  if (!commits) return commits.error();
+  m_log.info(
+      "{} function(s) new in the config: back-filling their history over the {} commit(s) processed so far",
+      added.size(), commits->size());
+  const TimePoint started = m_clock.now();
+  const ChangeTally before = m_tally;
+  std::vector<std::optional<SignatureState>> good(added.size());  // the last usable state of each
+  std::optional<ObjectId> previous;
+  CommitStates states;
+  std::size_t unreadable = 0;
+  m_backfilling = true;
+  if (auto begun = begin_batch(); !begun) return begun;
+  Result<void> done;
+  for (std::size_t n = 0; n < commits->size() && done; ++n) {
+    const ObjectId& commit = (*commits)[n];
+    if (previous) {
+      auto updates = m_source.advance(*previous, commit, added, states);
+      if (updates) {
+        for (StateUpdate& update : *updates) states[update.position] = std::move(update.state);
+      } else {
+        previous.reset();
+      }
+    }
+    if (!previous) {
+      auto extracted = m_source.extract(commit, added);
+      if (!extracted && extracted.error().code() == ErrorCode::cancelled) {
+        done = extracted.error();  // what was back-filled is kept; the rest is redone on restart
+        break;
+      }
+      if (!extracted) {
+        ++unreadable;
+        m_log.warn("Cannot back-fill commit {}: {}", commit.hex, extracted.error().message());
+        continue;
+      }
+      states = std::move(*extracted);
+    }
+    previous = commit;
+    done = backfill_commit(commit, added, states, good, commit == line_head);
+    if (done && (n + 1) % 500 == 0) {  // a batch of a few hundred records: the write lock is never held long
+      if (done = end_batch(); done) done = begin_batch();
+    }
+  }
+  m_backfilling = false;
+  m_last.reset();
+  auto ended = end_batch();
+  if (!done) return done;
+  if (!ended) return ended;
+  ChangeTally range = m_tally - before;
+  m_log.info(
+      "Back-filled {} function(s) over {} commit(s) in {:.1f} s: {}{}", added.size(), commits->size(),
+      std::chrono::duration<double>(m_clock.now() - started).count(), describe(range),
+      unreadable ? "; " + std::to_string(unreadable) + " commit(s) could not be read again" : std::string());
+  return flush_events();
+}
+
+Result<void> CommitProcessor::backfill_commit(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& added,
+                                              const CommitStates& states,
+                                              std::vector<std::optional<SignatureState>>& good,
+                                              bool advances_line) {
+  auto info = m_mirror.commit_info(commit);
+  if (!info) return info.error().context("reading " + commit.hex);
+  auto status = m_store.commit_status(commit);
+  if (!status) return status.error();
+  auto recorded = m_store.states_at(commit);
+  if (!recorded) return recorded.error();
+  log_detail(m_log, "Back-filling commit " + commit.hex);
+  CommitRecord record;
+  record.commit = *info;
+  record.advances_line = advances_line;
+  record.bisected = *status && (*status)->bisected;
+  record.states = std::move(*recorded);
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    // Recorded there already (a function monitored before, dropped from the config and added
+    // back): that state stands, and the next commits are diffed against it.
+    if (const SignatureState* known = find_state(record.states, added[i])) {
+      if (!is_machinery_failure(known->status)) good[i] = *known;
+      continue;
+    }
+    judge(*info, added[i], states[i], good[i] ? &*good[i] : nullptr, record);
+    if (!is_machinery_failure(states[i].status)) good[i] = states[i];
+    record.states.push_back({added[i], states[i]});
+  }
+  if (!record.changes.empty()) ++m_tally.commits_with_changes;
+  auto written = m_store.record(record);
+  if (!written) return written.error().context("recording " + commit.hex);
+  return {};
 }
 
 Result<void> CommitProcessor::flush_events() {

@@ -67,10 +67,14 @@ class CommitProcessor {
   // The states of every monitored function at `commit`, from the source; recorded nowhere.
   Result<CommitStates> extract(const ObjectId& commit) { return m_source.extract(commit, m_functions); }
 
-  // Extracts at `commit` (recorded before) the monitored functions that have no state recorded
-  // there, and records them as initial ("Initial signature for F: ..."), keeping the states
-  // already there: a function added to the config is watched from now on, not from the next
-  // upstream commit. Nothing when all have a state, or the commit is not recorded as processed.
+  // The monitored functions that have no state recorded at `commit` (the line head: functions
+  // added to the config since) get one, keeping the states already there. With a source that reads
+  // commits in milliseconds (static) their history is back-filled: every commit processed so far
+  // is read again for them alone, in processing order, and their initial signature and changes are
+  // recorded at the commits where they happened, marked "backfilled" and never notified (old news).
+  // With a source that builds each commit, they are extracted at `commit` only and recorded as
+  // initial there (their history starts at it, as the log says). Nothing when all have a state, or
+  // the commit is not recorded as processed.
   Result<void> record_new_functions(const ObjectId& commit);
 
   // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
@@ -102,6 +106,10 @@ class CommitProcessor {
     std::vector<FunctionState> recorded;
   };
   Result<void> process_advanced(const CommitInfo& info, bool advances_line, Recorded last);
+  Result<void> backfill(const std::vector<MonitoredFunction>& added, const ObjectId& line_head);
+  Result<void> backfill_commit(const ObjectId& commit, const std::vector<MonitoredFunction>& added,
+                               const CommitStates& states, std::vector<std::optional<SignatureState>>& good,
+                               bool advances_line);
   Result<void> finish(CommitRecord& record, CommitStates states);
   void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
              const SignatureState* base, CommitRecord& record);
@@ -122,6 +130,7 @@ class CommitProcessor {
   std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
   bool m_batching = false;         // between begin_batch() and end_batch(): events wait for the end
   ChangeTally m_tally;
+  bool m_backfilling = false;  // during backfill(): changes are marked, not notified nor logged as news
 };
 
 }  // namespace aaw

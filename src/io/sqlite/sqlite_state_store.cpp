@@ -439,6 +439,18 @@ class SqliteStateStore final : public StateStore {
     return query->integer(0);
   }
 
+  Result<std::vector<ObjectId>> processed_commits() override {
+    auto query = m_db.query("SELECT sha FROM commits WHERE outcome = 'processed' ORDER BY sequence");
+    if (!query) return query.error();
+    std::vector<ObjectId> out;
+    for (;;) {
+      auto row = query->step();
+      if (!row) return row.error();
+      if (!*row) return out;
+      out.push_back(ObjectId{query->text(0)});
+    }
+  }
+
   Result<void> set_value(std::string_view key, std::string_view value) override {
     return run(m_db,
                "INSERT INTO named_values(key, value) VALUES(?1, ?2) "

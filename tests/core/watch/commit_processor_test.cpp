@@ -129,6 +129,46 @@ TEST_F(CommitProcessorTest, ChangesAtATargetsSeverityOrAboveAreQueuedForIt) {
                         {"webhook", "pkg.f"}, {"webhook", "g"}, {"github_issue", "g"}}));
 }
 
+TEST_F(CommitProcessorTest, AFunctionAddedToTheConfigGetsItsHistoryBackFilledWithoutNotifications) {
+  m_source.know(m_functions);
+  ObjectId one = add("one", {params({{"a", {}}}), params({{"x", {}}, {"y", {}}})});
+  ObjectId two = add("drop y", {params({{"a", {}}}), params({{"x", {}}})});
+  ObjectId three = add("add b", {params({{"a", {}}, {"b", "1"}}), params({{"x", {}}})});
+  std::vector<MonitoredFunction> all = m_functions;
+  m_functions = {all[0]};  // the history was processed with pkg.f alone
+  process_in_order({one, two, three});
+  ASSERT_EQ(changed("g").size(), 0u);
+
+  CommitProcessor processor(all, m_git, m_source, m_store, m_events, *m_log, m_clock,
+                            {NotificationTarget{"webhook", Severity::annotation, false}});
+  ASSERT_TRUE(processor.record_new_functions(three));
+  for (const ObjectId& commit : {one, two, three})
+    EXPECT_EQ(m_store.states_at(commit)->size(), 2u) << commit.hex;
+  auto history = *m_store.history("g");
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0]["commit"], two.hex) << "recorded where it happened, not where it was found";
+  EXPECT_EQ(history[0]["subject"], "drop y");
+  EXPECT_EQ(history[0]["backfilled"], true);
+  EXPECT_EQ(changed("pkg.f"), (std::vector<std::string>{"parameter_added"}))
+      << "pkg.f's history is untouched";
+  EXPECT_EQ(m_store.outbox_counts()->pending, 0) << "a back-filled change is old news: not notified";
+  EXPECT_EQ(**m_store.line_head(), three);
+  int initial = 0;
+  const std::vector<StoredEvent> recorded = *m_store.events_after(0);
+  for (const StoredEvent& e : recorded)
+    if (e.event["type"] == "initial" && e.event["function_path"] == "g") {
+      ++initial;
+      EXPECT_EQ(e.event["commit"], one.hex);
+      EXPECT_EQ(e.event["backfilled"], true);
+    }
+  EXPECT_EQ(initial, 1);
+
+  // Done once: a second start finds every function with a state and changes nothing.
+  auto events = m_store.events_after(0)->size();
+  ASSERT_TRUE(processor.record_new_functions(three));
+  EXPECT_EQ(m_store.events_after(0)->size(), events);
+}
+
 TEST_F(CommitProcessorTest, ARecordTheStoreRefusesIsAnErrorAndLeavesNoEvent) {
   ObjectId first = add("first", {params({{"a", {}}}), params({{"x", {}}})});
   CommitProcessor processor(m_functions, m_git, m_source, m_store, m_events, *m_log, m_clock);
