@@ -85,11 +85,13 @@ Json upgrade_to_json(const ConsumerUpgrade& upgrade) {
                      {"author", step.commit.author_name},
                      {"pull_request", step.pull_request ? Json(*step.pull_request) : Json(nullptr)},
                      {"call_sites", sites_json(step.sites)}});
-  return {{"pinned_commit", upgrade.pinned.hex},
+  return {{"schema", k_since_pin_schema},
+          {"pinned_commit", upgrade.pinned.hex},
           {"commit", upgrade.head.hex},
           {"call_sites", upgrade.call_sites},
           {"breaking_commits", steps},
-          {"already_broken", sites_json(upgrade.already_broken)}};
+          {"already_broken", sites_json(upgrade.already_broken)},
+          {"exit_code", upgrade_exit_code(upgrade)}};
 }
 
 std::string render_upgrade_markdown(const ConsumerUpgrade& upgrade) {

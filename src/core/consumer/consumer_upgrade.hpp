@@ -39,9 +39,12 @@ Result<ConsumerUpgrade> plan_upgrade(const ConsumerCheck& at_head, const Consume
 // Exit code of --since-pin: 1 when a commit between the pin and the head breaks a call, else 0.
 int upgrade_exit_code(const ConsumerUpgrade& upgrade);
 
+inline constexpr std::string_view k_since_pin_schema = "aiter-api-watcher/check-since-pin/1";
+
 std::string render_upgrade_text(const ConsumerUpgrade& upgrade);
-// {"pinned_commit", "commit", "call_sites", "breaking_commits": [{"commit", "subject", "author",
-// "pull_request", "call_sites": [...]}], "already_broken": [...]}; call sites as check's JSON has them.
+// {"schema": k_since_pin_schema, "pinned_commit", "commit", "call_sites" (a count), "breaking_commits":
+// [{"commit", "subject", "author", "pull_request", "call_sites": [...]}], "already_broken": [...],
+// "exit_code": upgrade_exit_code}; call sites as check's JSON has them.
 Json upgrade_to_json(const ConsumerUpgrade& upgrade);
 std::string render_upgrade_markdown(const ConsumerUpgrade& upgrade);
 

@@ -1,5 +1,5 @@
 // check_consumer and blame_consumer on fakes: ordering, exit code, renderings, and how few
-// commits blame extracts.
+// commits blame extracts; the --since-pin document.
 #include "core/consumer/consumer_check.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 
+#include "core/consumer/consumer_upgrade.hpp"
 #include "support/fake_call_binder.hpp"
 
 namespace aaw {
@@ -111,6 +112,29 @@ TEST_F(ConsumerCheckCoreTest, RenderingsCarryEveryVerdictAndEscapeMarkdown) {
   EXPECT_EQ(json.at("call_sites").size(), 3u);
   EXPECT_TRUE(json.at("call_sites")[0].at("broken_since").is_null());
   EXPECT_NE(render_consumer_markdown(*check).find("z.py:9 (a\\|b)"), std::string::npos);
+}
+
+// Like compare's and check's, the --since-pin document names its schema and carries its exit code:
+// 0 when no commit since the pin breaks a call, 1 when one does.
+TEST_F(ConsumerCheckCoreTest, TheSincePinDocumentNamesItsSchemaAndCarriesItsExitCode) {
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_TRUE(check);
+  ASSERT_EQ(check->sites[1].binding.verdict, Verdict::breaks);
+  ConsumerUpgrade upgrade{ObjectId{"c0"}, check->commit, {}, {&check->sites[0]}, check->sites.size()};
+  Json quiet = upgrade_to_json(upgrade);
+  EXPECT_EQ(quiet.at("schema"), "aiter-api-watcher/check-since-pin/1");
+  EXPECT_EQ(quiet.at("exit_code"), 0);
+  EXPECT_EQ(quiet.at("call_sites"), 3u) << "a count, unlike check's array";
+  EXPECT_EQ(quiet.at("already_broken").size(), 1u);
+
+  CommitInfo commit;
+  commit.id = ObjectId{"c30"};
+  commit.subject = "drop a parameter (#7)";
+  upgrade.steps.push_back({commit, std::string("#7"), {&check->sites[1]}});
+  Json breaking = upgrade_to_json(upgrade);
+  EXPECT_EQ(breaking.at("exit_code"), upgrade_exit_code(upgrade));
+  EXPECT_EQ(breaking.at("exit_code"), 1);
+  EXPECT_EQ(breaking.at("breaking_commits").at(0).at("pull_request"), "#7");
 }
 
 }  // namespace
