@@ -96,6 +96,8 @@ TEST_F(ConsumerCliTest, DiscoverJsonCarriesFunctionsToMonitor) {
   EXPECT_EQ(doc.at("functions").size(), 7u);
   EXPECT_EQ(doc.at("files_scanned"), 4);
   EXPECT_EQ(doc.at("fallbacks").at(0).at("name"), "aiter.ops.rms_norm");
+  EXPECT_EQ(doc.at("schema"), "aiter-api-watcher/discover/1");
+  EXPECT_EQ(doc.at("exit_code"), 0);
 }
 
 TEST_F(ConsumerCliTest, CheckAtTheHeadFlagsTheBreakingCallsAndBlamesTheCommit) {
@@ -227,6 +229,8 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   Json doc = Json::parse(r.out);
   EXPECT_EQ(doc.at("pinned_commit"), s_commits.compatible);
   EXPECT_EQ(doc.at("commit"), s_commits.head);
+  EXPECT_EQ(doc.at("schema"), "aiter-api-watcher/check-since-pin/1");
+  EXPECT_EQ(doc.at("exit_code"), 1) << "the process's own";
   ASSERT_EQ(doc.at("breaking_commits").size(), 1u) << doc.dump(1);
   const Json& step = doc.at("breaking_commits").at(0);
   EXPECT_EQ(step.at("commit"), s_commits.breaking);

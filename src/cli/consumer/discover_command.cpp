@@ -11,6 +11,8 @@
 namespace aaw::cli {
 namespace {
 
+constexpr const char* k_discover_schema = "aiter-api-watcher/discover/1";  // schemas/discover-1.schema.json
+
 struct Target {
   std::filesystem::path root;
   std::string package;
@@ -133,7 +135,9 @@ int run_discover(const DiscoverOptions& options, Runtime& runtime) {
   if (!options.write_config.empty()) write_config(options.write_config, scan, target);
   if (options.format == "json") {
     Json doc = scan.document;
+    doc["schema"] = k_discover_schema;
     doc["functions_to_monitor"] = functions_to_monitor(scan);
+    doc["exit_code"] = 0;  // an error exits 2 before any document
     std::cout << doc.dump(2) << "\n";
   } else {
     print_text(scan, seconds);
