@@ -121,6 +121,11 @@ std::vector<FunctionState> extract_now(const Config& config, GitMirror& mirror, 
   return out;
 }
 
+// The documents' versions, as compare's and check's name theirs (schemas/history-1.schema.json,
+// schemas/show-1.schema.json).
+constexpr const char* k_history_schema = "aiter-api-watcher/history/1";
+constexpr const char* k_show_schema = "aiter-api-watcher/show/1";
+
 ObjectId resolve_or_fetch(GitMirror& mirror, const std::string& revision) {
   if (auto commit = mirror.resolve(revision)) return *commit;
   if (auto fetched = mirror.fetch(); !fetched) throw CommandError{fetched.error().message()};
@@ -206,7 +211,8 @@ int run_history(const HistoryOptions& options) {
   std::vector<Json> changes;
   if (store) changes = value_or_throw(select_history(value_or_throw(store->history(filter)), query));
   if (options.format == "json") {
-    std::cout << Json({{"changes", changes}}).dump(2) << "\n";
+    // Exit code 0 always: an error exits 2 before any document is printed.
+    std::cout << Json({{"schema", k_history_schema}, {"changes", changes}, {"exit_code", 0}}).dump(2) << "\n";
     return 0;
   }
   bool filtered = query.since || query.until || query.min_severity || query.limit || query.in_range;
@@ -242,11 +248,13 @@ int run_show(const ShowOptions& options, Runtime& runtime) {
                      : status->has_value() ? "recorded as failed: " + (*status)->error + "; extracted now"
                                            : "not recorded; extracted now";
   if (options.format == "json") {
-    std::cout << Json({{"commit", commit.hex},
+    std::cout << Json({{"schema", k_show_schema},
+                       {"commit", commit.hex},
                        {"recorded", recorded},
                        {"bisected", bisected},
                        {"note", note},
-                       {"functions", states_json(states)}})
+                       {"functions", states_json(states)},
+                       {"exit_code", 0}})  // an error exits 2 before any document
                      .dump(2)
               << "\n";
   } else {
