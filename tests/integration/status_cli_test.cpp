@@ -125,6 +125,7 @@ TEST_F(StatusCliTest, ReadsAStateDirectoryItCannotWriteTo) {
   json s = json::parse(r.out);
   EXPECT_EQ(s["last_processed_commit"], m_commits.compatible);
   EXPECT_EQ(s["healthy"], true);
+  EXPECT_EQ(s["exit_code"], 0);
 }
 
 // history, show and report are queries too: an operator reads the service user's state_dir with them.
@@ -164,6 +165,14 @@ TEST_F(StatusCliTest, CheckFailsWhenTheLastSuccessfulPollIsOlderThanThreeInterva
   EXPECT_EQ(s["healthy"], false);
   EXPECT_EQ(s["last_error"], "cannot reach the remote: connection refused");
   EXPECT_EQ(s["last_poll_success_time"], "2000-01-01T00:00:00Z");
+  EXPECT_EQ(s["schema"], "aiter-api-watcher/status/1");
+  EXPECT_EQ(s["exit_code"], 0) << "without --check, only a report";
+  // With --check the document carries the exit code the check fails with.
+  auto checked = run({"status", "--config", cfg.string(), "--check", "--format", "json"});
+  EXPECT_EQ(checked.exit_code, 1) << checked.out << checked.err;
+  json c = json::parse(checked.out);
+  EXPECT_EQ(c["healthy"], false);
+  EXPECT_EQ(c["exit_code"], 1);
 }
 
 TEST_F(StatusCliTest, CountsTheCommitsBetweenTheLastProcessedAndTheRemoteHead) {

@@ -26,7 +26,9 @@ std::string text_of(const Json& payload, const char* name) {
   return found != payload.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
-Json to_json(const Config& config, const DaemonStatus& s) {
+constexpr const char* k_status_schema = "aiter-api-watcher/status/1";  // schemas/status-1.schema.json
+
+Json to_json(const Config& config, const DaemonStatus& s, int exit_code) {
   Json failed = Json::array();
   for (const OutboxItem& item : s.failed)
     failed.push_back({{"id", item.id},
@@ -37,7 +39,8 @@ Json to_json(const Config& config, const DaemonStatus& s) {
                       {"attempts", item.attempts},
                       {"last_error", item.last_error},
                       {"updated_at", item.updated_at}});
-  return {{"repository_url", redact_url(config.repository_url)},
+  return {{"schema", k_status_schema},
+          {"repository_url", redact_url(config.repository_url)},
           {"branch", config.branch},
           {"state_dir", config.state_dir.string()},
           {"state_dir_exists", std::filesystem::is_directory(config.state_dir)},
@@ -56,7 +59,8 @@ Json to_json(const Config& config, const DaemonStatus& s) {
             {"failed_items", failed}}},
           {"last_error", optional_json(s.last_error)},
           {"healthy", s.healthy},
-          {"health", s.health}};
+          {"health", s.health},
+          {"exit_code", exit_code}};
 }
 
 void print_text(const Config& config, const DaemonStatus& s) {
@@ -116,12 +120,13 @@ int run_status(const StatusOptions& options) {
   auto mirror = open_existing_mirror(config.repository_url, state.mirrors());
   DaemonStatus status = value_or_throw(read_daemon_status(
       store.get(), mirror.get(), config.check_interval_seconds, std::chrono::system_clock::now()));
+  const int exit_code = options.check && !status.healthy ? 1 : 0;
   if (options.format == "json") {
-    std::cout << to_json(config, status).dump(2) << "\n";
+    std::cout << to_json(config, status, exit_code).dump(2) << "\n";
   } else {
     print_text(config, status);
   }
-  return options.check && !status.healthy ? 1 : 0;
+  return exit_code;
 }
 
 }  // namespace aaw::cli
