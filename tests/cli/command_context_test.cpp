@@ -128,6 +128,17 @@ TEST_F(ConfigTest, WarnsWithoutSuggestionWhenNothingIsClose) {
   EXPECT_EQ(loaded->warnings[0], "config.json: unknown key 'zzzzzz'");
 }
 
+// "$schema" names the JSON Schema an editor validates and completes the file with: accepted, not read.
+TEST_F(ConfigTest, AcceptsAndIgnoresAnEditorsSchemaKey) {
+  auto loaded = parse_config(
+      with_functions(k_one_function, R"(, "$schema": "../schemas/config.schema.json")"), "config.json");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_TRUE(loaded->warnings.empty()) << loaded->warnings.front();
+  EXPECT_EQ(loaded->config.functions_to_monitor.size(), 1u);
+  EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "$schema": 7)")),
+            "config.json: $schema: expected a string");
+}
+
 TEST_F(ConfigTest, NamesJsonPathOfWrongType) {
   std::string functions = R"([{"import_statement": "import a", "function_path": "a.f"},
       {"import_statement": "import a", "function_path": "a.g"},

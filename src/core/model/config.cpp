@@ -184,6 +184,10 @@ Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std
   std::string waivers;
   r.string("waivers", waivers);
   c.gate.waivers = waivers;
+  // The JSON Schema an editor validates and completes the file with
+  // ("../schemas/config.schema.json"): a string, never read.
+  std::string editor_schema;
+  r.string("$schema", editor_schema);
   r.warn_unknown();
   return c;
 }
