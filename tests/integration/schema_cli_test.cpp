@@ -186,6 +186,8 @@ TEST_F(ConfigSchemaTest, EveryShippedConfigValidatesAndReadsWithoutAWarning) {
   std::sort(configs.begin(), configs.end());
   ASSERT_FALSE(configs.empty());
   EXPECT_NE(std::find(configs.begin(), configs.end(), k_source_dir / "config" / "aiter.json"), configs.end());
+  // The original users' file stays as they wrote it: no "$schema" for editors (which the reader accepts).
+  EXPECT_FALSE(read_json(k_source_dir / "config" / "aiter.json").contains("$schema"));
   std::vector<std::string> texts;
   for (const fs::path& config : configs) texts.push_back(read_text(config));
   auto errors = schema_errors("config.schema.json", texts, m_work.path());
@@ -353,6 +355,7 @@ TEST_F(ConfigSchemaTest, ValuesAtTheEdgesTheBinaryAcceptsTheSchemaAcceptsToo) {
       {"consumer", {{"repository_url", "https://github.com/vllm-project/vllm.git"}, {"branch", "dev"}}},
       {"consumer", {{"path", "vllm"}, {"repository_url", ""}}},
       {"levels", {{"function_added", "allow"}, {"default_changed", "warn"}, {"parameter_removed", "deny"}}},
+      {"$schema", "../schemas/config.schema.json"},  // for editors: accepted, not read
   };
   std::vector<std::string> texts;
   for (const auto& [path, value] : good) {
@@ -455,9 +458,9 @@ def load_ops():
     return importlib.import_module("aiter.ops")
 )";
 
-// Copies of `doc` that a strict schema must refuse: one without each top-level key (but an
-// optional "schema" and those in `optional`), and one with a key added to each object (the first object at
-// each path, the indices of arrays aside), each with what was done to it.
+// Copies of `doc` that a strict schema must refuse: one without each top-level key (but those in
+// `optional`; "schema" and "exit_code" included), and one with a key added to each object (the first
+// object at each path, the indices of arrays aside), each with what was done to it.
 std::string pointer_token(std::string key) {
   for (std::size_t at = 0; (at = key.find_first_of("~/", at)) != std::string::npos; at += 2)
     key.replace(at, 1, key[at] == '~' ? "~0" : "~1");
@@ -467,7 +470,7 @@ std::string pointer_token(std::string key) {
 std::vector<std::pair<std::string, Json>> mutants(const Json& doc, const std::set<std::string>& optional) {
   std::vector<std::pair<std::string, Json>> out;
   for (const auto& [key, value] : doc.items()) {
-    if (key == "schema" || optional.count(key)) continue;
+    if (optional.count(key)) continue;
     Json copy = doc;
     copy.erase(key);
     out.push_back({"without '" + key + "'", copy});
@@ -490,6 +493,25 @@ std::vector<std::pair<std::string, Json>> mutants(const Json& doc, const std::se
       };
   walk(doc, "", "");
   return out;
+}
+
+// The name a document of `schema` gives itself: "check-since-pin-1.schema.json" ->
+// "aiter-api-watcher/check-since-pin/1".
+std::string document_name(const std::string& schema) {
+  const std::string suffix = ".schema.json";
+  std::string stem = schema.substr(0, schema.size() - suffix.size());
+  auto dash = stem.rfind('-');
+  return "aiter-api-watcher/" + stem.substr(0, dash) + "/" + stem.substr(dash + 1);
+}
+
+// What `r` printed names the schema it is validated against and carries the exit code the process
+// ended with (check's document carries no exit code yet: `with_exit_code` false).
+void expect_names_its_schema(const std::string& schema, const ProcessResult& r, bool with_exit_code = true) {
+  Json doc = Json::parse(r.out);
+  ASSERT_TRUE(doc.is_object()) << schema;
+  EXPECT_EQ(doc.value("schema", Json()), document_name(schema))
+      << "the document validated against " << schema;
+  if (with_exit_code) EXPECT_EQ(doc.value("exit_code", Json()), r.exit_code) << schema;
 }
 
 class OutputSchemaTest : public ::testing::Test {
@@ -590,6 +612,7 @@ TEST_F(OutputSchemaTest, HistoryJsonValidatesFilteredOrNot) {
     return c.contains("consumer_impact") && !c["consumer_impact"]["broken"].empty();
   })) << "no change breaks a call of the consumer: the schema's consumer_impact goes untested";
   expect_valid("history-1.schema.json", r.out);
+  expect_names_its_schema("history-1.schema.json", r);
   for (std::vector<std::string> filter : {std::vector<std::string>{"--severity", "breaking"},
                                           {"--limit", "1"},
                                           {"rms_norm"},
@@ -599,6 +622,7 @@ TEST_F(OutputSchemaTest, HistoryJsonValidatesFilteredOrNot) {
     auto filtered = watcher(args);
     ASSERT_EQ(filtered.exit_code, 0) << filtered.err;
     expect_valid("history-1.schema.json", filtered.out, false);
+    expect_names_its_schema("history-1.schema.json", filtered);
   }
 }
 
@@ -638,10 +662,12 @@ TEST_F(OutputSchemaTest, ShowJsonValidatesRecordedOrExtractedNow) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   EXPECT_EQ(Json::parse(recorded.out)["recorded"], true);
   expect_valid("show-1.schema.json", recorded.out);
+  expect_names_its_schema("show-1.schema.json", recorded);
   auto now = watcher({"show", "--config", config(), "--format", "json", s_commits.breaking + "~1"});
   ASSERT_EQ(now.exit_code, 0) << now.err;
   EXPECT_EQ(Json::parse(now.out)["recorded"], false);
   expect_valid("show-1.schema.json", now.out);
+  expect_names_its_schema("show-1.schema.json", now);
 }
 
 TEST_F(OutputSchemaTest, StatusJsonValidatesBeforeAnyRunAndAfterOne) {
@@ -653,6 +679,7 @@ TEST_F(OutputSchemaTest, StatusJsonValidatesBeforeAnyRunAndAfterOne) {
   EXPECT_TRUE(doc["last_poll_time"].is_string()) << r.out;
   EXPECT_TRUE(doc["pending_commits"].is_number()) << r.out;
   expect_valid("status-1.schema.json", r.out);
+  expect_names_its_schema("status-1.schema.json", r);
 
   Json fresh = read_json(config());
   fresh["state_dir"] = (m_work.path() / "never-run").string();
@@ -662,6 +689,18 @@ TEST_F(OutputSchemaTest, StatusJsonValidatesBeforeAnyRunAndAfterOne) {
   ASSERT_EQ(before.exit_code, 0) << before.err;
   EXPECT_EQ(Json::parse(before.out)["state_dir_exists"], false);
   expect_valid("status-1.schema.json", before.out, false);
+  expect_names_its_schema("status-1.schema.json", before);
+  // --check on a daemon that never ran: exit 1, and the document says so.
+  auto unhealthy = watcher({"status", "--config", path.string(), "--format", "json", "--check"});
+  ASSERT_EQ(unhealthy.exit_code, 1) << unhealthy.err;
+  EXPECT_EQ(Json::parse(unhealthy.out)["healthy"], false);
+  expect_valid("status-1.schema.json", unhealthy.out, false);
+  expect_names_its_schema("status-1.schema.json", unhealthy);
+  // A healthy status exits 0: the schema refuses a document that says it is healthy and exits 1.
+  Json lying = doc;
+  lying["healthy"] = true;
+  lying["exit_code"] = 1;
+  EXPECT_NE(schema_errors("status-1.schema.json", {lying.dump()}, m_work.path())[0], "");
 }
 
 TEST_F(OutputSchemaTest, DiscoverJsonAndTheConfigItWritesValidate) {
@@ -676,6 +715,7 @@ TEST_F(OutputSchemaTest, DiscoverJsonAndTheConfigItWritesValidate) {
   EXPECT_TRUE(std::any_of(doc["classes"].begin(), doc["classes"].end(),
                           [](const Json& c) { return c.contains("name"); }));
   expect_valid("discover-1.schema.json", r.out);
+  expect_names_its_schema("discover-1.schema.json", r);
 
   // The config --write-config writes is valid as written.
   auto written = m_work.path() / "written.json";
@@ -688,6 +728,7 @@ TEST_F(OutputSchemaTest, CheckJsonAndCheckSincePinJsonValidate) {
   auto check = watcher({"check", "--config", config(), "--format", "json"});
   ASSERT_EQ(check.exit_code, 1) << check.err;
   expect_valid("check-1.schema.json", check.out, false);  // check-1 lets objects take more keys
+  expect_names_its_schema("check-1.schema.json", check, false);
 
   auto pin = watcher({"check", "--config", config(), "--since-pin", "--format", "json"});
   ASSERT_EQ(pin.exit_code, 1) << pin.err;
@@ -696,6 +737,7 @@ TEST_F(OutputSchemaTest, CheckJsonAndCheckSincePinJsonValidate) {
   ASSERT_FALSE(doc["breaking_commits"].empty()) << pin.out;
   EXPECT_FALSE(doc["already_broken"].empty()) << pin.out;
   expect_valid("check-since-pin-1.schema.json", pin.out);
+  expect_names_its_schema("check-since-pin-1.schema.json", pin);
 }
 
 TEST_F(OutputSchemaTest, CompareJsonAndTheWaiversItSuggestsValidateOnceFilledIn) {
@@ -703,6 +745,7 @@ TEST_F(OutputSchemaTest, CompareJsonAndTheWaiversItSuggestsValidateOnceFilledIn)
   auto compare = watcher({"compare", "--config", config, s_commits.base, s_commits.head, "--format", "json"});
   ASSERT_EQ(compare.exit_code, 1) << compare.err;
   expect_valid("compare-1.schema.json", compare.out, false);  // compare-1's call sites take more keys
+  expect_names_its_schema("compare-1.schema.json", compare);
 
   auto suggested =
       watcher({"compare", "--config", config, s_commits.base, s_commits.head, "--suggest-waivers"});
