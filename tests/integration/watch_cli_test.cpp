@@ -166,6 +166,10 @@ TEST_F(WatchCliTest, AFunctionAddedToTheConfigLaterGetsItsHistoryBackFilled) {
       EXPECT_EQ(e["backfilled"], true);
     }
   EXPECT_EQ(initial, 1u);
+  r = run({"history", "--config", cfg.string(), "rocm_aiter_asm_fmoe.moe_sorting_ck"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Rename expert_mask to mask in moe_sorting_ck ["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("] (back-filled)\n"), std::string::npos) << r.out;
 }
 
 TEST_F(WatchCliTest, HistoryFiltersByFunctionAndShowReadsRecordedStates) {

@@ -262,7 +262,7 @@ TEST_F(WatcherTest, MonitoringAfterReplayingTheHeadMakesItTheLineHead) {
   EXPECT_EQ(m_store->line_head()->value().hex, m_commits.compatible);
 }
 
-TEST_F(WatcherTest, AFunctionAddedToTheConfigIsExtractedAtTheLineHeadAtStartUp) {
+TEST_F(WatcherTest, AFunctionAddedToTheConfigIsBackFilledOverWhatWasProcessedAtStartUp) {
   auto all = SyntheticAiter::functions();
   m_config.functions_to_monitor.assign(all.begin(), all.end() - 2);
   open();
@@ -276,10 +276,21 @@ TEST_F(WatcherTest, AFunctionAddedToTheConfigIsExtractedAtTheLineHeadAtStartUp) 
   EXPECT_EQ((*states)[8].function, all[8]);
   EXPECT_EQ((*states)[8].state.status, Status::ok) << "gemm_a8w8 is there at the head";
   EXPECT_EQ((*states)[9].state.status, Status::missing) << "legacy.old_fn was deleted before it";
-  auto events = *m_store->events_after(0);
-  EXPECT_EQ(events.back().event["type"], "initial");
-  EXPECT_EQ(events.back().event["commit"], m_commits.compatible);
-  EXPECT_EQ(commit_count(), 8) << "no commit processed twice";
+  // Its deletion is recorded at the commit that deleted it, not where the function was added.
+  auto removed = *m_store->history(all[9].function_path);
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0]["commit"], m_commits.deleted);
+  EXPECT_EQ(removed[0]["backfilled"], true);
+  std::size_t initial = 0;
+  const std::vector<StoredEvent> events = *m_store->events_after(0);
+  for (const StoredEvent& e : events)
+    if (e.event["type"] == "initial" && e.event["function_path"] == all[9].function_path) {
+      ++initial;
+      EXPECT_EQ(e.event["backfilled"], true);
+      EXPECT_NE(e.event["commit"], m_commits.compatible) << "from the first processed commit on";
+    }
+  EXPECT_EQ(initial, 1u);
+  EXPECT_EQ(commit_count(), 8) << "no commit added twice";
 }
 
 TEST_F(WatcherTest, ForcePushDiffsTheNewLineAgainstWhatWasLastReported) {

@@ -84,7 +84,8 @@ std::string summary_of(const Json& state) {
 void print_change_text(const Json& c) {
   std::cout << c.value("commit_date", "") << " " << c.value("commit", "").substr(0, 12) << " "
             << c.value("function_path", "") << " (" << c.value("severity", "") << ") "
-            << c.value("subject", "") << " [" << c.value("author", "") << "]\n";
+            << c.value("subject", "") << " [" << c.value("author", "") << "]"
+            << (c.value("backfilled", false) ? " (back-filled)" : "") << "\n";
   std::cout << "  old: " << summary_of(c["old"]) << "\n  new: " << summary_of(c["new"]) << "\n";
   for (const Json& change : c["changes"]) {
     auto parsed = change_from_json(change);
