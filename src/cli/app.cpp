@@ -40,10 +40,9 @@ void add_config_to_subcommands(CLI::App& app, std::filesystem::path& config_path
 }
 
 // The visible subcommands' names, and the long options of `app` and of the subcommand parsed.
-std::vector<std::string> command_names(CLI::App& app) {
+std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;
-  for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }))
-    names.push_back(sub->get_name());
+  for (const CLI::App* sub : visible_subcommands(app)) names.push_back(sub->get_name());
   return names;
 }
 
@@ -73,6 +72,13 @@ std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
 }
 
 }  // namespace
+
+std::vector<const CLI::App*> visible_subcommands(const CLI::App& app) {
+  std::vector<const CLI::App*> out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }))
+    out.push_back(sub);
+  return out;
+}
 
 const CommandRunner* Commands::chosen() const {
   for (const auto& [subcommand, runner] : m_runners)

@@ -58,6 +58,9 @@ class Commands {
   std::vector<std::pair<CLI::App*, CommandRunner>> m_runners;
 };
 
+// The subcommands --help lists (the internal ones, "__git" and the like, have no group).
+std::vector<const CLI::App*> visible_subcommands(const CLI::App& app);
+
 // --extractor NAME on `subcommand`: one of the source registry's names, into `out`.
 void add_extractor_option(CLI::App* subcommand, std::string& out);
 

@@ -26,13 +26,6 @@ std::vector<std::string> choices_of(const CLI::Option& option) {
   return out;
 }
 
-std::vector<const CLI::App*> visible_subcommands(const CLI::App& app) {
-  std::vector<const CLI::App*> out;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }))
-    out.push_back(sub);
-  return out;
-}
-
 // "--format --help ..." of `app`, and the `case "$prev"` lines of its options that take values.
 std::string words_of(const CLI::App& app, std::string& value_cases) {
   std::vector<std::string> words;

@@ -32,13 +32,6 @@ bool is_positional(const CLI::Option& option) {
   return option.get_lnames().empty() && option.get_snames().empty();
 }
 
-std::vector<const CLI::App*> visible_subcommands(const CLI::App& app) {
-  std::vector<const CLI::App*> out;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }))
-    out.push_back(sub);
-  return out;
-}
-
 // ".TP" entries for the options of `app` (positional arguments when `positional`).
 std::string option_entries(const CLI::App& app, bool positional) {
   std::string out;
