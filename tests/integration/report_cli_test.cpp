@@ -117,6 +117,27 @@ TEST_F(ReportCliTest, WatchWritesTheReportAfterItsPollIntoReportDir) {
   EXPECT_NE(page.find("(ok)"), std::string::npos) << "the poll recorded before the page was written";
 }
 
+TEST_F(ReportCliTest, WebUrlLinksTheCommitsOfALocalMirrorAndTheStripsShareATimeAxis) {
+  auto cfg =
+      config("\"report\": {\"dir\": \"pages\", \"web_url\": \"https://git.example.com/mirrors/aiter/\"}");
+  ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
+  std::string page = read_text(m_dir.path() / "pages" / "index.html");
+  EXPECT_NE(page.find("href=\"https://git.example.com/mirrors/aiter/commit/" + m_commits.renamed + "\""),
+            std::string::npos)
+      << "a local repository's commits link to its web page";
+  EXPECT_EQ(page.find("<code class=\"commit\""), std::string::npos) << "every commit is a link";
+  // Every strip is drawn on the same axis: one axis line per function, all alike.
+  const std::string axis = page.substr(page.find("<div class=\"axis\">"), 60);
+  EXPECT_EQ(count_of(page, axis.substr(0, axis.find("</div>"))), 10) << axis;
+  EXPECT_NE(page.find("style=\"left:0.00%\""), std::string::npos) << "the oldest commit at the start";
+
+  std::ofstream(cfg) << SyntheticAiter::config_json(m_served.string(), m_dir.path(),
+                                                    "\"report\": {\"web_url\": \"git.example.com/aiter\"}");
+  auto r = run({"report", "--config", cfg.string(), "--out", (m_dir.path() / "other").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("report.web_url: expected an http(s) URL"), std::string::npos) << r.err;
+}
+
 TEST_F(ReportCliTest, ReplayOnceWritesTheReportIntoReportDirToo) {
   auto cfg = config("\"report\": {\"dir\": \"pages\"}");
   auto r = run({"replay", "--config", cfg.string(), "--once", m_commits.base, m_commits.renamed});
