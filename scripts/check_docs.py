@@ -9,7 +9,13 @@ Rules:
   inside the repository, and a `#anchor` into a Markdown file names one of its headings (GitHub's
   slugs: lower case, punctuation dropped, spaces to hyphens, -1, -2, ... for repeated headings);
 - nothing mentions `../shared`, and the only DESIGN.md mentioned is docs/design.md;
-- every docs/*.md is linked from docs/README.md.
+- every docs/*.md is linked from docs/README.md;
+- docs/configuration.md and schemas/config.schema.json name the same keys: every key of the
+  schema that is not a section (nested ones as `static.cache_mb`) is in the first cell of a table
+  row of the reference, and
+  every key a row names is in the schema. A row may name several keys: `notify.webhook.url`,
+  `.min_severity` (a leading dot: a sibling of the first), `notify.*.only_if_consumer_breaks` (a
+  star: any one key). Checked when both files exist.
 
 Prints each problem as `file:line: problem` and exits 1, or exits 0 when there is none.
 Python 3.11 standard library only.
@@ -17,6 +23,7 @@ Python 3.11 standard library only.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import urllib.parse
@@ -179,6 +186,65 @@ def check_index(root: Path) -> list[str]:
             for page in pages if page.resolve() not in linked]
 
 
+_ROW_KEYS = re.compile(r"^\|\s*(`[^|]*?)\s*\|")
+_KEY = re.compile(r"`([^`]+)`")
+
+
+def schema_keys(schema: dict) -> list[tuple[str, bool]]:
+    """(key, is a leaf) of every property of a JSON Schema's object tree, nested ones joined with dots."""
+    definitions = schema.get("definitions", {}) | schema.get("$defs", {})
+
+    def resolve(node: dict) -> dict:
+        while isinstance(node, dict) and "$ref" in node:
+            node = definitions.get(node["$ref"].rsplit("/", 1)[-1], {})
+        return node
+
+    keys = []
+
+    def walk(node: dict, prefix: str) -> None:
+        for name, child in resolve(node).get("properties", {}).items():
+            section = "properties" in resolve(child)
+            keys.append((prefix + name, not section))
+            if section:
+                walk(child, prefix + name + ".")
+
+    walk(schema, "")
+    return keys
+
+
+def documented_keys(text: str):
+    """(line number, key pattern) of the keys each table row of a reference names first."""
+    for number, line in lines_outside_code(text):
+        match = _ROW_KEYS.match(line)
+        if not match:
+            continue
+        names = _KEY.findall(match.group(1))
+        if not names:
+            continue
+        parent = names[0].rpartition(".")[0]
+        for name in names:
+            yield number, (parent + name if name.startswith(".") else name)
+
+
+def check_config_reference(root: Path) -> list[str]:
+    reference = root / "docs" / "configuration.md"
+    schema_file = root / "schemas" / "config.schema.json"
+    if not reference.is_file() or not schema_file.is_file():
+        return []
+    keys = schema_keys(json.loads(schema_file.read_text(encoding="utf-8")))
+    rows = list(documented_keys(reference.read_text(encoding="utf-8", errors="replace")))
+
+    def matches(pattern: str, key: str) -> bool:
+        return re.fullmatch(re.escape(pattern).replace(r"\*", r"[^.]+"), key) is not None
+
+    found = [f"docs/configuration.md:{number}: `{pattern}` is not a key of schemas/config.schema.json"
+             for number, pattern in rows if not any(matches(pattern, key) for key, _ in keys)]
+    # A section (`static`, `notify.webhook`) is documented by the rows of its keys.
+    found += [f"docs/configuration.md:1: `{key}` (schemas/config.schema.json) has no row in the reference"
+              for key, leaf in keys if leaf and not any(matches(pattern, key) for _, pattern in rows)]
+    return found
+
+
 def problems(root: Path) -> list[str]:
     root = Path(root)
     found = []
@@ -196,6 +262,7 @@ def problems(root: Path) -> list[str]:
         found += check_links(root, doc, text, cache)
         found += check_mentions(root, doc, text)
     found += check_index(root)
+    found += check_config_reference(root)
     return found
 
 

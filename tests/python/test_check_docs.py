@@ -1,6 +1,7 @@
 """scripts/check_docs.py on small trees: what it lets through and what it refuses, and the real docs."""
 
 import contextlib
+import json
 import importlib.util
 import io
 import pathlib
@@ -121,6 +122,26 @@ class CheckDocsTest(unittest.TestCase):
             "docs/extra.md:1: link 'y.md': docs/y.md does not exist",
             "docs/README.md:1: docs/extra.md is not linked from docs/README.md",
         ])
+
+    def test_the_config_reference_and_the_schema_name_the_same_keys(self):
+        schema = json.dumps({"properties": {
+            "repository_url": {"type": "string"},
+            "static": {"type": "object", "properties": {"cache_mb": {}, "parse_ahead": {}}},
+            "notify": {"type": "object", "properties": {
+                "webhook": {"$ref": "#/definitions/channel"}, "github_issue": {"$ref": "#/definitions/channel"}}}},
+            "definitions": {"channel": {"type": "object", "properties": {"url": {}, "only_if_consumer_breaks": {}}}}})
+        reference = ("# Configuration\n\n| key | meaning |\n|---|---|\n| `repository_url` | where |\n"
+                     "| `static.cache_mb`, `.parse_ahead` | sizes |\n| `notify.webhook.url` | a URL |\n"
+                     "| `notify.github_issue.url` | a URL |\n| `notify.*.only_if_consumer_breaks` | only then |\n")
+        docs_index = _GOOD["docs/README.md"] + "- [configuration](configuration.md)\n"
+        good = {"schemas/config.schema.json": schema, "docs/configuration.md": reference, "docs/README.md": docs_index}
+        self.assertEqual(self.problems(good), [])
+        missing = self.problems({**good, "docs/configuration.md": reference.replace(", `.parse_ahead`", "")})
+        self.assertEqual(missing, ["docs/configuration.md:1: `static.parse_ahead` (schemas/config.schema.json) "
+                                   "has no row in the reference"])
+        unknown = self.problems({**good, "docs/configuration.md": reference + "| `static.cache_gb` | typo |\n"})
+        self.assertEqual(unknown, ["docs/configuration.md:10: `static.cache_gb` is not a key of "
+                                   "schemas/config.schema.json"])
 
     def test_the_repository_docs_pass(self):
         self.assertEqual(check_docs.problems(_ROOT), [])
