@@ -511,7 +511,9 @@ void expect_names_its_schema(const std::string& schema, const ProcessResult& r, 
   ASSERT_TRUE(doc.is_object()) << schema;
   EXPECT_EQ(doc.value("schema", Json()), document_name(schema))
       << "the document validated against " << schema;
-  if (with_exit_code) EXPECT_EQ(doc.value("exit_code", Json()), r.exit_code) << schema;
+  if (with_exit_code) {
+    EXPECT_EQ(doc.value("exit_code", Json()), r.exit_code) << schema;
+  }
 }
 
 class OutputSchemaTest : public ::testing::Test {
