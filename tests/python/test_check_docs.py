@@ -5,8 +5,9 @@ import json
 import importlib.util
 import io
 import pathlib
-import tempfile
 import unittest
+
+from file_tree import file_tree
 
 _ROOT = pathlib.Path(__file__).resolve().parents[2]
 _SCRIPT = _ROOT / "scripts" / "check_docs.py"
@@ -31,11 +32,7 @@ _GOOD = {
 
 class CheckDocsTest(unittest.TestCase):
     def tree(self, files):
-        root = pathlib.Path(self.enterContext(tempfile.TemporaryDirectory()))
-        for path, text in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text, encoding="utf-8")
-        return root
+        return file_tree(self, files)
 
     def problems(self, changes=None, removed=()):
         files = {**_GOOD, **(changes or {})}

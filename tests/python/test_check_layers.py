@@ -2,8 +2,9 @@
 
 import importlib.util
 import pathlib
-import tempfile
 import unittest
+
+from file_tree import file_tree
 
 _SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "check_layers.py"
 _spec = importlib.util.spec_from_file_location("check_layers", _SCRIPT)
@@ -29,11 +30,7 @@ _GOOD = {
 
 class CheckLayersTest(unittest.TestCase):
     def tree(self, files):
-        root = pathlib.Path(self.enterContext(tempfile.TemporaryDirectory()))
-        for path, text in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text, encoding="utf-8")
-        return root
+        return file_tree(self, files)
 
     def offences(self, changes):
         return list(check_layers.offences(self.tree({**_GOOD, **changes})))
