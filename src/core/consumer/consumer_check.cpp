@@ -158,7 +158,8 @@ Json consumer_check_to_json(const ConsumerCheck& check) {
   return {{"schema", "aiter-api-watcher/check/1"},
           {"commit", check.commit.hex},
           {"summary", summary},
-          {"call_sites", sites}};
+          {"call_sites", sites},
+          {"exit_code", consumer_exit_code(check)}};
 }
 
 std::string render_consumer_markdown(const ConsumerCheck& check) {

@@ -111,6 +111,7 @@ TEST_F(ConsumerCheckCoreTest, RenderingsCarryEveryVerdictAndEscapeMarkdown) {
   Json json = consumer_check_to_json(*check);
   EXPECT_EQ(json.at("call_sites").size(), 3u);
   EXPECT_TRUE(json.at("call_sites")[0].at("broken_since").is_null());
+  EXPECT_EQ(json.at("exit_code"), 1) << "two call sites break: the process exits 1, and the document says so";
   EXPECT_NE(render_consumer_markdown(*check).find("z.py:9 (a\\|b)"), std::string::npos);
 }
 
