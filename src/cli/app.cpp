@@ -105,7 +105,7 @@ int run_app(int argc, char** argv) {
   ConsoleSettings console;
   app.add_option("--log-level", console.log_level,
                  "Log level of the console and the log file, over the config's log.level")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warning", "error"}))
+      ->check(CLI::IsMember(log_levels()))
       ->option_text("LEVEL");
   app.add_flag("-q,--quiet", console.quiet,
                "Only warnings and errors on the console, no progress line (the log file keeps its level; "

@@ -26,20 +26,34 @@ std::vector<std::string> choices_of(const CLI::Option& option) {
   return out;
 }
 
+// What follows an option on the command line, as every shell's script tells it: nothing (a flag),
+// one of its validator's choices, a file (--config), or any text.
+struct OptionValue {
+  enum Kind { none, choice, file, text } kind;
+  std::vector<std::string> choices;  // for `choice`
+};
+
+OptionValue value_of(const CLI::Option& option) {
+  if (option.get_expected_max() == 0) return {OptionValue::none, {}};
+  if (auto choices = choices_of(option); !choices.empty()) return {OptionValue::choice, std::move(choices)};
+  if (!option.get_lnames().empty() && option.get_lnames().front() == "config") return {OptionValue::file, {}};
+  return {OptionValue::text, {}};
+}
+
 // "--format --help ..." of `app`, and the `case "$prev"` lines of its options that take values.
 std::string words_of(const CLI::App& app, std::string& value_cases) {
   std::vector<std::string> words;
   for (const CLI::Option* option : app.get_options()) {
     for (const std::string& name : option->get_lnames()) words.push_back("--" + name);
-    if (option->get_lnames().empty() || option->get_expected_max() == 0) continue;
-    std::string prev = "--" + option->get_lnames().front();
-    auto choices = choices_of(*option);
-    if (!choices.empty())
-      value_cases += "      " + prev + ") COMPREPLY=($(compgen -W '" + join(choices, " ") +
+    if (option->get_lnames().empty()) continue;
+    const std::string prev = "--" + option->get_lnames().front();
+    const OptionValue value = value_of(*option);
+    if (value.kind == OptionValue::choice)
+      value_cases += "      " + prev + ") COMPREPLY=($(compgen -W '" + join(value.choices, " ") +
                      "' -- \"$cur\")); return;;\n";
-    else if (prev == "--config")
+    else if (value.kind == OptionValue::file)
       value_cases += "      " + prev + ") COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n";
-    else
+    else if (value.kind == OptionValue::text)
       value_cases += "      " + prev + ") return;;\n";
   }
   return join(words, " ");
@@ -78,16 +92,11 @@ std::string zsh_option_specs(const CLI::App& app, const std::string& indent) {
     for (const std::string& name : option->get_snames()) names.push_back("-" + name);
     for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
     if (names.empty()) continue;  // a positional argument
-    std::string value;
-    if (option->get_expected_max() != 0) {
-      auto choices = choices_of(*option);
-      if (!choices.empty())
-        value = ":value:(" + join(choices, " ") + ")";
-      else if (names.back() == "--config")
-        value = ":file:_files";
-      else
-        value = ":value: ";
-    }
+    const OptionValue taken = value_of(*option);
+    const std::string value = taken.kind == OptionValue::choice ? ":value:(" + join(taken.choices, " ") + ")"
+                              : taken.kind == OptionValue::file ? ":file:_files"
+                              : taken.kind == OptionValue::text ? ":value: "
+                                                                : "";
     for (const std::string& name : names)
       out += indent +
              single_quoted(name + "[" + zsh_bracketed(short_description(option->get_description())) + "]" +
@@ -115,15 +124,13 @@ std::string fish_option_lines(const CLI::App& app, const std::string& condition)
     std::string line = "complete -c aiter-api-watcher -n " + fish_quoted(condition);
     for (const std::string& name : option->get_snames()) line += " -s " + name;
     for (const std::string& name : option->get_lnames()) line += " -l " + name;
-    if (option->get_expected_max() != 0) {
-      auto choices = choices_of(*option);
-      if (!choices.empty())
-        line += " -x -a " + fish_quoted(join(choices, " "));
-      else if (!option->get_lnames().empty() && option->get_lnames().front() == "config")
-        line += " -r -F";
-      else
-        line += " -x";
-    }
+    const OptionValue value = value_of(*option);
+    if (value.kind == OptionValue::choice)
+      line += " -x -a " + fish_quoted(join(value.choices, " "));
+    else if (value.kind == OptionValue::file)
+      line += " -r -F";
+    else if (value.kind == OptionValue::text)
+      line += " -x";
     out += line + " -d " + fish_quoted(short_description(option->get_description())) + "\n";
   }
   return out;

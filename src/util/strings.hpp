@@ -11,6 +11,9 @@ namespace aaw {
 // `text` without leading and trailing spaces, tabs, CRs and LFs.
 std::string trim(std::string_view text);
 
+// Whether `text` starts with `prefix` (written in lower case) in any case: "HTTPS://" for "https://".
+bool starts_with_ci(std::string_view text, std::string_view prefix);
+
 // "a, b, c".
 std::string join(const std::vector<std::string>& words, std::string_view separator = ", ");
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "util/strings.hpp"
+
 namespace aaw {
 
 std::string url_host(std::string_view url) {
@@ -48,10 +50,7 @@ std::string redact_url(std::string_view url) {
 }
 
 std::optional<std::string> local_repository_path(std::string_view url) {
-  if (url.size() >= 7 && std::equal(url.begin(), url.begin() + 7, "file://", [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == b;
-      }))
-    return std::string(url.substr(7));
+  if (starts_with_ci(url, "file://")) return std::string(url.substr(7));
   const auto colon = url.find(':');
   const bool scp_like = colon != std::string_view::npos && colon < url.find('/');  // "host:path"
   if (url.find("://") != std::string_view::npos || scp_like) return std::nullopt;

@@ -96,7 +96,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     l.string("file", c.log.file);
     l.integer("max_size_mb", c.log.max_size_mb, 1);
     l.integer("max_files", c.log.max_files, 1);
-    l.choice("level", c.log.level, {"trace", "debug", "info", "warning", "error"});
+    l.choice("level", c.log.level, log_levels());
   });
   r.object("static", [&](JsonReader& s) {
     s.strings("source_roots", c.static_extraction.source_roots);
@@ -274,6 +274,11 @@ Result<LoadedConfig> load_config(const std::filesystem::path& path, const Config
   auto loaded = parse_config(*text, path.string(), schema);
   if (loaded) resolve_relative_paths(loaded->config, fs::absolute(path).parent_path());
   return loaded;
+}
+
+const std::vector<std::string>& log_levels() {
+  static const std::vector<std::string> levels = {"trace", "debug", "info", "warning", "error"};
+  return levels;
 }
 
 }  // namespace aaw

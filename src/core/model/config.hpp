@@ -36,8 +36,11 @@ struct LogConfig {
   std::string file = "aiter_api_watcher.log";  // relative to the config file's directory
   int max_size_mb = 10;
   int max_files = 5;
-  std::string level = "info";  // trace, debug, info, warning, error
+  std::string level = "info";  // one of log_levels()
 };
+
+// The levels log.level and --log-level accept, most verbose first: Python logging's names.
+const std::vector<std::string>& log_levels();
 
 struct BuildConfig {
   std::vector<std::string> command = {"{python}", "setup.py", "develop"};

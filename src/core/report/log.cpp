@@ -188,12 +188,6 @@ Result<spdlog::sink_ptr> open_rotating_file(const LogConfig& config) {
 
 }  // namespace
 
-bool is_log_level(const std::string& level) {
-  for (const auto& entry : k_levels)
-    if (entry.first == level) return true;
-  return false;
-}
-
 Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console,
                                             const std::string& console_level) {
   const spdlog::level::level_enum file_level = parse_level(config.level);

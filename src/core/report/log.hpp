@@ -29,9 +29,6 @@ enum class ConsoleStream { stdout_stream, stderr_stream, none };
 Result<std::shared_ptr<Logger>> make_logger(const LogConfig& config, ConsoleStream console,
                                             const std::string& console_level = "");
 
-// Whether `level` is one the config and --log-level accept (trace, debug, info, warning, error).
-bool is_log_level(const std::string& level);
-
 // A line of routine detail, one per commit or per function ("Checking commit X", "No API change
 // for F"): an INFO line in the log file, as the original tool wrote it, but on the console only
 // when it shows DEBUG, as a replay writes millions of them and they would bury the progress line,

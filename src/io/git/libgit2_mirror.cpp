@@ -451,7 +451,7 @@ Result<std::optional<ObjectId>> Libgit2Mirror::on_remote(detail::RemoteOp op, co
   if (m_options.network_helper.empty()) return detail::run_remote(request, {});
   detail::HelperOptions helper{m_options.network_helper, std::nullopt, m_options.stop_requested};
   // A copy from this machine has no remote to go silent, and libgit2 says nothing while it copies.
-  const bool local = is_local_path(m_url) || detail::starts_with_ci(m_url, "file://");
+  const bool local = is_local_path(m_url) || starts_with_ci(m_url, "file://");
   if (!local) helper.stall_timeout = m_options.stall_timeout;
   return detail::run_remote_in_helper(request, helper);
 }

@@ -47,14 +47,6 @@ std::string scrub(std::string text, std::string_view secret) {
   return text;
 }
 
-bool starts_with_ci(std::string_view text, std::string_view prefix) {
-  if (text.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-  }
-  return true;
-}
-
 bool is_http(std::string_view url) {
   return starts_with_ci(url, "http://") || starts_with_ci(url, "https://");
 }
