@@ -210,8 +210,10 @@ class Session(ClassRules):
             return self.finder.missing_module(target, " (imported at %s:%d)" % (module.path, line))
         return found
 
-    def member(self, module, name, before=None):
-        """What `name` is in `module` (bound before statement `before` when given)."""
+    def member(self, module, name, before=None, importing=False):
+        """What `name` is in `module` (bound before statement `before` when given); `importing`:
+        for `from module import name`, which loads the submodule `name` itself when no attribute
+        is there."""
         key = (module.name, name, before)
         if len(self.active) + len(self.binding) > _MAX_CHAIN:
             raise TooDeep("'%s' is reached through a chain of more than %d modules (at %s); it is not "
@@ -221,11 +223,11 @@ class Session(ClassRules):
                             % (name, module.name), cycle=True)
         self.active.add(key)
         try:
-            return self._member_uncut(module, name, before)
+            return self._member_uncut(module, name, before, importing)
         finally:
             self.active.discard(key)
 
-    def _member_uncut(self, module, name, before):
+    def _member_uncut(self, module, name, before, importing=False):
         self.tree.ask(module, name)
         scope = self.tree.summary(module)
         outside_stars = []
@@ -249,7 +251,13 @@ class Session(ClassRules):
             level, source, attribute = case
             target = self.import_target(module, level, source, 0)
             return self._from_import(target, attribute) if isinstance(target, Module) else target
-        submodule = self._loaded_submodule(module, name)
+        if importing and before is None and not outside_stars and not scope.dynamic:
+            # Whether anything else loads the submodule cannot change the answer, so the modules
+            # the statement loads are not walked: a function found that way would otherwise be
+            # resolved again whenever any module of the package changed its imports.
+            submodule = self._submodule(module, name)
+        else:
+            submodule = self._loaded_submodule(module, name)
         if submodule is not None:
             return submodule
         if before is not None and hasattr(builtins, name):
@@ -339,7 +347,7 @@ class Session(ClassRules):
         # As Python does: the module's attribute, else its submodule, which the import system
         # loads for this very statement (`from pkg import sub`); a name hidden only by an import
         # cycle is the submodule (`from . import m` in a package's __init__).
-        value = self.member(module, name)
+        value = self.member(module, name, importing=True)
         if isinstance(value, NotFound) and (value.cycle or value.status == "missing"):
             submodule = self._submodule(module, name)
             if submodule is not None:
