@@ -18,6 +18,7 @@
 #include "io/posix/process_hardening_posix.hpp"
 #include "io/python/embedded_python.hpp"
 #include "io/sandbox/sandbox_posix.hpp"
+#include "io/sqlite/sqlite_state_store.hpp"
 #include "notify/channel_registry.hpp"
 #include "util/files.hpp"
 #include "util/strings.hpp"
@@ -156,6 +157,11 @@ StateDir existing_state_dir_or_throw(const Config& config) {
                        "' does not exist: nothing has been recorded with this config yet (watch or replay "
                        "creates it)"};
   return state;
+}
+
+std::unique_ptr<StateStore> open_recorded_store(const StateDir& state, const Config& config) {
+  if (!std::filesystem::exists(state.database())) return nullptr;
+  return value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
 }
 
 const std::string& environment_token() {

@@ -14,6 +14,7 @@
 #include "core/model/state_dir.hpp"
 #include "core/ports/git_mirror.hpp"
 #include "core/ports/signature_source.hpp"
+#include "core/ports/state_store.hpp"
 #include "core/report/log.hpp"
 #include "io/runtime.hpp"
 #include "util/file_lock.hpp"
@@ -117,6 +118,11 @@ FileLock lock_state_dir_or_throw(const Config& config);
 // The state directory of a query (history, show, status): throws CommandError saying there is
 // none when it does not exist, as a query never creates it.
 StateDir existing_state_dir_or_throw(const Config& config);
+
+// The state store a query reads in `state`: opened read-only (a query writes nothing, and an
+// operator may read a state_dir the service's user owns), never created; nullptr when there is
+// none yet.
+std::unique_ptr<StateStore> open_recorded_store(const StateDir& state, const Config& config);
 
 // GITHUB_TOKEN as this process started with it, taken out of the environment at the first call
 // (run_app makes it before anything else): no child, and no build reading /proc/<pid>/environ,

@@ -15,20 +15,14 @@
 #include "core/report/history_query.hpp"
 #include "io/git/libgit2_mirror.hpp"
 #include "io/runtime.hpp"
-#include "io/sqlite/sqlite_state_store.hpp"
 #include "util/strings.hpp"
 #include "util/url.hpp"
 
 namespace aaw::cli {
 namespace {
 
-// The state store of a query: never created, and opened read-only (a query writes nothing, and an
-// operator may read a state_dir owned by the service's user); nullptr when the state directory
-// holds no store yet.
 std::unique_ptr<StateStore> open_existing_store(const Config& config) {
-  StateDir state = existing_state_dir_or_throw(config);
-  if (!std::filesystem::exists(state.database())) return nullptr;
-  return value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
+  return open_recorded_store(existing_state_dir_or_throw(config), config);
 }
 
 // --range A..B: the commits B reaches and A does not (A.. : up to the branch head; ..B: all of B's).

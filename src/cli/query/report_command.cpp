@@ -11,18 +11,14 @@
 #include "core/model/state_dir.hpp"
 #include "core/report/html_report.hpp"
 #include "extract/consumer/python_call_binder.hpp"
-#include "io/sqlite/sqlite_state_store.hpp"
 
 namespace aaw::cli {
 namespace {
 
 // A report of nothing would hide a wrong config or state_dir: say so instead. Read-only: a report
 // writes only its page, and may be made of a state_dir the service's user owns.
-std::unique_ptr<StateStore> open_existing_store(const Config& config) {
-  StateDir state(config.state_dir);
-  std::unique_ptr<StateStore> store;
-  if (std::filesystem::exists(state.database()))
-    store = value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
+std::unique_ptr<StateStore> open_report_store(const Config& config) {
+  std::unique_ptr<StateStore> store = open_recorded_store(StateDir(config.state_dir), config);
   if (!store)
     throw CommandError{"state_dir '" + config.state_dir.string() +
                        "': no state store there yet: run 'watch' or 'replay' with this config first"};
@@ -80,7 +76,7 @@ Result<std::filesystem::path> publish_report(StateStore& store, const Config& co
 int run_report(const ReportOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   std::filesystem::path dir = output_dir(options, config);
-  auto store = open_existing_store(config);
+  auto store = open_report_store(config);
   std::filesystem::path page = value_or_throw(publish_report(*store, config, dir, runtime));
   std::cout << page.string() << "\n";
   return 0;

@@ -13,7 +13,6 @@
 #include "core/ports/state_store.hpp"
 #include "core/report/daemon_status.hpp"
 #include "io/git/libgit2_mirror.hpp"
-#include "io/sqlite/sqlite_state_store.hpp"
 #include "util/url.hpp"
 
 namespace aaw::cli {
@@ -113,9 +112,7 @@ void add_status_command(CLI::App& app, Commands& commands) {
 int run_status(const StatusOptions& options) {
   Config config = read_config_or_throw(options.config_path);
   StateDir state(config.state_dir);
-  std::unique_ptr<StateStore> store;  // none: nothing recorded yet
-  if (std::filesystem::exists(state.database()))
-    store = value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
+  std::unique_ptr<StateStore> store = open_recorded_store(state, config);  // none: nothing recorded yet
   // Status never clones: that would need the network and write.
   auto mirror = open_existing_mirror(config.repository_url, state.mirrors());
   DaemonStatus status = value_or_throw(read_daemon_status(

@@ -41,6 +41,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using detail::git_failure;
 using detail::in_quotes;
 using detail::is_local_path;
 using detail::scrub;
@@ -93,10 +94,6 @@ struct Session {
 };
 
 // ---- text ------------------------------------------------------------------------------------
-
-Error git_failure(ErrorCode code, std::string_view what, std::string_view secret = {}) {
-  return Error(code, std::string(what) + ": " + scrub(last_git_message(), secret));
-}
 
 ObjectId to_object_id(const git_oid* oid) {
   std::array<char, GIT_OID_HEXSZ + 1> hex{};

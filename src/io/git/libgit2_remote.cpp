@@ -47,6 +47,10 @@ std::string scrub(std::string text, std::string_view secret) {
   return text;
 }
 
+Error git_failure(ErrorCode code, std::string_view what, std::string_view secret) {
+  return Error(code, std::string(what) + ": " + scrub(last_git_message(), secret));
+}
+
 bool is_http(std::string_view url) {
   return starts_with_ci(url, "http://") || starts_with_ci(url, "https://");
 }
@@ -90,10 +94,6 @@ struct CallbackState {
   std::string host;  // of the configured URL: the only one the token may go to
   int token_offers = 0;
 };
-
-Error git_failure(ErrorCode code, std::string_view what, std::string_view secret) {
-  return Error(code, std::string(what) + ": " + scrub(last_git_message(), secret));
-}
 
 int provide_token(git_credential** out, const char* url, const char* /*username_from_url*/,
                   unsigned int allowed_types, void* payload) {

@@ -48,6 +48,8 @@ std::string what_failed(const RemoteRequest& request);
 std::string in_quotes(std::string_view text);
 // libgit2 may echo URLs (with their credentials) or, in theory, what a callback gave it.
 std::string scrub(std::string text, std::string_view secret);
+// `what` failed: libgit2's last message, scrubbed, after it.
+Error git_failure(ErrorCode code, std::string_view what, std::string_view secret = {});
 bool is_http(std::string_view url);
 // Neither a URL with a scheme nor scp-like "host:path": a path on this machine.
 bool is_local_path(std::string_view url);

@@ -22,11 +22,14 @@
 #include "core/ports/work_tree.hpp"
 #include "io/git/helper_report.hpp"
 #include "io/git/libgit2_handles.hpp"
+#include "io/git/libgit2_remote.hpp"
 #include "util/files.hpp"
 #include "util/url.hpp"
 
 namespace aaw {
 namespace {
+
+using detail::git_failure;
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
@@ -35,10 +38,6 @@ using CommitPtr = std::unique_ptr<git_commit, GitFree<git_commit_free>>;
 using DiffPtr = std::unique_ptr<git_diff, GitFree<git_diff_free>>;
 using SubmodulePtr = std::unique_ptr<git_submodule, GitFree<git_submodule_free>>;
 using ConfigPtr = std::unique_ptr<git_config, GitFree<git_config_free>>;
-
-Error git_failure(ErrorCode code, const std::string& what) {
-  return Error(code, what + ": " + redact_url(last_git_message()));
-}
 
 std::optional<git_oid> parse_oid(const ObjectId& id) {
   git_oid oid;
