@@ -39,6 +39,7 @@ class BothSource final : public SignatureSource {
   bool builds_each_commit() const override { return m_runtime.builds_each_commit(); }
   // The static source's summary, then how many states the two disagreed on.
   std::string work_summary() const override;
+  std::string cost_summary() const override { return m_static.cost_summary(); }
 
   // How many functions disagreed, over every extract() so far.
   std::size_t disagreement_count() const { return m_disagreements; }

@@ -8,6 +8,7 @@ aaw_resolver.py, the STATE objects aaw_signature.py.
 Pure standard library, Python 3.9+.
 """
 
+import time
 from typing import Any, Dict, List
 
 import aaw_digest
@@ -17,7 +18,8 @@ import aaw_summary
 
 
 def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
-    """One {"state": STATE, "consulted": [{"path", "blob", ...}]} per entry of args["functions"].
+    """One {"state": STATE, "consulted": [{"path", "blob", ...}], "seconds"} per entry of
+    args["functions"] (seconds: what its resolution took, the modules parsed for it first included).
 
     args = {"functions": [{"import_statement", "function_path"}], "known_blobs": {path: blob or
     None}, "known_directories": {path: bool}, "source_roots": [dir, ...], "module_aliases": {old:
@@ -36,7 +38,13 @@ def resolve_all(args: Dict[str, Any], host: Any) -> List[Dict[str, Any]]:
     known_directories = args.get("known_directories")
     if isinstance(known_directories, dict):
         session.tree.directories.update(known_directories)
-    return [session.resolve_function(function) for function in functions]
+    resolved = []
+    for function in functions:
+        start = time.perf_counter()
+        result = session.resolve_function(function)
+        result["seconds"] = time.perf_counter() - start
+        resolved.append(result)
+    return resolved
 
 
 def locate_all(args: Dict[str, Any], host: Any) -> List[Any]:

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
 #include <thread>
 
 #include "support/git_daemon.hpp"
@@ -89,6 +90,12 @@ TEST_F(WatchCliTest, OnceRecordsHistoryEventsAndOriginalLogLines) {
   EXPECT_NE(r.out.find("INFO - API change detected for legacy.old_fn"), std::string::npos);
   EXPECT_NE(r.out.find("INFO - Processed 7 commits in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(": 11 API changes (5 breaking) at 6 commits"), std::string::npos) << r.out;
+  // Where the time went: the functions whose resolutions cost the most, with their counts.
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("INFO - Costliest functions \\(time resolving them in Python, "
+                                          "the modules parsed for them first included\\): [^\n]+ "
+                                          "\\([0-9]+ resolutions?, [0-9]+\\.[0-9]{2} s\\)")))
+      << r.out;
   // The routine lines are the log file's, as the original wrote them; the console keeps to what matters.
   EXPECT_NE(log_text().find("INFO - Checking commit " + m_commits.renamed), std::string::npos);
   EXPECT_NE(log_text().find("INFO - No API change for gemm_a8w8_CK"), std::string::npos);

@@ -173,6 +173,7 @@ void WatchSession::flush_notifications() {
 
 WatchSession::~WatchSession() {
   if (std::string summary = m_source->work_summary(); !summary.empty()) m_log->info("{}", summary);
+  if (std::string costs = m_source->cost_summary(); !costs.empty()) m_log->info("{}", costs);
 }
 
 }  // namespace aaw::cli

@@ -48,6 +48,9 @@ class SignatureSource {
   // One line for the log at the end of a session on how much work was saved ("Static extraction:
   // 12 function states resolved in Python, 4,000 reused unchanged"); "" when there is nothing to say.
   virtual std::string work_summary() const { return ""; }
+  // One line on the functions that cost the most ("Costliest functions: f (40 resolutions, 1.2 s),
+  // ..."), so that a user sees where a slow replay's time went; "" when there is nothing to say.
+  virtual std::string cost_summary() const { return ""; }
 };
 
 // What differs between `before` and `after` (states of the same functions), as advance() says it.

@@ -327,6 +327,9 @@ Result<IncrementalStaticSource::Resolved> IncrementalStaticSource::examine(
     auto extractions = m_extractor.extract(view.tree(), asked, view.known());
     if (!extractions) return extractions.error();
     for (std::size_t j = first; j < end; ++j) {
+      Cost& cost = m_costs[{asked[j - first].import_statement, asked[j - first].function_path}];
+      ++cost.resolutions;
+      cost.seconds += (*extractions)[j - first].seconds;
       resolved.emplace_back(stale[j], (*extractions)[j - first].state);
       replace_memo(asked[j - first], stale[j], std::move((*extractions)[j - first]), view, indexed);
     }
@@ -814,6 +817,24 @@ std::string IncrementalStaticSource::work_summary() const {
     if (!m_prefetch->failure().empty()) summary += " (" + m_prefetch->failure() + ")";
   }
   return summary;
+}
+
+std::string IncrementalStaticSource::cost_summary() const {
+  constexpr std::size_t k_listed = 5;
+  std::vector<std::pair<const Key*, const Cost*>> costs;
+  for (const auto& [key, cost] : m_costs) costs.emplace_back(&key, &cost);
+  if (costs.empty()) return "";
+  std::size_t listed = std::min(k_listed, costs.size());
+  std::partial_sort(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(listed), costs.end(),
+                    [](const auto& a, const auto& b) { return a.second->seconds > b.second->seconds; });
+  std::string line =
+      "Costliest functions (time resolving them in Python, the modules parsed for them first "
+      "included):";
+  for (std::size_t i = 0; i < listed; ++i)
+    line += fmt::format("{} {} ({} resolution{}, {:.2f} s)", i == 0 ? "" : ",", costs[i].first->second,
+                        costs[i].second->resolutions, costs[i].second->resolutions == 1 ? "" : "s",
+                        costs[i].second->seconds);
+  return line;
 }
 
 SourceKind static_source_kind() {

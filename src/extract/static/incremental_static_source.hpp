@@ -54,6 +54,9 @@ class IncrementalStaticSource final : public SignatureSource {
   // "Static extraction: N function states resolved in Python, M reused unchanged; P module parses of
   // B distinct blobs".
   std::string work_summary() const override;
+  // "Costliest functions: F (N resolutions, S s), ..." for the five whose resolutions in Python
+  // took the longest.
+  std::string cost_summary() const override;
 
   // What extraction did since construction, as work_summary() tells it.
   struct Work {
@@ -184,6 +187,12 @@ class IncrementalStaticSource final : public SignatureSource {
   std::unordered_map<std::string, std::vector<char>> m_entry_watchers;
   std::uint64_t m_all_current = 0;
   Work m_work;
+  // Per function: how often it was resolved in Python, and how long that took.
+  struct Cost {
+    std::size_t resolutions = 0;
+    double seconds = 0;
+  };
+  std::map<Key, Cost> m_costs;
   std::unique_ptr<SummaryPrefetch> m_prefetch;
   std::size_t m_entries_told = 0;  // m_entry_watchers' size when its files were last given to m_prefetch
   std::vector<ObjectId> m_expected_first;  // expected before anything was read (start_prefetch_after)

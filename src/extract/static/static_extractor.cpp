@@ -138,7 +138,8 @@ Result<Extraction> extraction_from_json(Json& json) {
   }
   auto consulted = probes_from_json(json["consulted"]);
   if (!consulted) return consulted.error();
-  return Extraction{std::move(*state), std::move(*consulted)};
+  double seconds = json.value("seconds", 0.0);
+  return Extraction{std::move(*state), std::move(*consulted), seconds};
 }
 
 Json functions_json(const std::vector<MonitoredFunction>& functions) {
