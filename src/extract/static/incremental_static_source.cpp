@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <numeric>
 #include <string_view>
@@ -329,7 +330,7 @@ Result<IncrementalStaticSource::Resolved> IncrementalStaticSource::examine(
     for (std::size_t j = first; j < end; ++j) {
       Cost& cost = m_costs[{asked[j - first].import_statement, asked[j - first].function_path}];
       ++cost.resolutions;
-      cost.seconds += (*extractions)[j - first].seconds;
+      cost.resolving += (*extractions)[j - first].seconds;
       resolved.emplace_back(stale[j], (*extractions)[j - first].state);
       replace_memo(asked[j - first], stale[j], std::move((*extractions)[j - first]), view, indexed);
     }
@@ -452,8 +453,12 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
   std::vector<std::size_t> positions;
   std::size_t kept_before = m_work.kept_by_stars;
   if (changed) {
-    auto found = concerned(*changed, before, view);
+    std::vector<char> watching(functions.size(), 0);
+    auto started = std::chrono::steady_clock::now();
+    auto found = concerned(*changed, before, view, watching);
     if (!found) return found.error();
+    charge_checking(functions, watching,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     positions = std::move(*found);
   } else {
     positions = every_position(functions.size());
@@ -750,10 +755,11 @@ void IncrementalStaticSource::add_probe(Memo& memo, const PathProbe& probe, Comm
 
 // The positions whose memo read an entry of the `changed` directories that differs now from the
 // last extraction in a way its outline cannot vouch for (every entry of a directory that appeared
-// or went), and those without a memo.
+// or went), and those without a memo. `watching` gets a flag for each position whose memo read a
+// changed entry: those the time this took is charged to.
 Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
     const std::vector<std::string>& changed, const std::vector<std::optional<ObjectId>>& before,
-    CommitView& view) {
+    CommitView& view, std::vector<char>& watching) {
   std::vector<char> marked(m_positions.size(), 0);
   auto entries = changed_entries(changed, before, view, marked);
   if (!entries) return entries.error();
@@ -761,6 +767,7 @@ Result<std::vector<std::size_t>> IncrementalStaticSource::concerned(
   std::vector<ChangedEntry*> outlined;
   for (ChangedEntry& entry : *entries) {
     const std::vector<char>& flags = m_entry_watchers.at(entry.path);
+    for (std::size_t i = 0; i < flags.size() && i < watching.size(); ++i) watching[i] |= flags[i];
     for (std::size_t i = 0; i < flags.size(); ++i) {
       if (flags[i] && m_positions[i] && wants_outline(*m_positions[i], entry)) {
         blobs.push_back(*entry.blob);
@@ -819,21 +826,37 @@ std::string IncrementalStaticSource::work_summary() const {
   return summary;
 }
 
+void IncrementalStaticSource::charge_checking(const std::vector<MonitoredFunction>& functions,
+                                              const std::vector<char>& watching, double seconds) {
+  auto count = static_cast<double>(std::count(watching.begin(), watching.end(), 1));
+  if (count == 0) return;
+  for (std::size_t i = 0; i < watching.size(); ++i) {
+    if (!watching[i]) continue;
+    Cost& cost = m_costs[{functions[i].import_statement, functions[i].function_path}];
+    ++cost.checks;
+    cost.checking += seconds / count;
+  }
+}
+
 std::string IncrementalStaticSource::cost_summary() const {
   constexpr std::size_t k_listed = 5;
   std::vector<std::pair<const Key*, const Cost*>> costs;
   for (const auto& [key, cost] : m_costs) costs.emplace_back(&key, &cost);
   if (costs.empty()) return "";
   std::size_t listed = std::min(k_listed, costs.size());
+  const auto total = [](const Cost* cost) { return cost->resolving + cost->checking; };
   std::partial_sort(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(listed), costs.end(),
-                    [](const auto& a, const auto& b) { return a.second->seconds > b.second->seconds; });
+                    [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
   std::string line =
-      "Costliest functions (time resolving them in Python, the modules parsed for them first "
-      "included):";
-  for (std::size_t i = 0; i < listed; ++i)
-    line += fmt::format("{} {} ({} resolution{}, {:.2f} s)", i == 0 ? "" : ",", costs[i].first->second,
-                        costs[i].second->resolutions, costs[i].second->resolutions == 1 ? "" : "s",
-                        costs[i].second->seconds);
+      "Costliest functions (resolving them, and checking the changed files they read, that time split among "
+      "the "
+      "functions reading each):";
+  for (std::size_t i = 0; i < listed; ++i) {
+    const Cost& cost = *costs[i].second;
+    line += fmt::format("{} {} {:.2f} s ({} resolution{}, {} check{})", i == 0 ? "" : ",",
+                        costs[i].first->second, total(&cost), cost.resolutions,
+                        cost.resolutions == 1 ? "" : "s", cost.checks, cost.checks == 1 ? "" : "s");
+  }
   return line;
 }
 

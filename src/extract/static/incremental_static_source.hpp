@@ -54,8 +54,8 @@ class IncrementalStaticSource final : public SignatureSource {
   // "Static extraction: N function states resolved in Python, M reused unchanged; P module parses of
   // B distinct blobs".
   std::string work_summary() const override;
-  // "Costliest functions: F (N resolutions, S s), ..." for the five whose resolutions in Python
-  // took the longest.
+  // "Costliest functions ...: F S s (N resolutions, M checks), ..." for the five that took the
+  // longest, resolving and checking.
   std::string cost_summary() const override;
 
   // What extraction did since construction, as work_summary() tells it.
@@ -147,7 +147,7 @@ class IncrementalStaticSource final : public SignatureSource {
                                                     CommitView& view, std::vector<char>& marked);
   Result<std::vector<std::size_t>> concerned(const std::vector<std::string>& changed,
                                              const std::vector<std::optional<ObjectId>>& before,
-                                             CommitView& view);
+                                             CommitView& view, std::vector<char>& watching);
 
   Memo make_memo(Extraction extraction, CommitView& view);
   void watch_new_directory(Memo& memo, const std::string& dir, DirectoryWatch& watch, CommitView& view);
@@ -187,12 +187,18 @@ class IncrementalStaticSource final : public SignatureSource {
   std::unordered_map<std::string, std::vector<char>> m_entry_watchers;
   std::uint64_t m_all_current = 0;
   Work m_work;
-  // Per function: how often it was resolved in Python, and how long that took.
+  // Per function: how often it was resolved in Python and how long that took, and how often a
+  // commit changed files it read and its share of the time checking them (split evenly among the
+  // functions that read them).
   struct Cost {
     std::size_t resolutions = 0;
-    double seconds = 0;
+    double resolving = 0;
+    std::size_t checks = 0;
+    double checking = 0;
   };
   std::map<Key, Cost> m_costs;
+  void charge_checking(const std::vector<MonitoredFunction>& functions, const std::vector<char>& watching,
+                       double seconds);
   std::unique_ptr<SummaryPrefetch> m_prefetch;
   std::size_t m_entries_told = 0;  // m_entry_watchers' size when its files were last given to m_prefetch
   std::vector<ObjectId> m_expected_first;  // expected before anything was read (start_prefetch_after)

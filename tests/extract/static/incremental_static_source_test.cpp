@@ -335,25 +335,27 @@ TEST_F(SignatureSourceTest, ParsingAheadGivesTheSameStatesAndIsUsed) {
                   "40 of the parses made ahead by a second process, 40 of them used, its peak RSS "));
 }
 
-// The closing cost line lists the functions resolved, with how often each was resolved (again at
-// each change of its module) and the time that took.
+// The closing cost line lists the functions, with how often each was resolved (again at each
+// change of its module), how often a commit changed a file it read, and the time both took.
 TEST_F(SignatureSourceTest, TheCostSummaryNamesEachFunctionWithItsResolutionsAndTime) {
+  std::vector<std::string> commits{m_first};
+  for (int i = 2; i <= 4; ++i) {
+    m_repo.write_file("pkg/a.py", "def f(x, y=" + std::to_string(i) + "):\n    pass\n");
+    commits.push_back(m_repo.commit("f's default " + std::to_string(i)));
+  }
   open();
   EXPECT_EQ(m_source->cost_summary(), "") << "nothing resolved yet";
   auto states = extract(m_first);
-  for (int i = 2; i <= 4; ++i) {
-    m_repo.write_file("pkg/a.py", "def f(x, y=" + std::to_string(i) + "):\n    pass\n");
-    std::string next = m_repo.commit("f's default " + std::to_string(i));
-    advance(m_first, next, states);
-    m_first = next;
-  }
+  for (std::size_t i = 1; i < commits.size(); ++i) advance(commits[i - 1], commits[i], states);
   EXPECT_EQ(states[0].signature.text(), "(x, y=4)");
   // Ordered by time, which a noisy machine may swap for two functions this cheap.
   std::string costs = m_source->cost_summary();
-  EXPECT_THAT(costs, ::testing::StartsWith("Costliest functions (time resolving them in Python, the modules "
-                                           "parsed for them first included): "));
-  EXPECT_THAT(costs, ::testing::ContainsRegex(" pkg\\.f \\(4 resolutions, [0-9]+\\.[0-9]{2} s\\)"));
-  EXPECT_THAT(costs, ::testing::ContainsRegex(" g \\(1 resolution, [0-9]+\\.[0-9]{2} s\\)"));
+  EXPECT_THAT(costs,
+              ::testing::StartsWith("Costliest functions (resolving them, and checking the changed files "
+                                    "they read, that time split among the functions reading each): "));
+  // pkg.f reads pkg/a.py (through pkg's star import), which each commit changed; g does not.
+  EXPECT_THAT(costs, ::testing::ContainsRegex(" pkg\\.f [0-9]+\\.[0-9]{2} s \\(4 resolutions, 3 checks\\)"));
+  EXPECT_THAT(costs, ::testing::ContainsRegex(" g [0-9]+\\.[0-9]{2} s \\(1 resolution, 0 checks\\)"));
 }
 
 // A handful of commits (a daemon's poll) is not worth the helper: none is started.
