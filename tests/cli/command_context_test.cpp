@@ -14,10 +14,10 @@ namespace aaw {
 namespace {
 
 // The config as the binary reads it: with the vocabulary of the built-in extractors and channels.
-Result<LoadedConfig> parse_config(std::string_view text, std::string_view source) {
+Result<LoadedConfig> parse_binary_config(std::string_view text, std::string_view source) {
   return aaw::parse_config(text, source, cli::config_schema());
 }
-Result<LoadedConfig> load_config(const std::filesystem::path& path) {
+Result<LoadedConfig> load_binary_config(const std::filesystem::path& path) {
   return aaw::load_config(path, cli::config_schema());
 }
 
@@ -50,14 +50,14 @@ const std::string k_one_function = R"([{"import_statement": "import a", "functio
 class ConfigTest : public ::testing::Test {
  protected:
   static std::string error_of(const std::string& text) {
-    auto loaded = parse_config(text, "config.json");
+    auto loaded = parse_binary_config(text, "config.json");
     EXPECT_FALSE(loaded) << "expected an error for " << text;
     return loaded ? "" : loaded.error().message();
   }
 };
 
 TEST_F(ConfigTest, AcceptsOriginalScriptConfigUnchanged) {
-  auto loaded = parse_config(k_original, "config.json");
+  auto loaded = parse_binary_config(k_original, "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_TRUE(loaded->warnings.empty()) << loaded->warnings.front();
   const Config& c = loaded->config;
@@ -69,7 +69,7 @@ TEST_F(ConfigTest, AcceptsOriginalScriptConfigUnchanged) {
 }
 
 TEST_F(ConfigTest, AppliesContractDefaults) {
-  auto loaded = parse_config(with_functions(k_one_function), "config.json");
+  auto loaded = parse_binary_config(with_functions(k_one_function), "config.json");
   ASSERT_TRUE(loaded);
   const Config& c = loaded->config;
   EXPECT_EQ(c.branch, "main");
@@ -86,12 +86,12 @@ TEST_F(ConfigTest, AppliesContractDefaults) {
 }
 
 TEST_F(ConfigTest, ReadsNestedSections) {
-  auto loaded = parse_config(with_functions(k_one_function, R"(, "extractor": "both",
+  auto loaded = parse_binary_config(with_functions(k_one_function, R"(, "extractor": "both",
       "log": {"file": "", "level": "debug", "max_files": 2},
       "build": {"command": ["make"], "env": {"X": "1"}, "timeout_seconds": 60, "paths": ["csrc"]},
       "sandbox": {"kind": "process", "network": false},
       "notify": {"github_issue": {"repo": "o/r", "labels": ["api"]}, "webhook": {"url": "http://127.0.0.1:9/h"}})"),
-                             "config.json");
+                                    "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
   const Config& c = loaded->config;
   EXPECT_EQ(c.extractor, "both");
@@ -107,7 +107,7 @@ TEST_F(ConfigTest, ReadsNestedSections) {
 
 TEST_F(ConfigTest, WarnsAboutUnknownKeyWithSuggestion) {
   auto loaded =
-      parse_config(with_functions(k_one_function, R"(, "check_intervall_seconds": 5)"), "config.json");
+      parse_binary_config(with_functions(k_one_function, R"(, "check_intervall_seconds": 5)"), "config.json");
   ASSERT_TRUE(loaded);
   ASSERT_EQ(loaded->warnings.size(), 1u);
   EXPECT_EQ(loaded->warnings[0],
@@ -115,14 +115,15 @@ TEST_F(ConfigTest, WarnsAboutUnknownKeyWithSuggestion) {
 }
 
 TEST_F(ConfigTest, WarnsAboutUnknownNestedKeyWithItsPath) {
-  auto loaded = parse_config(with_functions(k_one_function, R"(, "log": {"max_size": 3})"), "config.json");
+  auto loaded =
+      parse_binary_config(with_functions(k_one_function, R"(, "log": {"max_size": 3})"), "config.json");
   ASSERT_TRUE(loaded);
   ASSERT_EQ(loaded->warnings.size(), 1u);
   EXPECT_EQ(loaded->warnings[0], "config.json: unknown key 'log.max_size', did you mean 'max_size_mb'?");
 }
 
 TEST_F(ConfigTest, WarnsWithoutSuggestionWhenNothingIsClose) {
-  auto loaded = parse_config(with_functions(k_one_function, R"(, "zzzzzz": 1)"), "config.json");
+  auto loaded = parse_binary_config(with_functions(k_one_function, R"(, "zzzzzz": 1)"), "config.json");
   ASSERT_TRUE(loaded);
   ASSERT_EQ(loaded->warnings.size(), 1u);
   EXPECT_EQ(loaded->warnings[0], "config.json: unknown key 'zzzzzz'");
@@ -130,7 +131,7 @@ TEST_F(ConfigTest, WarnsWithoutSuggestionWhenNothingIsClose) {
 
 // "$schema" names the JSON Schema an editor validates and completes the file with: accepted, not read.
 TEST_F(ConfigTest, AcceptsAndIgnoresAnEditorsSchemaKey) {
-  auto loaded = parse_config(
+  auto loaded = parse_binary_config(
       with_functions(k_one_function, R"(, "$schema": "../schemas/config.schema.json")"), "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_TRUE(loaded->warnings.empty()) << loaded->warnings.front();
@@ -205,7 +206,7 @@ TEST_F(ConfigTest, ReportsLineAndColumnOfMalformedJson) {
 TEST_F(ConfigTest, WarnsAboutRepeatedFunction) {
   std::string functions = R"([{"import_statement": "import a", "function_path": "a.f"},
                               {"import_statement": "import a", "function_path": "a.f"}])";
-  auto loaded = parse_config(with_functions(functions), "config.json");
+  auto loaded = parse_binary_config(with_functions(functions), "config.json");
   ASSERT_TRUE(loaded);
   EXPECT_EQ(loaded->config.functions_to_monitor.size(), 1u);
   ASSERT_EQ(loaded->warnings.size(), 1u);
@@ -216,7 +217,7 @@ TEST_F(ConfigTest, LoadsFromFile) {
   test::TempDir dir;
   auto path = dir.path() / "aiter_api_watcher_config.json";
   std::ofstream(path) << k_original;
-  auto loaded = load_config(path);
+  auto loaded = load_binary_config(path);
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_EQ(loaded->config.functions_to_monitor.size(), 3u);
 }
@@ -227,7 +228,7 @@ TEST_F(ConfigTest, RelativePathsAreRelativeToTheConfigFile) {
   auto path = dir.path() / "etc" / "config.json";
   std::ofstream(path) << with_functions(k_one_function, R"(, "repository_url": "../repos/aiter.git",
       "log": {"file": "logs/w.log"}, "github": {"token_file": "token"}, "consumer": {"path": "vllm"})");
-  auto loaded = load_config(path);
+  auto loaded = load_binary_config(path);
   ASSERT_TRUE(loaded) << loaded.error().message();
   const Config& c = loaded->config;
   auto etc = std::filesystem::absolute(dir.path() / "etc");
@@ -244,7 +245,7 @@ TEST_F(ConfigTest, AbsolutePathsUrlsAndAnEmptyLogFileStayAsWritten) {
   std::ofstream(path) << with_functions(
       k_one_function, R"(, "repository_url": "git@github.com:ROCm/aiter.git", "state_dir": "/var/lib/aaw",
       "log": {"file": ""}, "consumer": {"repository_url": "https://github.com/vllm-project/vllm.git"})");
-  auto loaded = load_config(path);
+  auto loaded = load_binary_config(path);
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_EQ(loaded->config.repository_url, "git@github.com:ROCm/aiter.git");
   EXPECT_EQ(loaded->config.state_dir, "/var/lib/aaw");
@@ -265,7 +266,7 @@ TEST_F(ConfigTest, RejectsAFunctionPathThatIsNoDottedName) {
   EXPECT_NE(error_of(with_functions(R"([{"import_statement": "import a", "function_path": " a.f"}])"))
                 .find("(stray spaces?)"),
             std::string::npos);
-  EXPECT_TRUE(parse_config(
+  EXPECT_TRUE(parse_binary_config(
       with_functions(R"([{"import_statement": "import a", "function_path": "a._f2.K"}])"), "c.json"));
 }
 
@@ -275,18 +276,18 @@ TEST_F(ConfigTest, ReportDirIsRelativeToTheConfigFile) {
   std::filesystem::create_directories(path.parent_path());
   std::string text = k_original;
   std::ofstream(path) << text.insert(1, R"("report": {"dir": "../site/report"},)");
-  auto loaded = load_config(path);
+  auto loaded = load_binary_config(path);
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_EQ(loaded->config.report.dir, dir.path() / "site" / "report");
   EXPECT_TRUE(loaded->warnings.empty());
 }
 
 TEST_F(ConfigTest, AbsoluteReportDirIsKeptAndNoneMeansNoReport) {
-  auto loaded =
-      parse_config(R"({"report": {"dir": "/srv/www/aaw"},)" + std::string(k_original + 1), "config.json");
+  auto loaded = parse_binary_config(R"({"report": {"dir": "/srv/www/aaw"},)" + std::string(k_original + 1),
+                                    "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_EQ(loaded->config.report.dir, "/srv/www/aaw");
-  auto plain = parse_config(k_original, "config.json");
+  auto plain = parse_binary_config(k_original, "config.json");
   ASSERT_TRUE(plain);
   EXPECT_TRUE(plain->config.report.dir.empty());
 }
@@ -297,16 +298,17 @@ TEST_F(ConfigTest, ReportDirMustBeAString) {
 }
 
 TEST_F(ConfigTest, NamesUnreadableFile) {
-  auto loaded = load_config("/nonexistent/dir/config.json");
+  auto loaded = load_binary_config("/nonexistent/dir/config.json");
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.error().code(), ErrorCode::io);
   EXPECT_NE(loaded.error().message().find("'/nonexistent/dir/config.json'"), std::string::npos);
 }
 
 TEST_F(ConfigTest, ReadsTheStaticSection) {
-  auto loaded = parse_config(with_functions(k_one_function, R"(, "static": {"source_roots": ["lib", "."],
+  auto loaded =
+      parse_binary_config(with_functions(k_one_function, R"(, "static": {"source_roots": ["lib", "."],
       "module_aliases": {"pkg.old": "pkg.new"}})"),
-                             "config.json");
+                          "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_EQ(loaded->config.static_extraction.source_roots, (std::vector<std::string>{"lib", "."}));
   EXPECT_EQ(loaded->config.static_extraction.module_aliases.at("pkg.old"), "pkg.new");
@@ -315,11 +317,11 @@ TEST_F(ConfigTest, ReadsTheStaticSection) {
 }
 
 TEST_F(ConfigTest, StaticCacheMbBoundsTheParsedModulesAndMustBePositive) {
-  auto defaults = parse_config(with_functions(k_one_function, ""), "config.json");
+  auto defaults = parse_binary_config(with_functions(k_one_function, ""), "config.json");
   ASSERT_TRUE(defaults) << defaults.error().message();
   EXPECT_EQ(defaults->config.static_extraction.cache_mb, 32);
   auto loaded =
-      parse_config(with_functions(k_one_function, R"(, "static": {"cache_mb": 16})"), "config.json");
+      parse_binary_config(with_functions(k_one_function, R"(, "static": {"cache_mb": 16})"), "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
   EXPECT_EQ(loaded->config.static_extraction.cache_mb, 16);
   EXPECT_NE(
@@ -331,11 +333,11 @@ TEST_F(ConfigTest, StaticCacheMbBoundsTheParsedModulesAndMustBePositive) {
 }
 
 TEST_F(ConfigTest, StaticParseAheadIsOnUnlessTurnedOff) {
-  auto defaults = parse_config(with_functions(k_one_function, ""), "config.json");
+  auto defaults = parse_binary_config(with_functions(k_one_function, ""), "config.json");
   ASSERT_TRUE(defaults) << defaults.error().message();
   EXPECT_TRUE(defaults->config.static_extraction.parse_ahead);
-  auto off =
-      parse_config(with_functions(k_one_function, R"(, "static": {"parse_ahead": false})"), "config.json");
+  auto off = parse_binary_config(with_functions(k_one_function, R"(, "static": {"parse_ahead": false})"),
+                                 "config.json");
   ASSERT_TRUE(off) << off.error().message();
   EXPECT_FALSE(off->config.static_extraction.parse_ahead);
   EXPECT_NE(error_of(with_functions(k_one_function, R"(, "static": {"parse_ahead": "yes"})"))

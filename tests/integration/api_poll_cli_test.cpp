@@ -14,7 +14,7 @@
 namespace aaw::test {
 namespace {
 
-constexpr const char* k_token = "ghp_PollTestToken0123456789abcdef";
+constexpr const char* k_poll_token = "ghp_PollTestToken0123456789abcdef";
 constexpr const char* k_repo = "ROCm/aiter";
 
 class ApiPollCliTest : public ::testing::Test {
@@ -24,7 +24,7 @@ class ApiPollCliTest : public ::testing::Test {
     m_repo.bare_clone(m_dir.path() / "served" / "ROCm" / "aiter.git");
     m_git = std::make_unique<GitHttpServer>(m_dir.path() / "served");
     m_github.set_branch(k_repo, "main", m_repo.rev_parse("main"));
-    m_github.require_token(k_token);
+    m_github.require_token(k_poll_token);
   }
 
   std::filesystem::path config(const std::string& poll) {
@@ -38,7 +38,7 @@ class ApiPollCliTest : public ::testing::Test {
     RunOptions options;
     options.cwd = m_dir.path();
     if (with_token) {
-      options.env = {{"GITHUB_TOKEN", k_token}};
+      options.env = {{"GITHUB_TOKEN", k_poll_token}};
     } else {
       options.unset_env = {"GITHUB_TOKEN"};
     }
@@ -46,8 +46,10 @@ class ApiPollCliTest : public ::testing::Test {
   }
   std::vector<RecordedRequest> head_requests() const {
     std::vector<RecordedRequest> out;
+    std::string head_path = "/repos/";
+    head_path.append(k_repo).append("/commits/main");
     for (const RecordedRequest& r : m_github.requests())
-      if (r.path() == std::string("/repos/") + k_repo + "/commits/main") out.push_back(r);
+      if (r.path() == head_path) out.push_back(r);
     return out;
   }
   std::size_t git_requests() const { return m_git->requests().size(); }

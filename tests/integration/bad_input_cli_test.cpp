@@ -11,16 +11,13 @@
 #include "support/process.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 #include "util/files.hpp"
 
 namespace aaw::test {
 namespace {
 
 using nlohmann::json;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 class BadInputCliTest : public ::testing::Test {
  protected:

@@ -13,6 +13,7 @@
 #include "support/process.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
@@ -60,10 +61,6 @@ class CompareCliTest : public ::testing::Test {
 std::unique_ptr<TempDir> CompareCliTest::s_dir;
 std::unique_ptr<GitDaemon> CompareCliTest::s_daemon;
 SyntheticAiterCommits CompareCliTest::s_commits;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST_F(CompareCliTest, TextOutputOverGitDaemonReportsPlantedChange) {
   auto config = write_config(daemon_url());

@@ -11,15 +11,12 @@
 #include "support/process.hpp"
 #include "support/synthetic_consumer.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
 
 using Json = nlohmann::json;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 class ConsumerCliTest : public ::testing::Test {
  protected:

@@ -17,16 +17,13 @@
 #include "support/process.hpp"
 #include "support/synthetic_consumer.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::string read(const fs::path& path) {
   std::ostringstream text;

@@ -9,17 +9,15 @@
 
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-ProcessResult run(std::vector<std::string> args) {
-  args.insert(args.begin(), AAW_BINARY);
-  return run_process(args);
+ProcessResult run(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{AAW_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv);
 }
 
 TEST(HelpCliTest, EverySubcommandHelpShowsConfigItsDefaultsAndItsExitCodes) {

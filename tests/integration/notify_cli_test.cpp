@@ -27,7 +27,7 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-constexpr const char* k_token = "ghp_NotifyTestToken0123456789abcdef";
+constexpr const char* k_notify_token = "ghp_NotifyTestToken0123456789abcdef";
 constexpr const char* k_issues_repo = "acme/watch";
 
 using ChangeKeys = std::multiset<std::pair<std::string, std::string>>;
@@ -42,7 +42,7 @@ class NotifyCliTest : public ::testing::Test {
     m_commits = SyntheticAiter::build(m_repo);
     m_served = m_repo.bare_clone(m_dir.path() / "served" / "aiter.git");
     m_github.set_branch(k_issues_repo, "main", std::string(40, 'a'));  // the repository exists
-    m_github.require_token(k_token);
+    m_github.require_token(k_notify_token);
   }
 
   // A config watching the synthetic history from its first commit, polling every second, with
@@ -70,7 +70,7 @@ class NotifyCliTest : public ::testing::Test {
   RunOptions options() const {
     RunOptions o;
     o.cwd = m_dir.path();
-    o.env = {{"GITHUB_TOKEN", k_token}};
+    o.env = {{"GITHUB_TOKEN", k_notify_token}};
     return o;
   }
   ProcessResult run(const std::vector<std::string>& args) { return run_process(argv(args), options()); }
@@ -145,7 +145,7 @@ TEST_F(NotifyCliTest, OnceOpensAnIssuePerBreakingChangeAndPostsEveryChangeToTheW
       EXPECT_EQ(request.header("authorization"), "") << "the token goes to the API only";
       EXPECT_EQ(request.header("content-type"), "application/json");
     } else {
-      EXPECT_EQ(request.header("authorization"), std::string("Bearer ") + k_token) << request.target;
+      EXPECT_EQ(request.header("authorization"), std::string("Bearer ") + k_notify_token) << request.target;
     }
   }
 
@@ -320,9 +320,9 @@ TEST_F(NotifyCliTest, TokenIsInNoLogArgvChildEnvironmentOrStateFile) {
 
   std::string cmdline = read_text("/proc/" + std::to_string(daemon->pid()) + "/cmdline");
   EXPECT_FALSE(cmdline.empty());
-  EXPECT_EQ(cmdline.find(k_token), std::string::npos);
+  EXPECT_EQ(cmdline.find(k_notify_token), std::string::npos);
   // What a build running as the same user would read first: taken out at start.
-  EXPECT_EQ(read_text("/proc/" + std::to_string(daemon->pid()) + "/environ").find(k_token),
+  EXPECT_EQ(read_text("/proc/" + std::to_string(daemon->pid()) + "/environ").find(k_notify_token),
             std::string::npos);
   // Its children, if any (static extraction starts none): none may have the token in its
   // environment or arguments.
@@ -330,26 +330,26 @@ TEST_F(NotifyCliTest, TokenIsInNoLogArgvChildEnvironmentOrStateFile) {
        std::filesystem::directory_iterator("/proc/" + std::to_string(daemon->pid()) + "/task")) {
     std::istringstream children(read_text(task.path() / "children"));
     for (std::string child; children >> child;) {
-      EXPECT_EQ(read_text("/proc/" + child + "/environ").find(k_token), std::string::npos) << child;
-      EXPECT_EQ(read_text("/proc/" + child + "/cmdline").find(k_token), std::string::npos) << child;
+      EXPECT_EQ(read_text("/proc/" + child + "/environ").find(k_notify_token), std::string::npos) << child;
+      EXPECT_EQ(read_text("/proc/" + child + "/cmdline").find(k_notify_token), std::string::npos) << child;
     }
   }
   ASSERT_EQ(::kill(daemon->pid(), SIGTERM), 0);
   ASSERT_TRUE(eventually([&] { return !daemon->running(); }, 10s));
 
   EXPECT_NE(log_text().find("Cannot notify"), std::string::npos) << "failures were logged";
-  EXPECT_EQ(log_text().find(k_token), std::string::npos);
-  EXPECT_EQ(read_text(m_dir.path() / "daemon.out").find(k_token), std::string::npos);
+  EXPECT_EQ(log_text().find(k_notify_token), std::string::npos);
+  EXPECT_EQ(read_text(m_dir.path() / "daemon.out").find(k_notify_token), std::string::npos);
   int files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(m_dir.path() / "state")) {
     if (!entry.is_regular_file()) continue;
     ++files;
-    EXPECT_EQ(read_text(entry.path()).find(k_token), std::string::npos) << entry.path();
+    EXPECT_EQ(read_text(entry.path()).find(k_notify_token), std::string::npos) << entry.path();
   }
   EXPECT_GT(files, 3);
   for (const std::string& body : m_github.hook_bodies("team"))
-    EXPECT_EQ(body.find(k_token), std::string::npos);
-  for (const EmulatedIssue& issue : issues()) EXPECT_EQ(issue.body.find(k_token), std::string::npos);
+    EXPECT_EQ(body.find(k_notify_token), std::string::npos);
+  for (const EmulatedIssue& issue : issues()) EXPECT_EQ(issue.body.find(k_notify_token), std::string::npos);
 }
 
 }  // namespace

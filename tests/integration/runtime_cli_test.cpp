@@ -12,15 +12,12 @@
 #include "support/process.hpp"
 #include "support/runtime_fixture.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
 
 using json = nlohmann::json;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 class RuntimeCliTest : public ::testing::Test {
  protected:

@@ -41,10 +41,6 @@ using Json = nlohmann::json;
 
 const fs::path k_source_dir = AAW_SOURCE_DIR;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 Json read_json(const fs::path& path) { return Json::parse(read_text(path)); }
 
 Json config_schema() { return read_json(k_source_dir / "schemas" / "config.schema.json"); }

@@ -5,17 +5,20 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/function_change.hpp"
+#include "support/sample_values.hpp"
+#include "support/text.hpp"
 
 namespace aaw {
 namespace {
 
-constexpr const char* k_sha = "0123456789abcdef0123456789abcdef01234567";
+using test::k_sample_sha;
+
 constexpr const char* k_github = "https://github.com/ROCm/aiter.git";
 
 // moe_sorting_ck: expert_mask renamed to mask, and a return annotation added.
 Json sample_change(const char* import_statement = "import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe") {
   FunctionChange change;
-  change.commit.id = ObjectId{k_sha};
+  change.commit.id = ObjectId{k_sample_sha};
   change.commit.author_name = "Ada Lovelace";
   change.commit.author_email = "ada@example.com";
   change.commit.author_time = 1745682114;  // 2025-04-26T15:41:54Z
@@ -35,9 +38,7 @@ Json sample_change(const char* import_statement = "import aiter.fused_moe_bf16_a
   return to_json(change);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
 
 TEST(NotificationMessageTest, TitleIsTheOriginalTools) {
   EXPECT_EQ(issue_title(sample_change()), "API Change Detected: rocm_aiter_asm_fmoe.moe_sorting_ck");
@@ -46,7 +47,7 @@ TEST(NotificationMessageTest, TitleIsTheOriginalTools) {
 TEST(NotificationMessageTest, MarkerNamesCommitFunctionAndImportHash) {
   std::string marker = issue_marker(sample_change());
   std::string prefix =
-      std::string("<!-- aiter-api-watcher:") + k_sha + ":rocm_aiter_asm_fmoe.moe_sorting_ck:";
+      std::string("<!-- aiter-api-watcher:") + k_sample_sha + ":rocm_aiter_asm_fmoe.moe_sorting_ck:";
   ASSERT_EQ(marker.substr(0, prefix.size()), prefix);
   std::string hash = marker.substr(prefix.size(), marker.size() - prefix.size() - 4);
   EXPECT_EQ(hash.size(), 8u);
@@ -59,16 +60,18 @@ TEST(NotificationMessageTest, MarkerNamesCommitFunctionAndImportHash) {
 
 TEST(NotificationMessageTest, MarkerHashIsFixedAcrossBuilds) {
   // FNV-1a of "import aiter", low 32 bits: a marker written by an older build must still be found.
-  Json change = {{"commit", k_sha}, {"function_path", "aiter.f"}, {"import_statement", "import aiter"}};
-  EXPECT_EQ(issue_marker(change), std::string("<!-- aiter-api-watcher:") + k_sha + ":aiter.f:c2c980ed -->");
+  Json change = {
+      {"commit", k_sample_sha}, {"function_path", "aiter.f"}, {"import_statement", "import aiter"}};
+  EXPECT_EQ(issue_marker(change),
+            std::string("<!-- aiter-api-watcher:") + k_sample_sha + ":aiter.f:c2c980ed -->");
 }
 
 TEST(NotificationMessageTest, BodyHasEverythingAboutTheChangeAndEndsWithTheMarker) {
   Json change = sample_change();
   std::string body = issue_body(change, k_github);
   EXPECT_TRUE(contains(body, "**Import:** `import aiter.fused_moe_bf16_asm as rocm_aiter_asm_fmoe`")) << body;
-  EXPECT_TRUE(
-      contains(body, std::string("[0123456789ab](https://github.com/ROCm/aiter/commit/") + k_sha + ")"))
+  EXPECT_TRUE(contains(
+      body, std::string("[0123456789ab](https://github.com/ROCm/aiter/commit/") + k_sample_sha + ")"))
       << body;
   EXPECT_TRUE(contains(body, "**Author:** Ada Lovelace <ada@example.com>")) << body;
   EXPECT_TRUE(contains(body, "**Date:** 2025-04-26T17:41:54+02:00")) << body;
@@ -91,7 +94,7 @@ TEST(NotificationMessageTest, BodyOffGithubShowsTheShaAndNoPullRequest) {
   Json change = sample_change();
   change["pull_request"] = nullptr;
   std::string body = issue_body(change, "git://127.0.0.1:9418/aiter.git");
-  EXPECT_TRUE(contains(body, std::string("**Commit:** `") + k_sha + "`")) << body;
+  EXPECT_TRUE(contains(body, std::string("**Commit:** `") + k_sample_sha + "`")) << body;
   EXPECT_FALSE(contains(body, "https://github.com/")) << body;
   EXPECT_TRUE(contains(body, "**Pull request:** none found")) << body;
 }
@@ -107,7 +110,8 @@ TEST(NotificationMessageTest, WebhookTextIsOneSlackSafeParagraph) {
   std::string text = webhook_text(sample_change(), k_github);
   EXPECT_EQ(text.find('\n'), std::string::npos) << text;
   EXPECT_EQ(text.substr(0, 63), "*API change (breaking)* in `rocm_aiter_asm_fmoe.moe_sorting_ck`") << text;
-  EXPECT_TRUE(contains(text, std::string("at commit https://github.com/ROCm/aiter/commit/") + k_sha)) << text;
+  EXPECT_TRUE(contains(text, std::string("at commit https://github.com/ROCm/aiter/commit/") + k_sample_sha))
+      << text;
   EXPECT_TRUE(contains(text, "by Ada Lovelace &lt;ada@example.com&gt;: Rename expert_mask to mask | tidy."))
       << text;
   EXPECT_TRUE(contains(text, "Pull request: https://github.com/ROCm/aiter/pull/321.")) << text;

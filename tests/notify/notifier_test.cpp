@@ -19,21 +19,18 @@
 #include "support/fake_clock.hpp"
 #include "support/fake_github.hpp"
 #include "support/fake_http.hpp"
+#include "support/sample_values.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
 namespace {
 
+using test::sha;
+
 using namespace std::chrono_literals;
 
 constexpr const char* k_repository = "https://github.com/ROCm/aiter.git";
 constexpr const char* k_secret_hook = "https://hooks.slack.com/services/T0AAA/B0BBB/s3cr3tPart";
-
-ObjectId sha(int n) {
-  char hex[41];
-  std::snprintf(hex, sizeof hex, "%040x", n);
-  return ObjectId{hex};
-}
 
 std::string read_all(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

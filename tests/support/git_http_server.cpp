@@ -24,9 +24,6 @@
 namespace aaw::test {
 namespace {
 
-// A client that stops talking mid-request must not wedge the server for the rest of the test.
-constexpr auto k_request_timeout = std::chrono::seconds(30);
-
 std::string lowercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -123,7 +120,7 @@ std::string cgi_to_http(const std::string& output) {
 
 }  // namespace
 
-struct HttpRequest {
+struct CgiRequest {
   std::string method;
   std::string target;
   std::map<std::string, std::string> headers;  // lowercase names
@@ -142,10 +139,10 @@ struct HttpRequest {
 
 namespace {
 
-std::optional<HttpRequest> read_head(SocketReader& in) {
+std::optional<CgiRequest> read_head(SocketReader& in) {
   const auto request_line = in.line();
   if (!request_line) return std::nullopt;
-  HttpRequest request;
+  CgiRequest request;
   const auto first_space = request_line->find(' ');
   const auto second_space = request_line->find(' ', first_space + 1);
   if (first_space == std::string::npos || second_space == std::string::npos) return std::nullopt;
@@ -254,7 +251,7 @@ void GitHttpServer::handle(int client) {
   ::shutdown(client, SHUT_WR);
 }
 
-std::string GitHttpServer::respond(const HttpRequest& request) {
+std::string GitHttpServer::respond(const CgiRequest& request) {
   record(request);
   std::string redirect;
   {
@@ -272,7 +269,7 @@ std::string GitHttpServer::respond(const HttpRequest& request) {
   return cgi_to_http(cgi.out);
 }
 
-void GitHttpServer::record(const HttpRequest& request) {
+void GitHttpServer::record(const CgiRequest& request) {
   const std::lock_guard lock(m_mutex);
   m_requests.push_back(request.method + " " + request.target);
   const std::string authorization = request.header("authorization");
@@ -280,7 +277,7 @@ void GitHttpServer::record(const HttpRequest& request) {
 }
 
 // The CGI/1.1 variables http-backend reads, and the request body on its stdin.
-RunOptions GitHttpServer::cgi_options(const HttpRequest& request) const {
+RunOptions GitHttpServer::cgi_options(const CgiRequest& request) const {
   const auto question = request.target.find('?');
   const std::string credentials = request.basic_credentials();
   RunOptions options = isolated_git_options();
@@ -304,7 +301,7 @@ RunOptions GitHttpServer::cgi_options(const HttpRequest& request) const {
   return options;
 }
 
-bool GitHttpServer::authorized(const HttpRequest& request) const {
+bool GitHttpServer::authorized(const CgiRequest& request) const {
   std::string token;
   {
     const std::lock_guard lock(m_mutex);

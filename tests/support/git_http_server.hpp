@@ -14,7 +14,7 @@
 
 namespace aaw::test {
 
-struct HttpRequest;  // internal to the .cpp
+struct CgiRequest;  // internal to the .cpp
 
 class GitHttpServer {
  public:
@@ -46,10 +46,10 @@ class GitHttpServer {
  private:
   void serve();
   void handle(int client);
-  std::string respond(const HttpRequest& request);
-  void record(const HttpRequest& request);
-  RunOptions cgi_options(const HttpRequest& request) const;
-  bool authorized(const HttpRequest& request) const;
+  std::string respond(const CgiRequest& request);
+  void record(const CgiRequest& request);
+  RunOptions cgi_options(const CgiRequest& request) const;
+  bool authorized(const CgiRequest& request) const;
 
   std::filesystem::path m_root;
   int m_listen_fd = -1;

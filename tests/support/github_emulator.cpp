@@ -17,29 +17,11 @@
 #include <stdexcept>
 
 #include "support/socket_io.hpp"
+#include "support/text.hpp"
+#include "util/strings.hpp"
 
 namespace aaw::test {
 namespace {
-
-constexpr auto k_request_timeout = std::chrono::seconds(30);
-
-std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(first, last - first + 1));
-}
-
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (;;) {
-    const auto end = text.find(separator, start);
-    parts.emplace_back(text.substr(start, end == std::string_view::npos ? end : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
 
 std::string reason(int status) {
   switch (status) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/github_emulator.hpp"
+#include "support/text.hpp"
 
 namespace aaw::test {
 namespace {
@@ -15,17 +16,6 @@ using nlohmann::json;
 constexpr const char* k_secondary_message =
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.";
 constexpr const char* k_primary_message = "API rate limit exceeded for 127.0.0.1.";
-
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (;;) {
-    const auto end = text.find(separator, start);
-    parts.emplace_back(text.substr(start, end == std::string_view::npos ? end : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
 
 std::map<std::string, std::string> query_of(const std::string& target) {
   std::map<std::string, std::string> query;

@@ -14,6 +14,10 @@
 
 namespace aaw::test {
 
+// How long a loopback server waits for the rest of a request: a client that stops talking
+// mid-request must not wedge the server for the rest of the test.
+inline constexpr auto k_request_timeout = std::chrono::seconds(30);
+
 class SocketReader {
  public:
   SocketReader(int fd, std::chrono::milliseconds timeout)

@@ -2,21 +2,24 @@
 
 #include <gtest/gtest.h>
 
+#include "support/sample_values.hpp"
+
 namespace aaw {
 namespace {
 
-const Change k_removed{ChangeKind::parameter_removed, Severity::breaking, "b", "b", std::nullopt};
+using test::k_b_removed;
+
 const Change k_default{ChangeKind::default_changed, Severity::behavioural, "c", "1", "2"};
 
 TEST(LevelsTest, WithFailOnAnyEveryChangeIsDenied) {
   LevelPolicy policy;
-  EXPECT_EQ(policy.level_of(k_removed), Level::deny);
+  EXPECT_EQ(policy.level_of(k_b_removed), Level::deny);
   EXPECT_EQ(policy.level_of(k_default), Level::deny);
 }
 
 TEST(LevelsTest, WithFailOnBreakingOnlyBreakingChangesAreDenied) {
   LevelPolicy policy{{}, FailOn::breaking};
-  EXPECT_EQ(policy.level_of(k_removed), Level::deny);
+  EXPECT_EQ(policy.level_of(k_b_removed), Level::deny);
   EXPECT_EQ(policy.level_of(k_default), Level::warn);
 }
 
@@ -24,7 +27,7 @@ TEST(LevelsTest, AConfiguredLevelWinsOverFailOnAndSeverity) {
   LevelPolicy policy{
       {{ChangeKind::parameter_removed, Level::warn}, {ChangeKind::default_changed, Level::deny}},
       FailOn::breaking};
-  EXPECT_EQ(policy.level_of(k_removed), Level::warn);
+  EXPECT_EQ(policy.level_of(k_b_removed), Level::warn);
   EXPECT_EQ(policy.level_of(k_default), Level::deny);
 }
 

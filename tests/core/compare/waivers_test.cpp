@@ -4,27 +4,30 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/sample_values.hpp"
 #include "util/time.hpp"
 
 namespace aaw {
 namespace {
 
+using test::k_b_removed;
+
 const MonitoredFunction k_f{"import m", "m.f"};
-const Change k_removed{ChangeKind::parameter_removed, Severity::breaking, "b", "b", std::nullopt};
 
 std::string entry(const std::string& fields) {
-  return R"({"waivers": [{"fingerprint": ")" + change_fingerprint(k_f, k_removed) + R"(", )" + fields + "}]}";
+  return R"({"waivers": [{"fingerprint": ")" + change_fingerprint(k_f, k_b_removed) + R"(", )" + fields +
+         "}]}";
 }
 
 TEST(WaiversTest, FingerprintIsStableAndNamesKindFunctionImportAndParameter) {
-  const std::string fp = change_fingerprint(k_f, k_removed);
+  const std::string fp = change_fingerprint(k_f, k_b_removed);
   EXPECT_EQ(fp.size(), 16u);
-  EXPECT_EQ(fp, change_fingerprint(k_f, k_removed));
-  Change other_parameter = k_removed;
+  EXPECT_EQ(fp, change_fingerprint(k_f, k_b_removed));
+  Change other_parameter = k_b_removed;
   other_parameter.parameter = "c";
   EXPECT_NE(fp, change_fingerprint(k_f, other_parameter));
-  EXPECT_NE(fp, change_fingerprint({"import m as n", "n.f"}, k_removed));
-  Change other_kind = k_removed;
+  EXPECT_NE(fp, change_fingerprint({"import m as n", "n.f"}, k_b_removed));
+  Change other_kind = k_b_removed;
   other_kind.kind = ChangeKind::default_removed;
   EXPECT_NE(fp, change_fingerprint(k_f, other_kind));
 }
@@ -65,7 +68,7 @@ TEST(WaiversTest, MalformedFilesAreErrorsNamingTheFile) {
 }
 
 TEST(WaiversTest, AFingerprintWaivedTwiceIsAnError) {
-  const std::string fp = change_fingerprint(k_f, k_removed);
+  const std::string fp = change_fingerprint(k_f, k_b_removed);
   const std::string one = R"({"fingerprint": ")" + fp + R"(", "reason": "r", "accepted_by": "a"})";
   auto file = parse_waivers(R"({"waivers": [)" + one + "," + one + "]}", "w.json");
   ASSERT_FALSE(file);
@@ -74,14 +77,14 @@ TEST(WaiversTest, AFingerprintWaivedTwiceIsAnError) {
 }
 
 TEST(WaiversTest, ASuggestedEntryRoundTripsOnceReasonAndNameAreFilledIn) {
-  Json suggested = suggested_waiver(k_f, k_removed);
+  Json suggested = suggested_waiver(k_f, k_b_removed);
   EXPECT_EQ(suggested["reason"], "");
   EXPECT_FALSE(parse_waivers(Json{{"waivers", {suggested}}}.dump(), "w.json"));
   suggested["reason"] = "kernel API cleanup";
   suggested["accepted_by"] = "ann";
   auto file = parse_waivers(Json{{"waivers", {suggested}}}.dump(), "w.json");
   ASSERT_TRUE(file) << file.error().message();
-  EXPECT_EQ(file->waivers[0].fingerprint, change_fingerprint(k_f, k_removed));
+  EXPECT_EQ(file->waivers[0].fingerprint, change_fingerprint(k_f, k_b_removed));
   EXPECT_EQ(file->waivers[0].function, "m.f");
 }
 

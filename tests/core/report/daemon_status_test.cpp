@@ -7,17 +7,18 @@
 
 #include "core/watch/poll_status.hpp"
 #include "support/memory_state_store.hpp"
+#include "support/sample_values.hpp"
 
 namespace aaw {
 namespace {
 
-using namespace std::chrono_literals;
+using test::k_fixed_now;
 
-const TimePoint k_now = TimePoint(std::chrono::seconds(1'800'000'000));
+using namespace std::chrono_literals;
 
 class DaemonStatusTest : public ::testing::Test {
  protected:
-  DaemonStatus status(TimePoint now = k_now, int interval = 60) {
+  DaemonStatus status(TimePoint now = k_fixed_now, int interval = 60) {
     auto s = read_daemon_status(m_store.get(), nullptr, interval, now);
     EXPECT_TRUE(s) << s.error().message();
     return s ? *s : DaemonStatus{};
@@ -34,7 +35,7 @@ class DaemonStatusTest : public ::testing::Test {
 };
 
 TEST_F(DaemonStatusTest, NeverRunIsStale) {
-  auto s = read_daemon_status(nullptr, nullptr, 60, k_now);
+  auto s = read_daemon_status(nullptr, nullptr, 60, k_fixed_now);
   ASSERT_TRUE(s);
   EXPECT_FALSE(s->healthy);
   EXPECT_EQ(s->health, "stale: no successful poll or replay recorded");
@@ -42,21 +43,21 @@ TEST_F(DaemonStatusTest, NeverRunIsStale) {
 }
 
 TEST_F(DaemonStatusTest, HealthyWithinThreeIntervalsOfTheLastSuccessfulPoll) {
-  ASSERT_TRUE(record_poll(*m_store, k_now - 100s, std::nullopt));
+  ASSERT_TRUE(record_poll(*m_store, k_fixed_now - 100s, std::nullopt));
   DaemonStatus s = status();
   EXPECT_TRUE(s.healthy);
   EXPECT_EQ(s.health, "ok: last successful poll 100 s ago (limit 3 x 60 s)");
   EXPECT_EQ(s.poll.last_poll_result, "ok");
   EXPECT_EQ(s.poll.last_poll_time, s.poll.last_poll_success_time);
-  EXPECT_FALSE(status(k_now + 81s).healthy);
-  EXPECT_EQ(status(k_now + 81s).health, "stale: last successful poll 181 s ago (limit 3 x 60 s)");
+  EXPECT_FALSE(status(k_fixed_now + 81s).healthy);
+  EXPECT_EQ(status(k_fixed_now + 81s).health, "stale: last successful poll 181 s ago (limit 3 x 60 s)");
 }
 
 // A store only a replay wrote (replay --once, a commit_list) is as healthy as its last replay, and
 // its last processed commit is the last one replayed: no line head, no poll.
 TEST_F(DaemonStatusTest, AfterAReplayTheLastReplayedCommitAndItsSuccessAreTheStatus) {
   const std::string replayed(40, 'e');
-  ASSERT_TRUE(record_replay(*m_store, k_now - 30s, "ok", ObjectId{replayed}));
+  ASSERT_TRUE(record_replay(*m_store, k_fixed_now - 30s, "ok", ObjectId{replayed}));
   DaemonStatus s = status();
   EXPECT_TRUE(s.healthy);
   EXPECT_EQ(s.health, "ok: last successful replay 30 s ago (limit 3 x 60 s)");
@@ -67,38 +68,39 @@ TEST_F(DaemonStatusTest, AfterAReplayTheLastReplayedCommitAndItsSuccessAreTheSta
 }
 
 TEST_F(DaemonStatusTest, AReplayThatDidNotFinishIsTheLastErrorAndNoSuccess) {
-  ASSERT_TRUE(record_replay(*m_store, k_now - 30s, "interrupted after 5 of 400 commits",
+  ASSERT_TRUE(record_replay(*m_store, k_fixed_now - 30s, "interrupted after 5 of 400 commits",
                             ObjectId{std::string(40, 'e')}));
   DaemonStatus s = status();
   EXPECT_FALSE(s.healthy);
   EXPECT_EQ(s.health, "stale: no successful poll or replay recorded");
   EXPECT_EQ(s.last_error, "interrupted after 5 of 400 commits");
-  ASSERT_TRUE(record_poll(*m_store, k_now - 10s, std::nullopt));
+  ASSERT_TRUE(record_poll(*m_store, k_fixed_now - 10s, std::nullopt));
   EXPECT_EQ(status().health, "ok: last successful poll 10 s ago (limit 3 x 60 s)");
 }
 
 TEST_F(DaemonStatusTest, FailedPollKeepsTheLastSuccessAndIsTheLastError) {
-  ASSERT_TRUE(record_poll(*m_store, k_now - 300s, std::nullopt));
-  ASSERT_TRUE(record_poll(*m_store, k_now - 10s, std::string("cannot reach the remote: connection refused")));
+  ASSERT_TRUE(record_poll(*m_store, k_fixed_now - 300s, std::nullopt));
+  ASSERT_TRUE(
+      record_poll(*m_store, k_fixed_now - 10s, std::string("cannot reach the remote: connection refused")));
   DaemonStatus s = status();
   EXPECT_FALSE(s.healthy);
-  EXPECT_EQ(s.poll.last_poll_success_time, iso8601_utc(k_now - 300s));
-  EXPECT_EQ(s.poll.last_poll_time, iso8601_utc(k_now - 10s));
+  EXPECT_EQ(s.poll.last_poll_success_time, iso8601_utc(k_fixed_now - 300s));
+  EXPECT_EQ(s.poll.last_poll_time, iso8601_utc(k_fixed_now - 10s));
   EXPECT_EQ(s.last_error, "cannot reach the remote: connection refused");
 }
 
 TEST_F(DaemonStatusTest, ADeliveryBeingRetriedIsTheLastErrorWhenPollsAreFine) {
-  ASSERT_TRUE(record_poll(*m_store, k_now, std::nullopt));
+  ASSERT_TRUE(record_poll(*m_store, k_fixed_now, std::nullopt));
   CommitRecord record;
   record.commit.id = ObjectId{std::string(40, 'b')};
   record.notifications.push_back(
       {"webhook",
        Json{{"commit", record.commit.id.hex}, {"import_statement", "import a"}, {"function_path", "a.f"}}});
   ASSERT_TRUE(m_store->record(record));
-  OutboxItem item = (*m_store->due_notifications(k_now, 10))[0];
+  OutboxItem item = (*m_store->due_notifications(k_fixed_now, 10))[0];
   item.attempts = 1;
   item.last_error = "webhook https://hooks.example.com answered 502";
-  item.next_attempt_at = k_now + 1h;
+  item.next_attempt_at = k_fixed_now + 1h;
   ASSERT_TRUE(m_store->update_notification(item));
   DaemonStatus s = status();
   EXPECT_EQ(s.last_error, "webhook https://hooks.example.com answered 502");

@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "support/sample_values.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text.hpp"
 
@@ -15,15 +16,8 @@ namespace {
 
 using test::count_of;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-Parameter param(std::string name, std::optional<std::string> default_value = std::nullopt,
-                std::optional<std::string> annotation = std::nullopt) {
-  return Parameter{std::move(name), ParameterKind::positional_or_keyword, std::move(default_value),
-                   std::move(annotation)};
-}
+using test::contains;
+using test::param;
 
 TimelineEntry entry(std::string sha, std::optional<SignatureState> before, SignatureState after) {
   TimelineEntry e;

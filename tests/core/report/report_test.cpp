@@ -10,11 +10,14 @@
 #include "core/model/function_change.hpp"
 #include "core/watch/poll_status.hpp"
 #include "support/memory_state_store.hpp"
+#include "support/sample_values.hpp"
 
 namespace aaw {
 namespace {
 
-const TimePoint k_now = TimePoint(std::chrono::seconds(1'800'000'000));
+using test::k_fixed_now;
+using test::param;
+
 const std::string k_url = "https://user:secret@github.com/ROCm/aiter.git";
 const MonitoredFunction k_fmoe{"import aiter", "aiter.fmoe"};
 const MonitoredFunction k_gemm{"from aiter import gemm", "gemm"};
@@ -24,11 +27,6 @@ std::string sha(char c) { return std::string(40, c); }
 
 SignatureState signature(std::vector<Parameter> parameters) {
   return SignatureState::ok(Signature{std::move(parameters), std::nullopt});
-}
-
-Parameter param(std::string name, std::optional<std::string> default_value = std::nullopt) {
-  return Parameter{std::move(name), ParameterKind::positional_or_keyword, std::move(default_value),
-                   std::nullopt};
 }
 
 CommitInfo commit(char c, std::int64_t time, std::string subject) {
@@ -74,7 +72,7 @@ class BuildReportTest : public ::testing::Test {
 
   Report build(std::vector<ReportDetailSource*> sources = {}) {
     ReportInput input{k_url, "", "main", {k_fmoe, k_gemm}, std::move(sources)};
-    auto report = build_report(*m_store, input, k_now);
+    auto report = build_report(*m_store, input, k_fixed_now);
     EXPECT_TRUE(report) << report.error().message();
     return report ? *report : Report{};
   }
@@ -141,14 +139,14 @@ TEST_F(BuildReportTest, ChangesCarryTheirPullRequestOnceKnown) {
 
 TEST_F(BuildReportTest, FactsComeFromTheStoreAndTheUrlIsRedacted) {
   record_history();
-  ASSERT_TRUE(record_poll(*m_store, k_now, std::nullopt));
+  ASSERT_TRUE(record_poll(*m_store, k_fixed_now, std::nullopt));
   Report report = build();
   EXPECT_EQ(report.repository_url, "https://github.com/ROCm/aiter.git");
   EXPECT_EQ(report.branch, "main");
   EXPECT_EQ(report.line_head, sha('c'));
   EXPECT_EQ(report.commits_recorded, 3);
   EXPECT_EQ(report.poll.last_poll_result, "ok");
-  EXPECT_EQ(report.generated_at, iso8601_utc(k_now));
+  EXPECT_EQ(report.generated_at, iso8601_utc(k_fixed_now));
 }
 
 TEST_F(BuildReportTest, AFunctionNoLongerMonitoredComesLastAndIsMarked) {
@@ -218,7 +216,7 @@ TEST_F(BuildReportTest, ADamagedRecordNamesItsCommitAndFunction) {
   rec.events.push_back(bad);
   ASSERT_TRUE(m_store->record(rec));
   ReportInput input{k_url, "", "main", {k_fmoe}, {}};
-  auto report = build_report(*m_store, input, k_now);
+  auto report = build_report(*m_store, input, k_fixed_now);
   ASSERT_FALSE(report);
   EXPECT_NE(report.error().message().find("'aiter.fmoe' at commit '" + sha('d') + "'"), std::string::npos)
       << report.error().message();

@@ -26,36 +26,23 @@
 #include "io/sandbox/sandbox_posix.hpp"
 #include "support/git_fixture.hpp"
 #include "support/runtime_fixture.hpp"
+#include "support/sample_values.hpp"
+#include "support/scoped_env.hpp"
 #include "support/shared_python.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw {
 namespace {
 
+using test::ScopedEnv;
+
+using test::value_of;
+
 namespace fs = std::filesystem;
 using test::RuntimeFixture;
 
-template <class T>
-T value_of(Result<T> result) {
-  if (!result) throw std::runtime_error("unexpected error: " + result.error().message());
-  return std::move(result).value();
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// Sets an environment variable for the length of a test.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : m_name(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(m_name); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* m_name;
-};
+using test::contains;
 
 class RuntimeExtractorTest : public ::testing::Test {
  protected:

@@ -16,30 +16,22 @@
 #include "support/git_fixture.hpp"
 #include "support/git_http_server.hpp"
 #include "support/process.hpp"
+#include "support/sample_values.hpp"
 #include "support/silent_listener.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 #include "util/url.hpp"
 
 namespace aaw {
 namespace {
 
+using test::read_text;
+using test::value_of;
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::GitFixture;
 using test::TempDir;
-
-template <class T>
-T value_of(Result<T> result) {
-  if (!result) throw std::runtime_error("unexpected error: " + result.error().message());
-  return std::move(result).value();
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class Libgit2MirrorTest : public ::testing::Test {
  protected:
@@ -85,7 +77,7 @@ class Libgit2MirrorTest : public ::testing::Test {
       fs::rename(entry.path(), moved);
       test::RunOptions options = test::isolated_git_options();
       options.cwd = mirror;
-      options.stdin_text = read_file(moved);
+      options.stdin_text = read_text(moved);
       const auto result = test::run_process({"git", "unpack-objects", "-q"}, options);
       ASSERT_TRUE(result.ok()) << result.err;
     }

@@ -8,15 +8,17 @@
 
 #include "core/ports/http_transport.hpp"
 #include "support/github_emulator.hpp"
+#include "support/sample_values.hpp"
 
 namespace aaw {
 namespace {
 
+using test::k_sample_sha;
+
 using namespace std::chrono_literals;
 using test::GithubEmulator;
 
-constexpr const char* k_token = "ghp_transportSecret0123456789";
-constexpr const char* k_sha = "0123456789abcdef0123456789abcdef01234567";
+constexpr const char* k_transport_token = "ghp_transportSecret0123456789";
 
 class CurlHttpTransportTest : public ::testing::Test {
  protected:
@@ -31,13 +33,13 @@ class CurlHttpTransportTest : public ::testing::Test {
 };
 
 TEST_F(CurlHttpTransportTest, ReturnsStatusHeadersAndBody) {
-  m_server.set_branch("o/n", "main", k_sha);
+  m_server.set_branch("o/n", "main", k_sample_sha);
   auto response = m_http->perform(get("/repos/o/n/commits/main"));
   ASSERT_TRUE(response) << response.error().message();
   EXPECT_EQ(response->status, 200);
-  EXPECT_EQ(response->header("ETAG"), "W/\"" + std::string(k_sha) + "-json\"");
+  EXPECT_EQ(response->header("ETAG"), "W/\"" + std::string(k_sample_sha) + "-json\"");
   EXPECT_EQ(response->header("content-type"), "application/json; charset=utf-8");
-  EXPECT_NE(response->body.find(k_sha), std::string::npos);
+  EXPECT_NE(response->body.find(k_sample_sha), std::string::npos);
 }
 
 TEST_F(CurlHttpTransportTest, SendsMethodHeadersAndBody) {
@@ -71,9 +73,10 @@ TEST_F(CurlHttpTransportTest, AnErrorStatusIsAResponse) {
 TEST_F(CurlHttpTransportTest, RefusedConnectionIsANetworkErrorNamingTheUrlWithoutSecrets) {
   m_server.go_down();
   HttpRequest request;
-  request.url = "http://user:" + std::string(k_token) + "@127.0.0.1:" + std::to_string(m_server.port()) +
+  request.url = "http://user:" + std::string(k_transport_token) +
+                "@127.0.0.1:" + std::to_string(m_server.port()) +
                 "/repos/o/n/issues?access_token=querySecret";
-  request.headers["Authorization"] = "Bearer " + std::string(k_token);
+  request.headers["Authorization"] = "Bearer " + std::string(k_transport_token);
   auto response = m_http->perform(request);
   ASSERT_FALSE(response);
   EXPECT_EQ(response.error().code(), ErrorCode::network);
@@ -81,7 +84,7 @@ TEST_F(CurlHttpTransportTest, RefusedConnectionIsANetworkErrorNamingTheUrlWithou
   EXPECT_NE(message.find("http://127.0.0.1:" + std::to_string(m_server.port()) + "/repos/o/n/issues"),
             std::string::npos)
       << message;
-  EXPECT_EQ(message.find(k_token), std::string::npos) << message;
+  EXPECT_EQ(message.find(k_transport_token), std::string::npos) << message;
   EXPECT_EQ(message.find("querySecret"), std::string::npos) << message;
   EXPECT_EQ(message.find("user:"), std::string::npos) << message;
   EXPECT_EQ(m_server.request_count(), 0U);
@@ -97,17 +100,17 @@ TEST_F(CurlHttpTransportTest, ServerBackUpOnTheSamePortAnswersAgain) {
 }
 
 TEST_F(CurlHttpTransportTest, SlowReplyTimesOut) {
-  m_server.set_branch("o/n", "main", k_sha);
+  m_server.set_branch("o/n", "main", k_sample_sha);
   m_server.delay_next(5s);
   HttpRequest request = get("/repos/o/n/commits/main");
   request.total_timeout = 300ms;
-  request.headers["Authorization"] = "Bearer " + std::string(k_token);
+  request.headers["Authorization"] = "Bearer " + std::string(k_transport_token);
   const auto start = std::chrono::steady_clock::now();
   auto response = m_http->perform(request);
   const auto elapsed = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(response);
   EXPECT_EQ(response.error().code(), ErrorCode::timeout);
-  EXPECT_EQ(response.error().message().find(k_token), std::string::npos);
+  EXPECT_EQ(response.error().message().find(k_transport_token), std::string::npos);
   EXPECT_LT(elapsed, 3s);
   // The emulator noticed the client hung up and serves the next request at once.
   auto next = m_http->perform(get("/repos/o/n/commits/main"));
@@ -127,7 +130,7 @@ TEST_F(CurlHttpTransportTest, RedirectsAreAnswersNotFollowed) {
   GithubEmulator elsewhere;
   m_server.redirect_next(elsewhere.url() + "/hooks/stolen", 1, 302);
   HttpRequest request = get("/repos/o/n/commits/main");
-  request.headers["Authorization"] = "Bearer " + std::string(k_token);
+  request.headers["Authorization"] = "Bearer " + std::string(k_transport_token);
   auto response = m_http->perform(request);
   ASSERT_TRUE(response) << response.error().message();
   EXPECT_EQ(response->status, 302);

@@ -16,18 +16,20 @@
 #include "support/fake_clock.hpp"
 #include "support/fake_http.hpp"
 #include "support/github_emulator.hpp"
+#include "support/sample_values.hpp"
 
 namespace aaw {
 namespace {
+
+using test::k_sample_sha;
 
 using namespace std::chrono_literals;
 using test::EmulatedPull;
 using test::FakeClock;
 using test::GithubEmulator;
 
-constexpr const char* k_token = "ghp_clientSecret0123456789abcdef";
+constexpr const char* k_client_token = "ghp_clientSecret0123456789abcdef";
 constexpr const char* k_repo = "ROCm/aiter";
-constexpr const char* k_sha = "0123456789abcdef0123456789abcdef01234567";
 constexpr const char* k_sha2 = "89abcdef0123456789abcdef0123456789abcdef";
 
 // Keeps what was logged, to count warnings and to look for the token (never for wording).
@@ -62,7 +64,7 @@ class GithubClientTest : public ::testing::Test {
   GithubClientOptions options() const {
     GithubClientOptions options;
     options.api_url = m_github.url();
-    options.token = k_token;
+    options.token = k_client_token;
     options.backoff_base = 100ms;
     options.backoff_cap = 1s;
     options.total_timeout = 5s;
@@ -81,8 +83,8 @@ class GithubClientTest : public ::testing::Test {
 
   // Every request the emulator saw carried the token, and nothing logged or returned shows it.
   void expect_no_token_in(const std::string& text) const {
-    EXPECT_EQ(text.find(k_token), std::string::npos) << text;
-    EXPECT_EQ(m_sink->text().find(k_token), std::string::npos) << m_sink->text();
+    EXPECT_EQ(text.find(k_client_token), std::string::npos) << text;
+    EXPECT_EQ(m_sink->text().find(k_client_token), std::string::npos) << m_sink->text();
   }
 
   GithubEmulator m_github;
@@ -96,23 +98,23 @@ class GithubClientTest : public ::testing::Test {
 // ---- branch head and ETag ----------------------------------------------------------------------
 
 TEST_F(GithubClientTest, BranchHeadSendsGithubHeadersAndReturnsShaAndEtag) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(head) << head.error().message();
   EXPECT_FALSE(head->not_modified);
-  EXPECT_EQ(head->sha, k_sha);
+  EXPECT_EQ(head->sha, k_sample_sha);
   EXPECT_FALSE(head->etag.empty());
   const auto seen = m_github.requests();
   ASSERT_EQ(seen.size(), 1U);
   EXPECT_EQ(seen[0].target, "/repos/ROCm/aiter/commits/main");
-  EXPECT_EQ(seen[0].header("authorization"), "Bearer " + std::string(k_token));
+  EXPECT_EQ(seen[0].header("authorization"), "Bearer " + std::string(k_client_token));
   EXPECT_EQ(seen[0].header("x-github-api-version"), "2022-11-28");
   EXPECT_EQ(seen[0].header("user-agent"), "aiter-api-watcher");
   EXPECT_EQ(seen[0].header("if-none-match"), "");
 }
 
 TEST_F(GithubClientTest, SecondPollSendsTheEtagAndAn304CostsNoRateLimit) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   auto first = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(first) << first.error().message();
   auto second = client().branch_head(k_repo, "main", first->etag);
@@ -131,14 +133,14 @@ TEST_F(GithubClientTest, SecondPollSendsTheEtagAndAn304CostsNoRateLimit) {
 }
 
 TEST_F(GithubClientTest, BranchNamesWithSlashesStayPaths) {
-  m_github.set_branch(k_repo, "release/v1", k_sha);
+  m_github.set_branch(k_repo, "release/v1", k_sample_sha);
   auto head = client().branch_head(k_repo, "release/v1", "");
   ASSERT_TRUE(head) << head.error().message();
-  EXPECT_EQ(head->sha, k_sha);
+  EXPECT_EQ(head->sha, k_sample_sha);
 }
 
 TEST_F(GithubClientTest, UnknownBranchIsInvalidInputWithGithubsMessage) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   auto head = client().branch_head(k_repo, "nope", "");
   ASSERT_FALSE(head);
   EXPECT_EQ(head.error().code(), ErrorCode::invalid_input);
@@ -152,7 +154,7 @@ TEST_F(GithubClientTest, MalformedRepositorySendsNothing) {
   auto head = client().branch_head("not a repo", "main", "");
   ASSERT_FALSE(head);
   EXPECT_EQ(head.error().code(), ErrorCode::invalid_input);
-  auto pulls = client().pull_request_for("../x/y", k_sha);
+  auto pulls = client().pull_request_for("../x/y", k_sample_sha);
   ASSERT_FALSE(pulls);
   EXPECT_EQ(m_github.request_count(), 0U);
 }
@@ -160,18 +162,18 @@ TEST_F(GithubClientTest, MalformedRepositorySendsNothing) {
 // ---- retries -----------------------------------------------------------------------------------
 
 TEST_F(GithubClientTest, RetriesServerErrorsWithCappedBackoffThenSucceeds) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.fail_next(2, 500);
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(head) << head.error().message();
-  EXPECT_EQ(head->sha, k_sha);
+  EXPECT_EQ(head->sha, k_sample_sha);
   EXPECT_EQ(m_github.request_count(), 3U);
   EXPECT_LE(m_clock.sleeps().size(), 2U);
   EXPECT_LE(slept(), 100ms + 200ms);  // full jitter: up to base, then up to 2 * base
 }
 
 TEST_F(GithubClientTest, GivesUpAfterMaxAttemptsAsNetworkError) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.fail_next(10, 502);
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_FALSE(head);
@@ -183,7 +185,7 @@ TEST_F(GithubClientTest, GivesUpAfterMaxAttemptsAsNetworkError) {
 }
 
 TEST_F(GithubClientTest, DroppedConnectionIsRetried) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.drop_next(1);
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(head) << head.error().message();
@@ -199,7 +201,7 @@ TEST_F(GithubClientTest, UnreachableApiIsANetworkErrorAfterTheRetries) {
   expect_no_token_in(head.error().message());
 
   m_github.go_up();
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   auto again = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(again) << again.error().message();
 }
@@ -211,7 +213,7 @@ TEST_F(GithubClientTest, JitteredBackoffStaysUnderTheCap) {
   o.max_attempts = 6;
   o.backoff_base = 1000ms;
   o.backoff_cap = 1500ms;
-  http.respond(200, k_sha);
+  http.respond(200, k_sample_sha);
   auto github = make_github_client(o, http, m_clock, *m_log);
   auto head = github->branch_head(k_repo, "main", "");
   ASSERT_TRUE(head) << head.error().message();
@@ -223,7 +225,7 @@ TEST_F(GithubClientTest, JitteredBackoffStaysUnderTheCap) {
 // ---- rate limits -------------------------------------------------------------------------------
 
 TEST_F(GithubClientTest, PrimaryLimitWithNearResetWaitsThenSucceeds) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   const TimePoint start = m_clock.now();
   m_github.rate_limit_next(epoch(start) + 30);
   auto head = client().branch_head(k_repo, "main", "");
@@ -235,7 +237,7 @@ TEST_F(GithubClientTest, PrimaryLimitWithNearResetWaitsThenSucceeds) {
 }
 
 TEST_F(GithubClientTest, PrimaryLimitWithFarResetFailsFastAndLaterCallsSendNothing) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   const TimePoint start = m_clock.now();
   m_github.rate_limit_next(epoch(start) + 7200);
   auto head = client().branch_head(k_repo, "main", "");
@@ -247,7 +249,7 @@ TEST_F(GithubClientTest, PrimaryLimitWithFarResetFailsFastAndLaterCallsSendNothi
   EXPECT_EQ(m_clock.now(), start);  // no sleeping through two hours
 
   for (int i = 0; i < 3; ++i) {
-    auto later = client().pull_request_for(k_repo, k_sha);
+    auto later = client().pull_request_for(k_repo, k_sample_sha);
     ASSERT_FALSE(later);
     EXPECT_EQ(later.error().code(), ErrorCode::timeout);
   }
@@ -260,7 +262,7 @@ TEST_F(GithubClientTest, PrimaryLimitWithFarResetFailsFastAndLaterCallsSendNothi
 }
 
 TEST_F(GithubClientTest, RetryAfterIsHonoured) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.retry_after_next(20);
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(head) << head.error().message();
@@ -269,7 +271,7 @@ TEST_F(GithubClientTest, RetryAfterIsHonoured) {
 }
 
 TEST_F(GithubClientTest, SecondaryLimitWithoutHeadersWaitsAtLeastAMinute) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.secondary_limit_next(1, 403);
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(head) << head.error().message();
@@ -279,7 +281,7 @@ TEST_F(GithubClientTest, SecondaryLimitWithoutHeadersWaitsAtLeastAMinute) {
 }
 
 TEST_F(GithubClientTest, PersistentSecondaryLimitBacksOffBeyondTheWaitAndStops) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.secondary_limit_next(5, 429);
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_FALSE(head);
@@ -301,7 +303,7 @@ TEST_F(GithubClientTest, ForbiddenWithoutRateLimitIsAPermissionError) {
 }
 
 TEST_F(GithubClientTest, QuotaUsedUpOnASuccessfulAnswerHoldsTheNextRequest) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   const TimePoint start = m_clock.now();
   m_github.set_rate_limit(1, epoch(start) + 40);
   std::size_t requests_when_waiting = 99;
@@ -319,7 +321,7 @@ TEST_F(GithubClientTest, QuotaUsedUpOnASuccessfulAnswerHoldsTheNextRequest) {
 }
 
 TEST_F(GithubClientTest, QuotaUsedUpForHoursFailsTheNextCallWithoutARequest) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.set_rate_limit(1, epoch(m_clock.now()) + 3 * 3600);
   ASSERT_TRUE(client().branch_head(k_repo, "main", ""));
   auto second = client().branch_head(k_repo, "main", "");
@@ -331,7 +333,7 @@ TEST_F(GithubClientTest, QuotaUsedUpForHoursFailsTheNextCallWithoutARequest) {
 // ---- where the token goes ----------------------------------------------------------------------
 
 TEST_F(GithubClientTest, TokenIsInNoErrorAndNoLogLine) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.require_token("ghp_theRightOne");
   auto refused = client().branch_head(k_repo, "main", "");
   ASSERT_FALSE(refused);
@@ -340,7 +342,7 @@ TEST_F(GithubClientTest, TokenIsInNoErrorAndNoLogLine) {
   expect_no_token_in(refused.error().message());
 
   m_github.rate_limit_next(epoch(m_clock.now()) + 7200);
-  m_github.require_token(k_token);
+  m_github.require_token(k_client_token);
   auto limited = client().branch_head(k_repo, "main", "");
   ASSERT_FALSE(limited);
   EXPECT_EQ(m_sink->warnings(), 1);
@@ -349,7 +351,8 @@ TEST_F(GithubClientTest, TokenIsInNoErrorAndNoLogLine) {
 
 TEST_F(GithubClientTest, TokenEchoedByTheServerIsScrubbed) {
   test::FakeHttp http;
-  http.respond(400, R"({"message": "bad header Authorization: Bearer )" + std::string(k_token) + R"("})");
+  http.respond(400,
+               R"({"message": "bad header Authorization: Bearer )" + std::string(k_client_token) + R"("})");
   auto github = make_github_client(options(), http, m_clock, *m_log);
   auto head = github->branch_head(k_repo, "main", "");
   ASSERT_FALSE(head);
@@ -358,7 +361,7 @@ TEST_F(GithubClientTest, TokenEchoedByTheServerIsScrubbed) {
 }
 
 TEST_F(GithubClientTest, NoAuthorizationWithoutAToken) {
-  m_github.set_branch(k_repo, "main", k_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   GithubClientOptions anonymous = options();
   anonymous.token.clear();
   auto github = make_github_client(anonymous, *m_http, m_clock, *m_log);
@@ -368,8 +371,8 @@ TEST_F(GithubClientTest, NoAuthorizationWithoutAToken) {
 
 TEST_F(GithubClientTest, RedirectToAnotherHostIsNotFollowed) {
   GithubEmulator elsewhere;
-  elsewhere.set_branch(k_repo, "main", k_sha);
-  m_github.set_branch(k_repo, "main", k_sha);
+  elsewhere.set_branch(k_repo, "main", k_sample_sha);
+  m_github.set_branch(k_repo, "main", k_sample_sha);
   m_github.redirect_next(elsewhere.url() + "/repos/ROCm/aiter/commits/main");
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_FALSE(head);
@@ -379,34 +382,35 @@ TEST_F(GithubClientTest, RedirectToAnotherHostIsNotFollowed) {
 }
 
 TEST_F(GithubClientTest, RedirectWithinTheApiIsFollowed) {
-  m_github.set_branch("ROCm/aiter-renamed", "main", k_sha);
+  m_github.set_branch("ROCm/aiter-renamed", "main", k_sample_sha);
   m_github.redirect_next(m_github.url() + "/repos/ROCm/aiter-renamed/commits/main");
   auto head = client().branch_head(k_repo, "main", "");
   ASSERT_TRUE(head) << head.error().message();
-  EXPECT_EQ(head->sha, k_sha);
+  EXPECT_EQ(head->sha, k_sample_sha);
   const auto seen = m_github.requests();
   ASSERT_EQ(seen.size(), 2U);
   EXPECT_EQ(seen[1].target, "/repos/ROCm/aiter-renamed/commits/main");
-  EXPECT_EQ(seen[1].header("authorization"), "Bearer " + std::string(k_token));
+  EXPECT_EQ(seen[1].header("authorization"), "Bearer " + std::string(k_client_token));
 }
 
 // ---- pull requests -----------------------------------------------------------------------------
 
 TEST_F(GithubClientTest, PullRequestPrefersTheMergedOne) {
-  m_github.set_pulls(k_repo, k_sha, {{5, "open one", false}, {7, "merged one", true}});
-  auto pull = client().pull_request_for(k_repo, k_sha);
+  m_github.set_pulls(k_repo, k_sample_sha, {{5, "open one", false}, {7, "merged one", true}});
+  auto pull = client().pull_request_for(k_repo, k_sample_sha);
   ASSERT_TRUE(pull) << pull.error().message();
   ASSERT_TRUE(pull->has_value());
   EXPECT_EQ((*pull)->number, 7);
   EXPECT_EQ((*pull)->title, "merged one");
   EXPECT_EQ((*pull)->url, "https://github.com/ROCm/aiter/pull/7");
-  EXPECT_EQ(m_github.requests().at(0).target, "/repos/ROCm/aiter/commits/" + std::string(k_sha) + "/pulls");
+  EXPECT_EQ(m_github.requests().at(0).target,
+            "/repos/ROCm/aiter/commits/" + std::string(k_sample_sha) + "/pulls");
 }
 
 TEST_F(GithubClientTest, PullRequestFallsBackToTheFirstOrNone) {
-  m_github.set_pulls(k_repo, k_sha, {{5, "open one", false}, {6, "another", false}});
+  m_github.set_pulls(k_repo, k_sample_sha, {{5, "open one", false}, {6, "another", false}});
   m_github.set_pulls(k_repo, k_sha2, {});
-  auto first = client().pull_request_for(k_repo, k_sha);
+  auto first = client().pull_request_for(k_repo, k_sample_sha);
   ASSERT_TRUE(first) << first.error().message();
   ASSERT_TRUE(first->has_value());
   EXPECT_EQ((*first)->number, 5);
@@ -416,7 +420,7 @@ TEST_F(GithubClientTest, PullRequestFallsBackToTheFirstOrNone) {
 }
 
 TEST_F(GithubClientTest, PullRequestOfAnUnknownCommitIsAnError) {
-  m_github.set_pulls(k_repo, k_sha, {});
+  m_github.set_pulls(k_repo, k_sample_sha, {});
   auto pull = client().pull_request_for(k_repo, k_sha2);
   ASSERT_FALSE(pull);
   EXPECT_EQ(pull.error().code(), ErrorCode::invalid_input);
@@ -478,7 +482,7 @@ TEST_F(GithubClientTest, CreateIssuePostsTitleBodyAndLabels) {
   const auto request = m_github.requests().at(0);
   EXPECT_EQ(request.method, "POST");
   EXPECT_EQ(request.header("content-type"), "application/json");
-  EXPECT_EQ(request.header("authorization"), "Bearer " + std::string(k_token));
+  EXPECT_EQ(request.header("authorization"), "Bearer " + std::string(k_client_token));
 }
 
 TEST_F(GithubClientTest, CreateIssueRejectedIsInvalidInputWithGithubsMessage) {

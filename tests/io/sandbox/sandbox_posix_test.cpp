@@ -22,57 +22,30 @@
 #include <thread>
 
 #include "core/ports/sandbox.hpp"
+#include "support/scoped_env.hpp"
 #include "support/silent_listener.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 #include "util/files.hpp"
 
 namespace aaw {
 namespace {
 
+using test::ScopedEnv;
+
+using test::read_text;
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// Sets (or unsets, with nullopt) an environment variable of this process for one test.
-class ScopedEnv {
- public:
-  ScopedEnv(std::string name, const std::optional<std::string>& value) : m_name(std::move(name)) {
-    if (const char* old = std::getenv(m_name.c_str())) m_old = old;
-    if (value) {
-      ::setenv(m_name.c_str(), value->c_str(), 1);
-    } else {
-      ::unsetenv(m_name.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    if (m_old) {
-      ::setenv(m_name.c_str(), m_old->c_str(), 1);
-    } else {
-      ::unsetenv(m_name.c_str());
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string m_name;
-  std::optional<std::string> m_old;
-};
-
 // Alive and not a zombie (an orphaned zombie waits for a container's init to reap it).
 bool running(pid_t pid) {
   if (::kill(pid, 0) != 0) return false;
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
   const auto paren = stat.rfind(')');
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' &&
          stat[paren + 2] != 'X';
@@ -84,7 +57,7 @@ std::vector<pid_t> processes_with_argument(const std::string& word) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string cmdline = read_file(entry.path() / "cmdline");
+    const std::string cmdline = read_text(entry.path() / "cmdline");
     if (cmdline.find(std::string(1, '\0') + word + std::string(1, '\0')) == std::string::npos) continue;
     const pid_t pid = std::stoi(name);
     if (running(pid)) found.push_back(pid);
@@ -147,7 +120,7 @@ class SandboxTest : public ::testing::Test {
 
   fs::path root() const { return m_dir / "sandbox"; }
   fs::path log_file() const { return m_dir / "out.log"; }
-  std::string output() const { return read_file(log_file()); }
+  std::string output() const { return read_text(log_file()); }
 
   std::vector<std::string> warnings() const {
     std::vector<std::string> texts;
@@ -621,7 +594,7 @@ TEST_F(SandboxTest, BwrapMakesEverythingButTheSandboxReadOnly) {
   EXPECT_NE(output().find("inside ok\n"), std::string::npos) << output();
   EXPECT_NE(output().find("outside refused\n"), std::string::npos) << output();
   EXPECT_NE(output().find("extra ok\n"), std::string::npos) << output();
-  EXPECT_EQ(read_file(root() / "inside.txt"), "in\n");
+  EXPECT_EQ(read_text(root() / "inside.txt"), "in\n");
   EXPECT_FALSE(fs::exists(m_dir / "outside/f"));
   EXPECT_TRUE(fs::exists(m_dir / "extra/f"));
 }

@@ -17,6 +17,7 @@
 #include "core/ports/state_store.hpp"
 #include "notify/github_issue_channel.hpp"
 #include "notify/webhook_channel.hpp"
+#include "support/sample_values.hpp"
 #include "support/state_store_contract.hpp"
 #include "support/temp_dir.hpp"
 
@@ -42,13 +43,9 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, StateStoreContract, SqliteStoreMaker);
 
 namespace {
 
-constexpr const char* k_url = "https://github.com/ROCm/aiter.git";
+using test::sha;
 
-ObjectId sha(int n) {
-  char hex[41];
-  std::snprintf(hex, sizeof hex, "%040x", n);
-  return ObjectId{hex};
-}
+constexpr const char* k_url = "https://github.com/ROCm/aiter.git";
 
 CommitInfo commit_info(int n) {
   CommitInfo info;
