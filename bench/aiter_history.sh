@@ -5,8 +5,9 @@
 #
 #   bench/aiter_history.sh AITER_GIT [LIST...]
 #
-# AITER_GIT: a bare clone of ROCm/aiter. LIST: names among 6 35 86 init modules (default: 6 35 86
-# init modules): 6 = config/aiter.json, 35 = bench/aiter/aiter-35.json, 86 =
+# AITER_GIT: a bare clone of ROCm/aiter. LIST: names among 6 35 35r 86 init modules (default: 6 35
+# 86 init modules): 6 = config/aiter.json, 35 = bench/aiter/aiter-35.json, 35r =
+# bench/aiter/aiter-35-routing.json (its first 34 and routing.routing), 86 =
 # bench/accuracy/aiter-vllm-surface.json, init = bench/aiter/aiter-init.json (every public function
 # `import aiter` gives), modules = bench/aiter/aiter-modules.json (every public function of every
 # aiter module); bench/aiter_functions.py makes the last two from a snapshot.
@@ -55,10 +56,11 @@ list_file() {
   case $1 in
     6) echo config/aiter.json ;;
     35) echo bench/aiter/aiter-35.json ;;
+    35r) echo bench/aiter/aiter-35-routing.json ;;
     86) echo bench/accuracy/aiter-vllm-surface.json ;;
     init) echo bench/aiter/aiter-init.json ;;
     modules) echo bench/aiter/aiter-modules.json ;;
-    *) echo "bench/aiter_history.sh: unknown list '$1' (6, 35, 86, init, modules)" >&2; exit 2 ;;
+    *) echo "bench/aiter_history.sh: unknown list '$1' (6, 35, 35r, 86, init, modules)" >&2; exit 2 ;;
   esac
 }
 
