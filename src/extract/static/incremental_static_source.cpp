@@ -493,6 +493,9 @@ void IncrementalStaticSource::reindex(const ObjectId& commit, const std::vector<
     m_entry_watchers.clear();
     m_entries_told = 0;
     m_positions.assign(functions.size(), nullptr);
+    m_position_costs.assign(functions.size(), nullptr);
+    for (std::size_t i = 0; i < functions.size(); ++i)
+      m_position_costs[i] = &m_costs[{functions[i].import_statement, functions[i].function_path}];
     std::map<const Memo*, std::size_t> seen;
     for (std::size_t i = 0; i < functions.size(); ++i) {
       auto found = m_memo.find({functions[i].import_statement, functions[i].function_path});
@@ -830,9 +833,11 @@ void IncrementalStaticSource::charge_checking(const std::vector<MonitoredFunctio
                                               const std::vector<char>& watching, double seconds) {
   auto count = static_cast<double>(std::count(watching.begin(), watching.end(), 1));
   if (count == 0) return;
+  const bool indexed = m_position_costs.size() == functions.size();
   for (std::size_t i = 0; i < watching.size(); ++i) {
     if (!watching[i]) continue;
-    Cost& cost = m_costs[{functions[i].import_statement, functions[i].function_path}];
+    Cost& cost =
+        indexed ? *m_position_costs[i] : m_costs[{functions[i].import_statement, functions[i].function_path}];
     ++cost.checks;
     cost.checking += seconds / count;
   }

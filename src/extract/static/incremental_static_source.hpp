@@ -197,6 +197,7 @@ class IncrementalStaticSource final : public SignatureSource {
     double checking = 0;
   };
   std::map<Key, Cost> m_costs;
+  std::vector<Cost*> m_position_costs;  // of m_last_functions, by position: no key built per commit
   void charge_checking(const std::vector<MonitoredFunction>& functions, const std::vector<char>& watching,
                        double seconds);
   std::unique_ptr<SummaryPrefetch> m_prefetch;
