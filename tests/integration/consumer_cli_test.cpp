@@ -130,6 +130,14 @@ TEST_F(ConsumerCliTest, CheckBeforeTheBreakingCommitInTextAndMarkdown) {
                        "breaks consumer/ops.py:25 (breaks_missing_argument) aiter.rms_norm: missing a "
                        "required argument: 'w'"))
       << r.out;
+  // --quiet: what breaks or cannot be checked, and the counts of every verdict.
+  auto quiet = run({"check", "--config", config.string(), "--quiet", s_commits.compatible});
+  EXPECT_EQ(quiet.exit_code, 1) << quiet.err;
+  EXPECT_FALSE(contains(quiet.out, "binds ")) << quiet.out;
+  EXPECT_TRUE(contains(quiet.out, "breaks consumer/ops.py:25 (breaks_missing_argument) aiter.rms_norm"))
+      << quiet.out;
+  EXPECT_TRUE(contains(quiet.out, " bind\n"))
+      << "the summary still counts the calls that bind: " << quiet.out;
   auto md = run({"check", "--config", config.string(), "--format", "markdown", "--no-blame"});
   EXPECT_EQ(md.exit_code, 1) << md.err;
   EXPECT_TRUE(contains(md.out,

@@ -56,7 +56,7 @@ void print(const ConsumerCheck& check, const std::string& format) {
   else if (format == "markdown")
     std::cout << render_consumer_markdown(check);
   else
-    std::cout << render_consumer_text(check);
+    std::cout << render_consumer_text(check, console_settings().quiet);
 }
 
 // The first-parent commits from `pin` to `head`, oldest first, both included; invalid_input when

@@ -127,9 +127,13 @@ std::string describe(const SiteVerdict& s) {
   return out;
 }
 
-std::string render_consumer_text(const ConsumerCheck& check) {
+std::string render_consumer_text(const ConsumerCheck& check, bool problems_only) {
   std::ostringstream out;
-  for (const SiteVerdict& s : check.sites) out << describe(s) << "\n";
+  for (const SiteVerdict& s : check.sites) {
+    const Verdict verdict = s.binding.verdict;
+    if (!problems_only || verdict == Verdict::breaks || verdict == Verdict::unknown)
+      out << describe(s) << "\n";
+  }
   out << check.sites.size() << " call sites at " << check.commit.short_hex() << ": "
       << check.count(Verdict::breaks) << " break, " << check.count(Verdict::guarded) << " guarded, "
       << check.count(Verdict::unknown) << " unknown, " << check.count(Verdict::binds) << " bind\n";

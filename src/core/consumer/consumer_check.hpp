@@ -55,7 +55,9 @@ std::string describe(const SiteVerdict& site);
 
 // "breaks vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight) aiter.shuffle_weight: got an
 // unexpected keyword argument 'layout' (broken since 1a2b3c4d5e6f)" per site, then a summary.
-std::string render_consumer_text(const ConsumerCheck& check);
+// `problems_only` (check --quiet): the sites that break or cannot be checked, then the summary,
+// which still counts every site.
+std::string render_consumer_text(const ConsumerCheck& check, bool problems_only = false);
 // {"schema": "aiter-api-watcher/check/1", "commit", "summary": {verdict: n}, "call_sites": [{"function_path",
 // "import_statement", "file", "line", "caller", "verdict", "reason", "broken_since"}]}
 Json consumer_check_to_json(const ConsumerCheck& check);

@@ -113,6 +113,14 @@ TEST_F(ConsumerCheckCoreTest, RenderingsCarryEveryVerdictAndEscapeMarkdown) {
   EXPECT_TRUE(json.at("call_sites")[0].at("broken_since").is_null());
   EXPECT_EQ(json.at("exit_code"), 1) << "two call sites break: the process exits 1, and the document says so";
   EXPECT_NE(render_consumer_markdown(*check).find("z.py:9 (a\\|b)"), std::string::npos);
+  // check --quiet: the breaks and the counts, not the call that binds.
+  std::string quiet = render_consumer_text(*check, true);
+  EXPECT_NE(text.find("binds "), std::string::npos) << text;
+  EXPECT_EQ(quiet.find("binds "), std::string::npos) << quiet;
+  EXPECT_NE(quiet.find("breaks a.py:3 (f) aiter.a: too many positional arguments\n"), std::string::npos)
+      << quiet;
+  EXPECT_NE(quiet.find("3 call sites at c39: 2 break, 0 guarded, 0 unknown, 1 bind"), std::string::npos)
+      << quiet;
 }
 
 // Like compare's and check's, the --since-pin document names its schema and carries its exit code:
