@@ -94,6 +94,15 @@ std::string digits_at(std::string_view text, std::size_t at) {
   return std::string(text.substr(at, end - at));
 }
 
+// The last component of a repository's path or URL without ".git": "aiter" for
+// "git://host/x/aiter.git/" or "/srv/aiter".
+std::string repository_name(std::string_view url) {
+  while (!url.empty() && url.back() == '/') url.remove_suffix(1);
+  if (auto slash = url.find_last_of("/:"); slash != std::string_view::npos) url.remove_prefix(slash + 1);
+  if (url.size() > 4 && url.substr(url.size() - 4) == ".git") url.remove_suffix(4);
+  return std::string(url);
+}
+
 std::string pull_request_number(std::string_view subject) {
   constexpr std::string_view merge = "Merge pull request #";
   if (subject.substr(0, merge.size()) == merge) return digits_at(subject, merge.size());
@@ -107,12 +116,14 @@ std::string pull_request_number(std::string_view subject) {
 
 }  // namespace
 
-std::optional<std::string> pull_request_of_subject(std::string_view repository_url,
-                                                   std::string_view subject) {
+std::optional<std::string> pull_request_of_subject(std::string_view repository_url, std::string_view subject,
+                                                   std::string_view web_url) {
   std::string number = pull_request_number(subject);
   if (number.empty()) return std::nullopt;
   if (auto repo = github_repo_of(repository_url)) return "https://github.com/" + *repo + "/pull/" + number;
-  return "#" + number;
+  while (!web_url.empty() && web_url.back() == '/') web_url.remove_suffix(1);
+  if (!web_url.empty()) return std::string(web_url) + "/pull/" + number;
+  return repository_name(repository_url) + "#" + number;
 }
 
 }  // namespace aaw

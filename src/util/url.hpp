@@ -37,8 +37,11 @@ std::optional<std::string> watched_github_repo(std::string_view repository_url, 
 std::optional<std::string> commit_url(std::string_view repository_url, std::string_view sha);
 
 // The pull request a commit's subject names, as GitHub writes it when it merges one: "... (#123)"
-// (squash) or "Merge pull request #123 from ..." (merge commit). Its URL when the repository is on
-// github.com, else "#123"; nullopt when the subject names none.
-std::optional<std::string> pull_request_of_subject(std::string_view repository_url, std::string_view subject);
+// (squash) or "Merge pull request #123 from ..." (merge commit); nullopt when the subject names
+// none. Its URL when the repository is on github.com, else under `web_url` (report.web_url) when
+// given, else qualified by the repository's name ("aiter#123" for /srv/aiter.git): a bare "#123"
+// pasted into another project's issue would link that project's own #123.
+std::optional<std::string> pull_request_of_subject(std::string_view repository_url, std::string_view subject,
+                                                   std::string_view web_url = {});
 
 }  // namespace aaw

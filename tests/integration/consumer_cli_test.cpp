@@ -239,7 +239,8 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   ASSERT_EQ(doc.at("breaking_commits").size(), 1u) << doc.dump(1);
   const Json& step = doc.at("breaking_commits").at(0);
   EXPECT_EQ(step.at("commit"), s_commits.breaking);
-  EXPECT_EQ(step.at("pull_request"), "#42");  // the provider is not on GitHub here
+  EXPECT_EQ(step.at("pull_request"),
+            "aiter#42");  // the provider is not on GitHub here: named by its repository
   bool topk = false;
   for (const Json& site : step.at("call_sites")) {
     EXPECT_EQ(site.at("broken_since"), s_commits.breaking);
@@ -253,8 +254,9 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   EXPECT_TRUE(missing_w) << doc.at("already_broken").dump(1);
 
   auto text = run({"check", "--config", config.string(), "--since-pin"});
-  EXPECT_TRUE(contains(text.out, "1 commit breaks its calls\n\n" + s_commits.breaking.substr(0, 12) +
-                                     " topk without c, attn is_causal, legacy gemm deleted (#42) [#42]\n"))
+  EXPECT_TRUE(
+      contains(text.out, "1 commit breaks its calls\n\n" + s_commits.breaking.substr(0, 12) +
+                             " topk without c, attn is_causal, legacy gemm deleted (#42) [aiter#42]\n"))
       << text.out;
 
   c["consumer"]["pinned_commit"] = "";

@@ -60,7 +60,11 @@ TEST(PullRequestOfSubjectTest, ReadsSquashAndMergeSubjects) {
             "https://github.com/ROCm/aiter/pull/1234");
   EXPECT_EQ(pull_request_of_subject(url, "Merge pull request #77 from a/b"),
             "https://github.com/ROCm/aiter/pull/77");
-  EXPECT_EQ(pull_request_of_subject("/srv/aiter.git", "Fix (#5)"), "#5");
+  // Elsewhere, under report.web_url when there is one, else qualified by the repository's name.
+  EXPECT_EQ(pull_request_of_subject("/srv/aiter.git", "Fix (#5)"), "aiter#5");
+  EXPECT_EQ(pull_request_of_subject("git://127.0.0.1:9418/mirrors/aiter/", "Fix (#5)"), "aiter#5");
+  EXPECT_EQ(pull_request_of_subject("/srv/aiter.git", "Fix (#5)", "https://git.example.com/rocm/aiter/"),
+            "https://git.example.com/rocm/aiter/pull/5");
   EXPECT_EQ(pull_request_of_subject(url, "Fix (#12) in moe"), std::nullopt);
   EXPECT_EQ(pull_request_of_subject(url, "Fix (#) x"), std::nullopt);
   EXPECT_EQ(pull_request_of_subject(url, "Fix (#1a)"), std::nullopt);

@@ -98,8 +98,8 @@ int run_since_pin(const Config& config, const ConsumerScan& scan, GitMirror& mir
   ConsumerCheck at_head = value_or_throw(check_consumer(scan, source, binder, head));
   auto extracted = value_or_throw(blame_consumer(at_head, source, binder, history));
   log.info("Blame: {} of {} first-parent commits since the pin extracted", extracted, history.size());
-  ConsumerUpgrade upgrade =
-      value_or_throw(plan_upgrade(at_head, at_pin, history, mirror, config.repository_url));
+  ConsumerUpgrade upgrade = value_or_throw(
+      plan_upgrade(at_head, at_pin, history, mirror, config.repository_url, config.report.web_url));
   print_upgrade(upgrade, format);
   return upgrade_exit_code(upgrade);
 }

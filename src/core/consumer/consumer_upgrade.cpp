@@ -32,7 +32,7 @@ std::string step_title(const UpgradeStep& step) {
 
 Result<ConsumerUpgrade> plan_upgrade(const ConsumerCheck& at_head, const ConsumerCheck& at_pin,
                                      const std::vector<ObjectId>& history, GitMirror& mirror,
-                                     std::string_view repository_url) {
+                                     std::string_view repository_url, std::string_view web_url) {
   ConsumerUpgrade upgrade{at_pin.commit, at_head.commit, {}, {}, at_head.sites.size()};
   const auto failing_at_pin = failing(at_pin);
   std::map<ObjectId, std::vector<const SiteVerdict*>> by_commit;
@@ -49,7 +49,7 @@ Result<ConsumerUpgrade> plan_upgrade(const ConsumerCheck& at_head, const Consume
     auto info = mirror.commit_info(commit);
     if (!info) return info.error().context("reading " + commit.hex);
     upgrade.steps.push_back(
-        {*info, pull_request_of_subject(repository_url, info->subject), std::move(sites->second)});
+        {*info, pull_request_of_subject(repository_url, info->subject, web_url), std::move(sites->second)});
   }
   return upgrade;
 }

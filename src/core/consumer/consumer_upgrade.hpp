@@ -31,10 +31,11 @@ struct ConsumerUpgrade {
 // `at_head` is the check at the head with broken_since set by blame_consumer over `history` (the
 // first-parent commits from the pin to the head, oldest first); `at_pin` the check of the same scan
 // at the pin. Commit details come from `mirror`; pull requests from the subjects, linked for a
-// repository on GitHub. Steps in the order of `history`.
+// repository on GitHub or under `web_url` (report.web_url), else named with the repository's name
+// (pull_request_of_subject). Steps in the order of `history`.
 Result<ConsumerUpgrade> plan_upgrade(const ConsumerCheck& at_head, const ConsumerCheck& at_pin,
                                      const std::vector<ObjectId>& history, GitMirror& mirror,
-                                     std::string_view repository_url);
+                                     std::string_view repository_url, std::string_view web_url = {});
 
 // Exit code of --since-pin: 1 when a commit between the pin and the head breaks a call, else 0.
 int upgrade_exit_code(const ConsumerUpgrade& upgrade);
