@@ -119,10 +119,6 @@ std::string link(const std::string& href, const std::string& text, const std::st
   return "<a class=\"" + css_class + "\" href=\"" + html_escape(href) + "\">" + html_escape(text) + "</a>";
 }
 
-bool is_web_url(std::string_view url) {
-  return url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
-}
-
 // Where a commit or a pull request is shown on the web: under report.web_url when the config
 // names one (a mirror, a GitHub Enterprise or Gitea host), else on github.com when the repository
 // is there, else nowhere (the page shows the SHA or "#123" without a link).
@@ -145,7 +141,7 @@ std::string pull_request_html(const Report& report, const std::string& recorded)
     url = report.web_url + "/pull/" + recorded.substr(1);
   auto at = url.rfind("/pull/");
   std::string text = at == std::string::npos ? url : "PR #" + url.substr(at + 6);
-  return is_web_url(url) ? link(url, text, "pr") : "<span class=\"pr\">" + html_escape(url) + "</span>";
+  return is_http_url(url) ? link(url, text, "pr") : "<span class=\"pr\">" + html_escape(url) + "</span>";
 }
 
 // The span of commit dates the strips share, so that every function's dots sit on one time scale:
