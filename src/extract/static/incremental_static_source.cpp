@@ -457,7 +457,7 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
     auto started = std::chrono::steady_clock::now();
     auto found = concerned(*changed, before, view, watching);
     if (!found) return found.error();
-    charge_checking(functions, watching,
+    charge_checking(watching,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     positions = std::move(*found);
   } else {
@@ -829,17 +829,12 @@ std::string IncrementalStaticSource::work_summary() const {
   return summary;
 }
 
-void IncrementalStaticSource::charge_checking(const std::vector<MonitoredFunction>& functions,
-                                              const std::vector<char>& watching, double seconds) {
+void IncrementalStaticSource::charge_checking(const std::vector<char>& watching, double seconds) {
   auto count = static_cast<double>(std::count(watching.begin(), watching.end(), 1));
-  if (count == 0) return;
-  const bool indexed = m_position_costs.size() == functions.size();
-  for (std::size_t i = 0; i < watching.size(); ++i) {
+  for (std::size_t i = 0; i < watching.size() && i < m_position_costs.size(); ++i) {
     if (!watching[i]) continue;
-    Cost& cost =
-        indexed ? *m_position_costs[i] : m_costs[{functions[i].import_statement, functions[i].function_path}];
-    ++cost.checks;
-    cost.checking += seconds / count;
+    ++m_position_costs[i]->checks;
+    m_position_costs[i]->checking += seconds / count;
   }
 }
 
@@ -853,9 +848,8 @@ std::string IncrementalStaticSource::cost_summary() const {
   std::partial_sort(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(listed), costs.end(),
                     [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
   std::string line =
-      "Costliest functions (resolving them, and checking the changed files they read, that time split among "
-      "the "
-      "functions reading each):";
+      "Costliest functions (resolving them, and checking the changed files they read, that time split "
+      "among the functions reading each):";
   for (std::size_t i = 0; i < listed; ++i) {
     const Cost& cost = *costs[i].second;
     line += fmt::format("{} {} {:.2f} s ({} resolution{}, {} check{})", i == 0 ? "" : ",",

@@ -197,9 +197,10 @@ class IncrementalStaticSource final : public SignatureSource {
     double checking = 0;
   };
   std::map<Key, Cost> m_costs;
-  std::vector<Cost*> m_position_costs;  // of m_last_functions, by position: no key built per commit
-  void charge_checking(const std::vector<MonitoredFunction>& functions, const std::vector<char>& watching,
-                       double seconds);
+  // m_costs of m_last_functions by position (advance() runs only for them): no key built per commit.
+  std::vector<Cost*> m_position_costs;
+  // Each position flagged in `watching` gets one check and an even share of `seconds`.
+  void charge_checking(const std::vector<char>& watching, double seconds);
   std::unique_ptr<SummaryPrefetch> m_prefetch;
   std::size_t m_entries_told = 0;  // m_entry_watchers' size when its files were last given to m_prefetch
   std::vector<ObjectId> m_expected_first;  // expected before anything was read (start_prefetch_after)
