@@ -26,7 +26,7 @@ commits=$(git --git-dir "$repo" rev-list --first-parent --count HEAD)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# One config per function, numbered in the list's order.
+# One config per function, numbered in the list's order, and the function's name beside it.
 count=$(/usr/bin/python3 - "$list" "$work" "$repo" "$first" <<'PY'
 import json, sys
 listing, work, repo, first = sys.argv[1:]
@@ -38,6 +38,8 @@ for index, function in enumerate(functions):
                   log={"file": "%s/%d/watcher.log" % (work, index), "level": "info"})
     with open("%s/%d.json" % (work, index), "w") as f:
         json.dump(config, f)
+    with open("%s/%d.name" % (work, index), "w") as f:
+        f.write(function["import_statement"] + " | " + function["function_path"])
 print(len(functions))
 PY
 )
@@ -53,8 +55,7 @@ for ((i = 0; i < count; i++)); do
     exit 2
   fi
   resolved=$(grep -o '[0-9]* function states resolved in Python' "$work/$i/out" | tail -n 1 | awk '{ print $1 }')
-  name=$(/usr/bin/python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["functions_to_monitor"][0]; print(f["import_statement"] + " | " + f["function_path"])' "$work/$i.json")
-  printf '%s\t%s\t%s\n' "$(cat "$work/$i/time")" "${resolved:--}" "$name" >>"$results"
+  printf '%s\t%s\t%s\n' "$(cat "$work/$i/time")" "${resolved:--}" "$(cat "$work/$i.name")" >>"$results"
   rm -rf "$work/$i/state"
 done
 

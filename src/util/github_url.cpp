@@ -24,11 +24,15 @@ bool valid_name(std::string_view name) {
   });
 }
 
+std::string_view without_dot_git(std::string_view path) {
+  return path.size() > 4 && path.substr(path.size() - 4) == ".git" ? path.substr(0, path.size() - 4) : path;
+}
+
 // "o/n", "o/n.git", "o/n/" -> "o/n"; nullopt for any other shape.
 std::optional<std::string> owner_and_name(std::string_view path) {
   while (!path.empty() && path.front() == '/') path.remove_prefix(1);
   if (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  if (path.size() > 4 && path.substr(path.size() - 4) == ".git") path.remove_suffix(4);
+  path = without_dot_git(path);
   const auto slash = path.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const auto owner = path.substr(0, slash);
@@ -99,8 +103,7 @@ std::string digits_at(std::string_view text, std::size_t at) {
 std::string repository_name(std::string_view url) {
   while (!url.empty() && url.back() == '/') url.remove_suffix(1);
   if (auto slash = url.find_last_of("/:"); slash != std::string_view::npos) url.remove_prefix(slash + 1);
-  if (url.size() > 4 && url.substr(url.size() - 4) == ".git") url.remove_suffix(4);
-  return std::string(url);
+  return std::string(without_dot_git(url));
 }
 
 std::string pull_request_number(std::string_view subject) {
