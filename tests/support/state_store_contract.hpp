@@ -13,14 +13,9 @@
 #include <string>
 
 #include "core/ports/state_store.hpp"
+#include "support/sample_values.hpp"
 
 namespace aaw::test {
-
-inline ObjectId contract_sha(int n) {
-  char hex[41];
-  std::snprintf(hex, sizeof hex, "%040x", n);
-  return ObjectId{hex};
-}
 
 inline MonitoredFunction contract_function(int n) { return {"import pkg", "pkg.f" + std::to_string(n)}; }
 
@@ -52,7 +47,7 @@ inline Json contract_event(const ObjectId& commit, const MonitoredFunction& f, c
 // Commit n with functions 0..count-1, function i in contract_state(i + variant).
 inline CommitRecord contract_record(int n, int count = 2, int variant = 0) {
   CommitRecord record;
-  record.commit.id = contract_sha(n);
+  record.commit.id = sha(n);
   record.commit.subject = "commit " + std::to_string(n);
   for (int i = 0; i < count; ++i)
     record.states.push_back({contract_function(i), contract_state(i + variant)});
@@ -96,8 +91,8 @@ TYPED_TEST_P(StateStoreContract, ARecordIsReadBackWhole) {
   EXPECT_EQ(this->store().outbox_counts()->pending, 1);
   EXPECT_EQ(**this->store().line_head(), r.commit.id);
   EXPECT_EQ(*this->store().commit_count(), 1);
-  EXPECT_FALSE(*this->store().commit_status(contract_sha(9)));
-  EXPECT_TRUE(this->store().states_at(contract_sha(9))->empty());
+  EXPECT_FALSE(*this->store().commit_status(sha(9)));
+  EXPECT_TRUE(this->store().states_at(sha(9))->empty());
 }
 
 TYPED_TEST_P(StateStoreContract, ACommitRecordedAgainKeepsItsPlaceAndDuplicatesNothing) {
@@ -139,7 +134,7 @@ TYPED_TEST_P(StateStoreContract, ProcessedCommitsAreListedInProcessingOrder) {
   this->record(contract_record(3));  // recorded again: keeps its place
   auto listed = this->store().processed_commits();
   ASSERT_TRUE(listed) << listed.error().message();
-  EXPECT_EQ(*listed, (std::vector<ObjectId>{contract_sha(3), contract_sha(1)}));
+  EXPECT_EQ(*listed, (std::vector<ObjectId>{sha(3), sha(1)}));
 }
 
 TYPED_TEST_P(StateStoreContract, ARecordThatCannotBeWrittenKeepsNothing) {
@@ -147,7 +142,7 @@ TYPED_TEST_P(StateStoreContract, ARecordThatCannotBeWrittenKeepsNothing) {
   bad.changes.push_back(Json{{"commit", bad.commit.id.hex}});  // no function named
   EXPECT_FALSE(this->store().record(bad));
   CommitRecord other = contract_record(2);
-  other.changes.push_back(contract_change(contract_sha(3), contract_function(0)));  // another commit's
+  other.changes.push_back(contract_change(sha(3), contract_function(0)));  // another commit's
   EXPECT_FALSE(this->store().record(other));
   EXPECT_EQ(*this->store().commit_count(), 0);
   EXPECT_TRUE(this->store().history(std::nullopt)->empty());
@@ -158,14 +153,14 @@ TYPED_TEST_P(StateStoreContract, TheBaselineSkipsFailuresOfTheMachinery) {
   CommitRecord broken = contract_record(2, 2, 7);
   broken.states[0].state = SignatureState::failed(Status::build_failed, "build exited with status 1");
   this->record(broken);
-  auto baseline = this->store().baseline(contract_sha(2));
+  auto baseline = this->store().baseline(sha(2));
   ASSERT_TRUE(baseline);
   ASSERT_EQ(baseline->size(), 2u);
   EXPECT_EQ((*baseline)[0], (FunctionState{contract_function(0), contract_state(0)}));
   EXPECT_EQ((*baseline)[1], (FunctionState{contract_function(1), contract_state(8)}));
-  EXPECT_EQ((*this->store().baseline(contract_sha(1)))[1].state, contract_state(1));
+  EXPECT_EQ((*this->store().baseline(sha(1)))[1].state, contract_state(1));
   EXPECT_EQ(*this->store().baseline(std::nullopt), *baseline);
-  auto unknown = this->store().baseline(contract_sha(9));
+  auto unknown = this->store().baseline(sha(9));
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().code(), ErrorCode::not_found);
 }
@@ -176,11 +171,11 @@ TYPED_TEST_P(StateStoreContract, TheLineHeadIsWhereTheLastAdvancingRecordLeftIt)
   one.advances_line = true;
   this->record(one);
   this->record(contract_record(2));  // a replayed commit does not move the line
-  EXPECT_EQ(**this->store().line_head(), contract_sha(1));
+  EXPECT_EQ(**this->store().line_head(), sha(1));
   CommitRecord three = contract_record(3);
   three.advances_line = true;
   this->record(three);
-  EXPECT_EQ(**this->store().line_head(), contract_sha(3));
+  EXPECT_EQ(**this->store().line_head(), sha(3));
 }
 
 TYPED_TEST_P(StateStoreContract, HistoryOfOneFunctionUnderAnyImport) {
@@ -258,7 +253,7 @@ TYPED_TEST_P(StateStoreContract, APullRequestReachesHistoryAndTheOutbox) {
   this->record(r);
   this->record(contract_record(2));
   ASSERT_TRUE(this->store().set_pull_request(r.commit.id, "https://github.com/o/r/pull/7"));
-  ASSERT_TRUE(this->store().set_pull_request(contract_sha(9), "https://github.com/o/r/pull/8"));
+  ASSERT_TRUE(this->store().set_pull_request(sha(9), "https://github.com/o/r/pull/8"));
   EXPECT_EQ((*this->store().history(std::nullopt))[0]["pull_request"], "https://github.com/o/r/pull/7");
   EXPECT_EQ((*this->store().notifications(OutboxState::pending, 10))[0].payload["pull_request"],
             "https://github.com/o/r/pull/7");
@@ -273,13 +268,13 @@ TYPED_TEST_P(StateStoreContract, ABatchOfRecordsReadsAsTheRecordsOneByOne) {
   }
   ASSERT_TRUE(this->store().end_batch());
   EXPECT_EQ(*this->store().commit_count(), 3);
-  EXPECT_EQ(**this->store().line_head(), contract_sha(3));
-  EXPECT_EQ(*this->store().states_at(contract_sha(2)), contract_record(2, 2, 2).states);
+  EXPECT_EQ(**this->store().line_head(), sha(3));
+  EXPECT_EQ(*this->store().states_at(sha(2)), contract_record(2, 2, 2).states);
 }
 
 TYPED_TEST_P(StateStoreContract, AFailedCommitHasNoStates) {
   CommitRecord failed;
-  failed.commit.id = contract_sha(1);
+  failed.commit.id = sha(1);
   failed.outcome = CommitOutcome::failed;
   failed.error = "object missing";
   this->record(failed);

@@ -22,26 +22,24 @@ INSTANTIATE_TYPED_TEST_SUITE_P(InMemory, StateStoreContract, MemoryStoreMaker);
 namespace {
 
 TEST(StateStoreTest, AnEventIsTheSameByItsCommitAndFunctionWhateverItsTime) {
-  Json event = contract_event(contract_sha(1), contract_function(0), "t1");
-  Json later = contract_event(contract_sha(1), contract_function(0), "t2");
+  Json event = contract_event(sha(1), contract_function(0), "t1");
+  Json later = contract_event(sha(1), contract_function(0), "t2");
   later["detail"] = "worded otherwise";
   EXPECT_EQ(event_identity(event), event_identity(later));
-  EXPECT_NE(event_identity(event),
-            event_identity(contract_event(contract_sha(2), contract_function(0), "t1")));
+  EXPECT_NE(event_identity(event), event_identity(contract_event(sha(2), contract_function(0), "t1")));
   Json plain = {{"type", "rewrite"}, {"time", "t1"}, {"head", "abc"}};
   Json plain_later = {{"type", "rewrite"}, {"time", "t2"}, {"head", "abc"}};
   EXPECT_EQ(event_identity(plain), event_identity(plain_later));
 }
 
 TEST(StateStoreTest, AChangeNamesItsFunctionAndItsOwnCommit) {
-  auto function = function_of_change(contract_change(contract_sha(1), contract_function(3)), contract_sha(1));
+  auto function = function_of_change(contract_change(sha(1), contract_function(3)), sha(1));
   ASSERT_TRUE(function);
   EXPECT_EQ(*function, contract_function(3));
-  auto elsewhere =
-      function_of_change(contract_change(contract_sha(2), contract_function(3)), contract_sha(1));
+  auto elsewhere = function_of_change(contract_change(sha(2), contract_function(3)), sha(1));
   ASSERT_FALSE(elsewhere);
   EXPECT_EQ(elsewhere.error().code(), ErrorCode::invalid_input);
-  EXPECT_FALSE(function_of_change(Json{{"commit", contract_sha(1).hex}}, contract_sha(1)));
+  EXPECT_FALSE(function_of_change(Json{{"commit", sha(1).hex}}, sha(1)));
 }
 
 }  // namespace

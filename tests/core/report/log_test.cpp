@@ -11,16 +11,12 @@
 #include <thread>
 
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw {
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::read_text;
 
 class ReportTest : public ::testing::Test {
  protected:
@@ -38,7 +34,7 @@ TEST_F(ReportTest, WritesOriginalLineFormatWithPythonLevelNames) {
   (*log)->info("Checking commit {}", "abc");
   (*log)->warn("careful");
   (*log)->error("broken");
-  std::string text = read_file(m_dir.path() / "w.log");
+  std::string text = read_text(m_dir.path() / "w.log");
   std::regex line(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - aiter_api_watcher - (INFO|WARNING|ERROR) - .*)");
   std::istringstream lines(text);
   std::vector<std::string> all;
@@ -56,16 +52,16 @@ TEST_F(ReportTest, ABatchWritesItsLinesWhenItEndsAndWarningsAtOnce) {
   {
     LogBatch batch(**log);
     (*log)->info("No API change for f");
-    EXPECT_EQ(read_file(m_dir.path() / "b.log"), "") << "an INFO line waits for the batch to end";
+    EXPECT_EQ(read_text(m_dir.path() / "b.log"), "") << "an INFO line waits for the batch to end";
     (*log)->warn("careful");
-    std::string text = read_file(m_dir.path() / "b.log");
+    std::string text = read_text(m_dir.path() / "b.log");
     EXPECT_NE(text.find("No API change for f"), std::string::npos) << text;
     EXPECT_NE(text.find("careful"), std::string::npos) << text;
     (*log)->info("No API change for g");
   }
-  EXPECT_NE(read_file(m_dir.path() / "b.log").find("No API change for g"), std::string::npos);
+  EXPECT_NE(read_text(m_dir.path() / "b.log").find("No API change for g"), std::string::npos);
   (*log)->info("after");  // line by line again
-  EXPECT_NE(read_file(m_dir.path() / "b.log").find("after"), std::string::npos);
+  EXPECT_NE(read_text(m_dir.path() / "b.log").find("after"), std::string::npos);
 }
 
 TEST_F(ReportTest, HonoursLevel) {
@@ -75,7 +71,7 @@ TEST_F(ReportTest, HonoursLevel) {
   ASSERT_TRUE(log);
   (*log)->info("hidden");
   (*log)->warn("shown");
-  std::string text = read_file(m_dir.path() / "l.log");
+  std::string text = read_text(m_dir.path() / "l.log");
   EXPECT_EQ(text.find("hidden"), std::string::npos);
   EXPECT_NE(text.find("shown"), std::string::npos);
 }
@@ -94,7 +90,7 @@ TEST_F(ReportTest, ErrorsGoToStderrAndTheFileNeverToStdout) {
   EXPECT_NE(out.find(" - WARNING - careful"), std::string::npos) << out;
   EXPECT_EQ(out.find("broken"), std::string::npos) << out;
   EXPECT_NE(err.find(" - ERROR - broken"), std::string::npos) << err;
-  EXPECT_NE(read_file(m_dir.path() / "s.log").find(" - ERROR - broken"), std::string::npos);
+  EXPECT_NE(read_text(m_dir.path() / "s.log").find(" - ERROR - broken"), std::string::npos);
 }
 
 TEST_F(ReportTest, AFatalErrorIsWrittenToTheFileOnly) {
@@ -105,7 +101,7 @@ TEST_F(ReportTest, AFatalErrorIsWrittenToTheFileOnly) {
   write_to_file_only(**log, LogLevel::critical, "cannot clone 'x': no network");
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << "the caller prints its own line there";
-  EXPECT_NE(read_file(m_dir.path() / "f.log").find(" - CRITICAL - cannot clone 'x': no network"),
+  EXPECT_NE(read_text(m_dir.path() / "f.log").find(" - CRITICAL - cannot clone 'x': no network"),
             std::string::npos);
 }
 
@@ -143,7 +139,7 @@ TEST_F(ReportTest, ReopeningWhileAnotherThreadLogsLosesNoLine) {
     ++reopened;
   }
   writer.join();
-  std::istringstream lines(read_file(m_dir.path() / "busy.log"));
+  std::istringstream lines(read_text(m_dir.path() / "busy.log"));
   int count = 0;
   for (std::string line; std::getline(lines, line);)
     count += line.find("Cannot notify webhook") != std::string::npos;
