@@ -3,7 +3,9 @@
 Each call site gets one verdict against the STATE of its function at a commit: `breaks` (with
 the message inspect.Signature.bind raises on a stub made from the signature), `guarded` (it would
 break, but sits behind a probe or fallback that takes the consumer another way), `unknown` (the
-call passes *args/**kwargs, is reached indirectly, or the signature cannot be read) or `binds`.
+call passes *args/**kwargs, the name it calls through may stand for something else, or the
+signature cannot be read) or `binds`. A call reached indirectly (`self.fn`, an alias, a helper's
+return, importlib) is bound like a direct one; its failures say how it was reached.
 Called from C++ (src/extract/consumer/consumer_scanner.cpp). Pure standard library, Python 3.9+.
 """
 
@@ -16,32 +18,41 @@ _KINDS = {"POSITIONAL_ONLY": inspect.Parameter.POSITIONAL_ONLY,
           "KEYWORD_ONLY": inspect.Parameter.KEYWORD_ONLY,
           "VAR_KEYWORD": inspect.Parameter.VAR_KEYWORD}
 # What guards a call whose import fails, and what guards one whose arguments no longer bind.
-_IMPORT_GUARDS = {"import fallback", "hasattr probe", "catches TypeError"}
+_IMPORT_GUARDS = {"import fallback", "hasattr probe", "catches TypeError", "find_spec probe"}
 _BINDING_GUARDS = {"signature probe", "hasattr probe", "catches TypeError"}
 _MACHINERY = {"build_failed", "import_error", "extract_failed"}
 
 
 def bind_all(args: Dict[str, Any], host: Any = None) -> List[Dict[str, str]]:
-    """args = {"calls": [{"state": STATE, "shape": SHAPE}]} -> one {"verdict", "reason"} per call.
+    """args = {"calls": [{"state": STATE, "shape": SHAPE}]} -> one {"verdict", "reason"} per call,
+    and for unknown a "cause": forwards, ambiguous, unreadable or extraction.
     SHAPE = {"positional": n, "keywords": [...], "star_args", "star_kwargs", "guards": [...],
-    "indirect": why or null}."""
+    "indirect": how or null, "ambiguous": why or null}."""
     return [bind(call["state"], call["shape"]) for call in args.get("calls", [])]
 
 
 def bind(state: Dict[str, Any], shape: Dict[str, Any]) -> Dict[str, str]:
+    if shape.get("ambiguous"):
+        return _unknown(shape["ambiguous"], "ambiguous")
+    verdict = _bind_direct(state, shape)
+    if shape.get("indirect") and verdict["verdict"] in ("breaks", "guarded"):
+        verdict["reason"] += "; " + shape["indirect"]
+    return verdict
+
+
+def _bind_direct(state: Dict[str, Any], shape: Dict[str, Any]) -> Dict[str, str]:
     guards = shape.get("guards") or []
     status = state.get("status")
     if status == "missing":
         return _broken("no longer importable: %s" % state.get("detail", ""), guards, _IMPORT_GUARDS)
     if status != "ok":
-        why = "extraction failed" if status in _MACHINERY else "signature not readable statically"
-        return {"verdict": "unknown", "reason": "%s (%s: %s)" % (why, status, state.get("detail", ""))}
-    if shape.get("indirect"):
-        return {"verdict": "unknown", "reason": shape["indirect"]}
+        why, cause = ("extraction failed", "extraction") if status in _MACHINERY else \
+            ("signature not readable statically", "unreadable")
+        return _unknown("%s (%s: %s)" % (why, status, state.get("detail", "")), cause)
     try:
         signature = stub_signature(state["signature"]["parameters"])
     except (ValueError, TypeError, KeyError) as error:
-        return {"verdict": "unknown", "reason": "cannot build a stub of the signature: %s" % error}
+        return _unknown("cannot build a stub of the signature: %s" % error, "unreadable")
     keywords = shape.get("keywords") or []
     arguments = [None] * int(shape.get("positional", 0))
     try:
@@ -49,9 +60,9 @@ def bind(state: Dict[str, Any], shape: Dict[str, Any]) -> Dict[str, str]:
     except TypeError as error:
         if _fails_whatever_is_forwarded(str(error), shape):
             return _broken(str(error), guards, _BINDING_GUARDS)
-        return {"verdict": "unknown", "reason": _forwarding(shape) + "; without it: " + str(error)}
+        return _unknown(_forwarding(shape) + "; without it: " + str(error), "forwards")
     if shape.get("star_args") or shape.get("star_kwargs"):
-        return {"verdict": "unknown", "reason": _forwarding(shape)}
+        return _unknown(_forwarding(shape), "forwards")
     return {"verdict": "binds", "reason": ""}
 
 
@@ -76,6 +87,10 @@ def _fails_whatever_is_forwarded(message: str, shape: Dict[str, Any]) -> bool:
 def _forwarding(shape: Dict[str, Any]) -> str:
     forwarded = [f for f, on in (("*args", shape.get("star_args")), ("**kwargs", shape.get("star_kwargs"))) if on]
     return "the call forwards %s, whose contents are not known statically" % " and ".join(forwarded)
+
+
+def _unknown(reason: str, cause: str) -> Dict[str, str]:
+    return {"verdict": "unknown", "reason": reason, "cause": cause}
 
 
 def _broken(reason: str, guards: List[str], relevant: set) -> Dict[str, str]:

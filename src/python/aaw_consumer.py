@@ -50,12 +50,29 @@ def _python_files(root):
 class _Binding:
     """What a local name stands for: a dotted path in the package, how the consumer imported it."""
 
-    def __init__(self, target, statement, written, guard=None, indirect=None):
+    def __init__(self, target, statement, written, guard=None, indirect=None, alternatives=(), origin=None,
+                 ambiguous=None):
+        # `guard` also holds "find_spec probe" when the target is one of `alternatives` a
+        # find_spec() picks: then a candidate that is gone is guarded, as the code takes another.
         self.target = target        # "aiter.ops.mha" (module, function or class: not known here)
         self.statement = statement  # the import statement as the consumer writes it
         self.written = written      # the name the consumer calls it by ("mha", "rocm_aiter")
         self.guard = guard          # "import fallback" when the import sits in a try/except ImportError
         self.indirect = indirect    # why a call through it is indirect ("through self.fn"), or None
+        # Other targets the same name may stand for, picked at run time (`import_module(path)` with
+        # `path` one of several literals), as (import statement, target): a call is checked against
+        # each of them as well.
+        self.alternatives = list(alternatives)
+        self.origin = origin        # the assignment key whose other values make a call through it ambiguous
+        self.ambiguous = ambiguous  # why the scan cannot tell which function a call through it reaches
+        self.torch_ops = False      # stands for torch.ops.<package>: its calls are listed, not checked
+
+    def derived(self, rest, written, indirect, origin=None):
+        """The binding of `<this>.rest`, stored under another name (an alias, `self.x`)."""
+        derived = _Binding(self.target + rest, self.statement, written, self.guard, indirect,
+                           [(st, t + rest) for st, t in self.alternatives], origin, self.ambiguous)
+        derived.torch_ops = self.torch_ops
+        return derived
 
 
 class _Scan:
@@ -95,23 +112,31 @@ class _Scan:
     def is_package(self, dotted):
         return dotted == self.package or dotted.startswith(self.package + ".")
 
-    def add_call(self, binding, rest, site, name_node):
-        target = binding.target + rest
-        written = binding.written + rest
+    def add_call(self, binding, rest, site):
+        """Records `site` under the function it calls, and under every alternative the name may
+        stand for (one copy each); returns the sites recorded."""
+        recorded = [self._add_site(binding, binding.statement, binding.target + rest, binding.written + rest, site)]
+        for statement, alternative in binding.alternatives:
+            copy = dict(site, guards=list(site["guards"]))
+            recorded.append(self._add_site(binding, statement, alternative + rest, alternative + rest, copy))
+        return recorded
+
+    def _add_site(self, binding, statement, target, written, site):
         last = target.rsplit(".", 1)[-1]
         if last[:1].isupper():
             self.note_use(target, site["file"], "class")
         entry = self.functions.get(target)
         if entry is None:
-            entry = {"import_statement": binding.statement, "function_path": written, "target": target,
+            entry = {"import_statement": statement, "function_path": written, "target": target,
                      "kind": "class" if last[:1].isupper() else "function", "call_sites": []}
             self.functions[target] = entry
         elif entry["call_sites"] and all(s["indirect"] for s in entry["call_sites"]) and not binding.indirect:
             # The entry names the function as a direct call writes it, when there is one.
-            entry["import_statement"], entry["function_path"] = binding.statement, written
-        site["import_statement"] = binding.statement
+            entry["import_statement"], entry["function_path"] = statement, written
+        site["import_statement"] = statement
         site["function_path"] = written
         entry["call_sites"].append(site)
+        return site
 
     def note_use(self, target, relative, kind):
         use = self.used.setdefault(target, {"files": set(), "kind": kind})
@@ -143,12 +168,18 @@ class _Scan:
 
 
 class _Scope:
+    _count = 0
+
     def __init__(self, name, parent, is_class=False):
+        _Scope._count += 1
+        self.uid = _Scope._count  # keys this scope's assignments (a name is local to its scope)
         self.name = name
         self.parent = parent
         self.is_class = is_class
         self.bindings = {}
-        self.probes = {}  # target -> "hasattr probe" / "signature probe" seen in this scope
+        self.probes = {}   # target -> "hasattr probe" / "signature probe" / "find_spec probe" seen here
+        self.strings = {}  # name -> the string literals assigned to it here (None: something else too)
+        self.helpers = {}  # function defined here -> the _Binding of what every call of it returns
 
     def lookup(self, name):
         scope = self
@@ -157,6 +188,32 @@ class _Scope:
                 return scope.bindings[name]
             scope = scope.parent
         return None
+
+    def lookup_helper(self, name):
+        scope = self
+        while scope is not None:
+            if name in scope.helpers:
+                return scope.helpers[name]
+            if name in scope.bindings:
+                return None
+            scope = scope.parent
+        return None
+
+    def lookup_strings(self, name):
+        scope = self
+        while scope is not None:
+            if name in scope.strings:
+                return scope.strings[name]
+            scope = scope.parent
+        return None
+
+    def probed(self, target, kind):
+        scope = self
+        while scope is not None:
+            if scope.probes.get(target) == kind:
+                return True
+            scope = scope.parent
+        return False
 
 
 class _FileVisitor:
@@ -167,15 +224,32 @@ class _FileVisitor:
         self.relative = relative
         self.scope = _Scope("<module>", None)
         self.module_scope = self.scope
-        self.self_attributes = {}  # class name -> {attribute: _Binding}: `self.x = <package name>`
-        self.classes = []
+        self.self_attributes = {}  # class -> {attribute: _Binding}: `self.x = <package name>`
+        self.classes = []          # the classes being visited, by dotted name ("Outer.Inner")
         self.guards = []           # the guards of the statements being visited (innermost last)
         self.import_guard = []     # per enclosing try: whether its handlers catch ImportError
         self.type_checking = 0
+        # Every value assigned to a name or `self.x` (key: _assignment_key), and the call sites
+        # reached through such a name: a call is ambiguous when its name is also given another value.
+        self.assignments = {}      # key -> [(target or None, value node)]
+        self.reached = {}          # key -> [(site, target the name stood for)]
+        self.returns = []          # per function being visited: [((binding, rest) or None, in a fallback)]
+        self.fallback_handlers = 0  # depth of `except ImportError` handlers being visited
 
     # -- scopes ---------------------------------------------------------------------------------
     def visit_module(self, tree):
         self.body(tree.body)
+        self._mark_ambiguous()
+
+    def _mark_ambiguous(self):
+        for key, reached in self.reached.items():
+            name = key[2] if key[0] == "name" else "self." + key[2]
+            for site, target in reached:
+                others = [value for assigned, value in self.assignments.get(key, []) if assigned != target]
+                if others and site.get("ambiguous") is None:
+                    more = " and %d more" % (len(others) - 1) if len(others) > 1 else ""
+                    site["ambiguous"] = "'%s' is also assigned %s at line %d%s" % (
+                        name, _short(others[0]), others[0].lineno, more)
 
     def body(self, statements):
         for statement in statements:
@@ -185,13 +259,21 @@ class _FileVisitor:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 self.expression(decorator)
+            self.returns.append([])
+            defining = self.scope
             self._enter(node.name, node.body, parameters=_parameter_names(node.args))
+            helper = self._helper(node.name, self.returns.pop())
+            if helper is not None:
+                defining.helpers[node.name] = helper
         elif isinstance(node, ast.ClassDef):
             for expression in node.bases + node.decorator_list:
                 self.expression(expression)
-            self.classes.append(node.name)
+            self.classes.append(self.caller() + "." + node.name if self.classes else node.name)
             self._enter(node.name, node.body, is_class=True)
             self.classes.pop()
+        elif isinstance(node, ast.Return):
+            self._generic(node)
+            self._return(node)
         elif isinstance(node, ast.Import):
             self._import(node)
         elif isinstance(node, ast.ImportFrom):
@@ -205,6 +287,9 @@ class _FileVisitor:
             self._assign(node.targets, node.value)
             for target in node.targets:
                 self.expression(target)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self.expression(node.value)
+            self._assign([node.target], node.value)
         else:
             self._generic(node)
 
@@ -299,10 +384,13 @@ class _FileVisitor:
         self.body(node.body)
         del self.guards[len(self.guards) - len(guards):]
         primary = dict(self.scope.bindings)
+        fallback = 1 if caught & _IMPORT_ERRORS else 0
+        self.fallback_handlers += fallback
         for handler in node.handlers:
             if handler.type is not None:
                 self.expression(handler.type)
             self.body(handler.body)
+        self.fallback_handlers -= fallback
         self.import_guard.pop()
         if caught & _IMPORT_ERRORS:
             # `try: from new import x / except ImportError: from old import x`: the consumer calls
@@ -372,27 +460,93 @@ class _FileVisitor:
     def _assign(self, targets, value):
         resolved = self._resolve(value)
         if resolved is None and _is_torch_ops(value, self.scan.package):
-            self.scan.dynamic.append({"file": self.relative, "line": value.lineno, "caller": self.caller(),
-                                      "what": "torch.ops.%s dispatch bound to a name" % self.scan.package})
+            # `ops = torch.ops.aiter`: each call through `ops` is listed as not checked.
+            text = _short(value)
+            resolved = _Binding(text, "", text), ""
+            resolved[0].torch_ops = True
+        for target in targets:
+            self._assign_one(target, value, resolved)
+
+    def _assign_one(self, target, value, resolved):
+        key = self._assignment_key(target)
+        if key is None:
             return
+        if isinstance(target, ast.Name):
+            self._note_string(target.id, value)
+        if not _is_none(value):  # `self.fn = None` until set: no other function reached through it
+            self.assignments.setdefault(key, []).append(
+                (resolved[0].target + resolved[1] if resolved else None, value))
         if resolved is None:
-            # `x = something else` hides an imported `x` from here on.
-            for target in targets:
-                if isinstance(target, ast.Name) and self.scope.lookup(target.id) is not None:
-                    self.scope.bindings[target.id] = None
+            if isinstance(target, ast.Name):
+                existing = self.scope.bindings.get(target.id, False)
+                # `x = something else` hides an imported (or outer) `x` from here on; an alias of this
+                # scope keeps standing for the package, its calls ambiguous (see _mark_ambiguous).
+                if existing is False or existing is None or existing.origin != key:
+                    if self.scope.lookup(target.id) is not None:
+                        self.scope.bindings[target.id] = None
             return
         binding, rest = resolved
-        for target in targets:
-            if isinstance(target, ast.Name):
-                self.scope.bindings[target.id] = _Binding(
-                    binding.target + rest, binding.statement, binding.written + rest, binding.guard,
-                    "reached through the local alias '%s'" % target.id)
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                    and target.value.id == "self" and self.classes:
-                attributes = self.self_attributes.setdefault(self.classes[-1], {})
-                attributes[target.attr] = _Binding(
-                    binding.target + rest, binding.statement, binding.written + rest, binding.guard,
-                    "reached through 'self.%s'" % target.attr)
+        if isinstance(target, ast.Name):
+            self.scope.bindings[target.id] = binding.derived(
+                rest, binding.written + rest, "reached through the local alias '%s'" % target.id, key)
+        else:
+            attributes = self.self_attributes.setdefault(self.classes[-1], {})
+            attributes[target.attr] = binding.derived(
+                rest, binding.written + rest, "reached through 'self.%s'" % target.attr, key)
+
+    def _assignment_key(self, target):
+        if isinstance(target, ast.Name):
+            return ("name", self.scope.uid, target.id)
+        if isinstance(target, ast.Attribute) and _is_self(target.value) and self.classes:
+            return ("self", self.classes[-1], target.attr)
+        return None
+
+    def _note_string(self, name, value):
+        if _is_none(value):
+            return
+        literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+        self.scope.strings.setdefault(name, []).append(literal)
+
+    # -- functions that return something of the package ------------------------------------------
+    def _return(self, node):
+        if not self.returns or node.value is None or _is_none(node.value):
+            return
+        self.returns[-1].append((self._resolve(node.value), self.fallback_handlers > 0))
+
+    def _helper(self, name, returned):
+        """What a call of the function `name` returns when every value it returns (but None) is the
+        package's: the one it prefers (a return in an `except ImportError` is the fallback)."""
+        if not returned or any(resolved is None for resolved, _ in returned):
+            return None
+        preferred = [resolved for resolved, fallback in returned if not fallback] or [r for r, _ in returned]
+        targets = list(dict.fromkeys(b.target + rest for b, rest in preferred))
+        for (binding, rest), _ in returned:
+            if binding.target + rest not in targets:
+                self.scan.fallbacks.setdefault(binding.target + rest, set()).add(self.relative)
+        binding, rest = preferred[0]
+        helper = binding.derived(rest, binding.written + rest, "returned by '%s()'" % name)
+        if len(targets) > 1:
+            helper.ambiguous = "'%s()' may return %s" % (name, " or ".join(targets))
+        return helper
+
+    def _import_module(self, argument):
+        """The module `importlib.import_module(argument)` loads, when `argument` is a literal of the
+        package or a name only ever given such literals (each one an alternative)."""
+        if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+            candidates = [argument.value]
+        elif isinstance(argument, ast.Name):
+            candidates = self.scope.lookup_strings(argument.id)
+        else:
+            return None
+        if not candidates or any(c is None or not self.scan.is_package(c) for c in candidates):
+            return None
+        candidates = list(dict.fromkeys(candidates))
+        guard = self._guard()
+        if len(candidates) > 1 and all(self.scope.probed(c, "find_spec probe") for c in candidates):
+            guard = "find_spec probe"
+        first = candidates[0]
+        return _Binding(first, "import %s" % first, first, guard, "imported by importlib.import_module",
+                        [("import %s" % c, c) for c in candidates[1:]])
 
     # -- expressions ----------------------------------------------------------------------------
     def expression(self, node):
@@ -431,15 +585,40 @@ class _FileVisitor:
             if binding is None:
                 return None
             return binding, "".join("." + p for p in parts)
+        if isinstance(node, ast.Call):
+            binding = self._returned(node)
+            if binding is None:
+                return None
+            return binding, "".join("." + p for p in parts)
+        return None
+
+    def _returned(self, call):
+        """The package binding a call returns: `importlib.import_module(...)` of the package, or
+        a helper function of this file that returns one."""
+        name = _call_name(call.func)
+        if name in _IMPORT_MODULE:
+            return self._import_module(call.args[0]) if call.args else None
+        if isinstance(call.func, ast.Name):
+            return self.scope.lookup_helper(call.func.id)
         return None
 
     def _call(self, node):
         name = _call_name(node.func)
-        if name in ("importlib.import_module", "import_module", "__import__", "importlib.util.find_spec",
-                    "find_spec") and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str) and self.scan.is_package(node.args[0].value):
-            self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
-                                      "what": "%s('%s')" % (name, node.args[0].value)})
+        if name in _FIND_SPEC and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            self.scope.probes[node.args[0].value] = "find_spec probe"  # a probe, not a call of the package
+            return
+        if name in _IMPORT_MODULE + ("__import__",):
+            imported = self._import_module(node.args[0]) if name != "__import__" and node.args else None
+            if imported is not None:  # an import the scan follows: calls through what it returns are checked
+                self.scan.imports += 1
+                self.scan.files_importing.add(self.relative)
+                for candidate in [imported.target] + [t for _, t in imported.alternatives]:
+                    self.scan.note_use(candidate, self.relative, "module")
+                return
+            if node.args and self._may_name_package(node.args[0]):
+                self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
+                                          "what": "%s(%s)" % (name, _short(node.args[0]))})
             return
         if _is_torch_ops(node.func, self.scan.package):
             self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
@@ -451,14 +630,43 @@ class _FileVisitor:
         binding, rest = resolved
         if self.type_checking:
             return
+        if binding.torch_ops:
+            self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
+                                      "what": "call of %s%s (through %s)" % (binding.target, rest, _short(node.func))})
+            return
         target = binding.target + rest
         site = {"file": self.relative, "line": node.lineno, "caller": self.caller(),
                 "positional": sum(1 for a in node.args if not isinstance(a, ast.Starred)),
                 "keywords": [k.arg for k in node.keywords if k.arg is not None],
                 "star_args": any(isinstance(a, ast.Starred) for a in node.args),
                 "star_kwargs": any(k.arg is None for k in node.keywords),
-                "guards": self._current_guards(target, binding), "indirect": binding.indirect}
-        self.scan.add_call(binding, rest, site, node)
+                "guards": self._current_guards(target, binding), "indirect": binding.indirect,
+                "ambiguous": binding.ambiguous}
+        recorded = self.scan.add_call(binding, rest, site)
+        if binding.origin is not None:
+            self.reached.setdefault(binding.origin, []).extend((s, binding.target) for s in recorded)
+
+    def _may_name_package(self, argument):
+        """Whether a dynamic import's argument may load the package (a literal or a name it was given)."""
+        if isinstance(argument, ast.Constant):
+            return isinstance(argument.value, str) and self.scan.is_package(argument.value)
+        if isinstance(argument, ast.Name):
+            values = self.scope.lookup_strings(argument.id) or []
+            return any(v is not None and self.scan.is_package(v) for v in values)
+        return self.scan.package in _short(argument)
+
+
+_FIND_SPEC = ("importlib.util.find_spec", "find_spec", "util.find_spec")
+_IMPORT_MODULE = ("importlib.import_module", "import_module")
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _short(node, limit=80):
+    text = _call_name(node)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _caught(expression):

@@ -491,8 +491,8 @@ std::vector<std::pair<std::string, Json>> mutants(const Json& doc, const std::se
   return out;
 }
 
-// The name a document of `schema` gives itself: "check-since-pin-1.schema.json" ->
-// "aiter-api-watcher/check-since-pin/1".
+// The name a document of `schema` gives itself: "check-since-pin-2.schema.json" ->
+// "aiter-api-watcher/check-since-pin/2".
 std::string document_name(const std::string& schema) {
   const std::string suffix = ".schema.json";
   std::string stem = schema.substr(0, schema.size() - suffix.size());
@@ -732,8 +732,8 @@ TEST_F(OutputSchemaTest, CheckJsonAndCheckSincePinJsonValidate) {
   EXPECT_EQ(doc["pinned_commit"], s_commits.compatible);
   ASSERT_FALSE(doc["breaking_commits"].empty()) << pin.out;
   EXPECT_FALSE(doc["already_broken"].empty()) << pin.out;
-  expect_valid("check-since-pin-1.schema.json", pin.out);
-  expect_names_its_schema("check-since-pin-1.schema.json", pin);
+  expect_valid("check-since-pin-2.schema.json", pin.out);
+  expect_names_its_schema("check-since-pin-2.schema.json", pin);
 }
 
 TEST_F(OutputSchemaTest, CompareJsonAndTheWaiversItSuggestsValidateOnceFilledIn) {

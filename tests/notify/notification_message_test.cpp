@@ -143,7 +143,7 @@ Json change_with_impact() {
   site.file = "vllm/_aiter_ops.py";
   site.line = 3007;
   site.caller = "rocm_aiter_ops.shuffle_weight";
-  impact.broken.push_back({site, {Verdict::breaks, "got an unexpected keyword argument 'expert_mask'"}});
+  impact.broken.push_back({site, {Verdict::breaks, "got an unexpected keyword argument 'expert_mask'", ""}});
   change["consumer_impact"] = to_json(impact);
   return change;
 }

@@ -80,8 +80,19 @@ class Verdicts(unittest.TestCase):
         self.check(shape(2, star_args=True), "unknown")
         self.check(shape(2, ["layout"], star_args=True), "breaks")
 
-    def test_indirect_calls_are_unknown_with_their_reason(self):
-        self.check(shape(9, indirect="reached through 'self.fn'"), "unknown", "reached through 'self.fn'")
+    def test_an_indirect_call_is_bound_and_its_failure_says_how_it_was_reached(self):
+        self.check(shape(2, indirect="reached through 'self.fn'"), "binds", "")
+        self.check(shape(9, indirect="reached through 'self.fn'"), "breaks",
+                   "too many positional arguments; reached through 'self.fn'")
+
+    def test_an_ambiguous_call_is_unknown_with_its_reason(self):
+        why = "'self.fn' is also assigned other at line 3"
+        self.check(shape(2, indirect="reached through 'self.fn'", ambiguous=why), "unknown", why)
+
+    def test_a_module_a_find_spec_probe_chose_is_guarded_when_gone(self):
+        result = aaw_binder.bind({"status": "missing", "detail": "module 'a.b' not found"},
+                                 shape(1, guards=["find_spec probe"]))
+        self.assertEqual(result["verdict"], "guarded")
 
     def test_an_unreadable_signature_is_unknown(self):
         result = aaw_binder.bind({"status": "unresolved", "detail": "compiled"}, shape(1))

@@ -217,16 +217,191 @@ class Indirect(unittest.TestCase):
         self.assertEqual((site["positional"], site["keywords"], site["star_args"], site["star_kwargs"]),
                          (1, ["k"], True, True))
 
-    def test_dynamic_imports_and_torch_ops_are_listed_apart(self):
+    def test_torch_ops_and_imports_of_computed_names_are_listed_apart(self):
         result = scan("""
             import importlib, torch
-            def f():
-                m = importlib.import_module("aiter.ops.triton.mha")
+            def f(name):
+                m = importlib.import_module(f"aiter.ops.{name}")
                 torch.ops.aiter.rmsnorm(1, 2)
             """)
         whats = [d["what"] for d in result["dynamic"]]
-        self.assertIn("importlib.import_module('aiter.ops.triton.mha')", whats)
+        self.assertIn("importlib.import_module(f'aiter.ops.{name}')", whats)
         self.assertIn("call of torch.ops.aiter.rmsnorm", whats)
+
+    def test_each_call_through_a_name_holding_torch_ops_is_listed(self):
+        result = scan("""
+            import torch
+            class Sampler:
+                def init(self):
+                    self.ops = torch.ops.aiter
+                def sample(self, p):
+                    self.ops.top_k_renorm_probs(p, None, 3)
+                    return self.ops.top_p_sampling_from_probs(p)
+            """)
+        self.assertEqual([d["what"] for d in result["dynamic"]],
+                         ["call of torch.ops.aiter.top_k_renorm_probs (through self.ops.top_k_renorm_probs)",
+                          "call of torch.ops.aiter.top_p_sampling_from_probs (through self.ops.top_p_sampling_from_probs)"])
+        self.assertEqual(result["functions"], [])
+
+    def test_a_find_spec_is_a_probe_not_a_dynamic_call(self):
+        result = scan("""
+            from importlib.util import find_spec
+            HAS = find_spec("aiter") is not None
+            """)
+        self.assertEqual(result["dynamic"], [])
+
+
+class Reached(unittest.TestCase):
+    """Calls through names the consumer gives package functions: bound unless ambiguous."""
+
+    def test_self_attribute_assigned_once_is_not_ambiguous(self):
+        result = scan("""
+            from aiter import unified_attention
+            class Impl:
+                def __init__(self):
+                    self.unified_attention = unified_attention
+                    self.other = None
+                def forward(self, q):
+                    self.unified_attention(q, softcap=1)
+            """)
+        [site] = sites(result, "aiter.unified_attention")
+        self.assertIsNone(site["ambiguous"])
+        self.assertEqual(site["indirect"], "reached through 'self.unified_attention'")
+
+    def test_self_attribute_given_another_value_is_ambiguous(self):
+        result = scan("""
+            import functools, aiter
+            class Impl:
+                def __init__(self, fast):
+                    self.fn = aiter.flash_attn_varlen_func
+                    if not fast:
+                        self.fn = functools.partial(aiter.flash_attn_varlen_func, causal=True)
+                def forward(self, q):
+                    self.fn(q)
+            """)
+        [site] = sites(result, "aiter.flash_attn_varlen_func")
+        self.assertEqual(site["ambiguous"],
+                         "'self.fn' is also assigned functools.partial(aiter.flash_attn_varlen_func, causal=True) "
+                         "at line 7")
+
+    def test_local_alias_set_in_two_branches_is_ambiguous_whichever_comes_last(self):
+        result = scan("""
+            import aiter
+            def f(x, new):
+                if new:
+                    op = aiter.op_v2
+                else:
+                    op = aiter.op
+                return op(x)
+            """)
+        [site] = sites(result, "aiter.op")
+        self.assertEqual(site["ambiguous"], "'op' is also assigned aiter.op_v2 at line 5")
+
+    def test_a_name_given_something_else_in_another_function_is_not_ambiguous(self):
+        result = scan("""
+            import aiter
+            def f(x):
+                op = aiter.op
+                return op(x)
+            def g(x):
+                op = len
+                return op(x)
+            """)
+        [site] = sites(result, "aiter.op")
+        self.assertIsNone(site["ambiguous"])
+
+    def test_a_function_a_helper_returns_is_called_through_it(self):
+        result = scan("""
+            import functools
+            @functools.lru_cache(maxsize=1)
+            def _get_gluon():
+                try:
+                    from aiter.ops.triton.gluon.mla_gluon import mla_gluon
+                    return mla_gluon
+                except ModuleNotFoundError:
+                    from aiter.ops.triton.gluon.mla_decode_gluon import mla_decode_gluon
+                    return mla_decode_gluon
+            class Impl:
+                def decode(self, q):
+                    gluon = _get_gluon()
+                    gluon(q_nope=q)
+                    return _get_gluon()(q)
+            """)
+        through_alias, direct = sorted(sites(result, "aiter.ops.triton.gluon.mla_gluon.mla_gluon"),
+                                       key=lambda s: s["line"])
+        self.assertEqual((through_alias["keywords"], through_alias["indirect"]),
+                         (["q_nope"], "reached through the local alias 'gluon'"))
+        self.assertEqual(direct["indirect"], "returned by '_get_gluon()'")
+        self.assertEqual([f["name"] for f in result["fallbacks"]],
+                         ["aiter.ops.triton.gluon.mla_decode_gluon.mla_decode_gluon"])
+        self.assertEqual(result["imported_not_called"], [])
+
+    def test_a_helper_that_may_return_two_functions_makes_its_calls_ambiguous(self):
+        result = scan("""
+            import aiter
+            def pick(new):
+                if new:
+                    return aiter.op_v2
+                return aiter.op
+            def f(x):
+                pick(True)(x)
+            """)
+        [site] = sites(result, "aiter.op_v2")
+        self.assertEqual(site["ambiguous"], "'pick()' may return aiter.op_v2 or aiter.op")
+
+    def test_a_helper_that_returns_something_else_too_is_no_helper(self):
+        result = scan("""
+            import aiter
+            def pick(new):
+                if new:
+                    return aiter.op
+                return len
+            def f(x):
+                pick(True)(x)
+            """)
+        self.assertEqual(result["functions"], [])
+
+    def test_importlib_of_a_literal_is_an_import(self):
+        result = scan("""
+            import importlib
+            def f(x):
+                m = importlib.import_module("aiter.ops.triton.mha")
+                return m.flash_attn_func(x, causal=True)
+            """)
+        [site] = sites(result, "aiter.ops.triton.mha.flash_attn_func")
+        self.assertEqual((site["import_statement"], site["function_path"]),
+                         ("import aiter.ops.triton.mha", "aiter.ops.triton.mha.flash_attn_func"))
+        self.assertEqual(result["dynamic"], [])
+
+    def test_importlib_of_paths_a_find_spec_picks_checks_every_candidate(self):
+        result = scan("""
+            import importlib
+            from importlib.util import find_spec
+            def logits_module():
+                path = None
+                if find_spec("aiter.ops.triton.pa_mqa_logits") is not None:
+                    path = "aiter.ops.triton.pa_mqa_logits"
+                elif find_spec("aiter.ops.triton.attention.pa_mqa_logits") is not None:
+                    path = "aiter.ops.triton.attention.pa_mqa_logits"
+                if path is not None:
+                    try:
+                        module = importlib.import_module(path)
+                        return module
+                    except ImportError:
+                        return None
+                return None
+            def run(q):
+                module = logits_module()
+                if module is not None:
+                    fn = module.deepgemm_fp8_paged_mqa_logits
+                    fn(q, ChunkK=256)
+            """)
+        for target in ("aiter.ops.triton.pa_mqa_logits.deepgemm_fp8_paged_mqa_logits",
+                       "aiter.ops.triton.attention.pa_mqa_logits.deepgemm_fp8_paged_mqa_logits"):
+            [site] = sites(result, target)
+            self.assertEqual((site["keywords"], site["guards"]), (["ChunkK"], ["find_spec probe"]), target)
+            self.assertIsNone(site["ambiguous"])
+        self.assertEqual(result["dynamic"], [])
 
 
 class Apart(unittest.TestCase):

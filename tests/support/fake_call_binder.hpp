@@ -16,11 +16,12 @@ class FakeCallBinder final : public CallBinder {
     std::vector<Binding> out;
     for (const Request& r : requests) {
       if (!r.state->is_ok())
-        out.push_back({r.site->guards.empty() ? Verdict::breaks : Verdict::guarded, "no longer importable"});
+        out.push_back(
+            {r.site->guards.empty() ? Verdict::breaks : Verdict::guarded, "no longer importable", ""});
       else if (static_cast<std::size_t>(r.site->positional) > r.state->signature.parameters.size())
-        out.push_back({Verdict::breaks, "too many positional arguments"});
+        out.push_back({Verdict::breaks, "too many positional arguments", ""});
       else
-        out.push_back({Verdict::binds, ""});
+        out.push_back({Verdict::binds, "", ""});
     }
     return out;
   }

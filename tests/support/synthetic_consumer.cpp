@@ -73,15 +73,29 @@ def unknown_forwarding(*args, **kwargs):
     return rocm_aiter.topk(*args, **kwargs)
 )";
 
-constexpr const char* k_consumer_layer = R"(import aiter
+constexpr const char* k_consumer_layer = R"(import functools
+
+import aiter
+import torch
 
 
 class Layer:
     def __init__(self):
         self.fn = aiter.topk
+        self.attention = aiter.attn
+        self.ops = torch.ops.aiter
 
-    def unknown_stored_reference(self, a):
+    def use_scaled(self):
+        self.attention = functools.partial(aiter.attn, scale=2)
+
+    def breaks_through_self(self, a):
         return self.fn(a, a, a)
+
+    def unknown_ambiguous(self, q):
+        return self.attention(q, causal=True)
+
+    def not_checked_torch_ops(self, x):
+        return self.ops.rms_norm(x)
 )";
 
 void write(const std::filesystem::path& path, const char* text) {

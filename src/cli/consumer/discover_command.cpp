@@ -49,6 +49,7 @@ std::string shape(const CallSite& site) {
   if (site.star_kwargs) text += ", **kwargs";
   for (const std::string& g : site.guards) text += "; " + g;
   if (site.indirect) text += "; " + *site.indirect;
+  if (site.ambiguous) text += "; ambiguous: " + *site.ambiguous;
   return text;
 }
 

@@ -30,6 +30,8 @@ Result<CallSite> call_site_from_json(const Json& json, const std::string& where)
     site.function_path = json.at("function_path").get<std::string>();
     if (json.contains("indirect") && json.at("indirect").is_string())
       site.indirect = json.at("indirect").get<std::string>();
+    if (json.contains("ambiguous") && json.at("ambiguous").is_string())
+      site.ambiguous = json.at("ambiguous").get<std::string>();
     auto keywords = strings_at(json, "keywords", where);
     if (!keywords) return keywords.error();
     site.keywords = std::move(*keywords);
@@ -54,11 +56,20 @@ Json to_json(const CallSite& site) {
                {"import_statement", site.import_statement},
                {"function_path", site.function_path}};
   json["indirect"] = site.indirect ? Json(*site.indirect) : Json(nullptr);
+  json["ambiguous"] = site.ambiguous ? Json(*site.ambiguous) : Json(nullptr);
   return json;
 }
 
 std::string location(const CallSite& site) {
   return site.file + ":" + std::to_string(site.line) + " (" + site.caller + ")";
+}
+
+std::string location(const UncheckedSite& site) {
+  return site.file + ":" + std::to_string(site.line) + " (" + site.caller + ")";
+}
+
+Json to_json(const UncheckedSite& site) {
+  return {{"file", site.file}, {"line", site.line}, {"caller", site.caller}, {"what", site.what}};
 }
 
 Result<ConsumerScan> consumer_scan_from_json(const Json& json) {
@@ -84,6 +95,13 @@ Result<ConsumerScan> consumer_scan_from_json(const Json& json) {
       function.call_sites.push_back(std::move(*site));
     }
     scan.functions.push_back(std::move(function));
+  }
+  if (json.contains("dynamic") && json.at("dynamic").is_array()) {
+    for (const Json& d : json.at("dynamic")) {
+      if (!d.is_object()) return Error(ErrorCode::invalid_input, "consumer scan: dynamic: expected objects");
+      scan.unchecked.push_back(
+          {d.value("file", ""), d.value("line", 0), d.value("caller", ""), d.value("what", "")});
+    }
   }
   return scan;
 }

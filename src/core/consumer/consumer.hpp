@@ -27,9 +27,11 @@ struct CallSite {
   // What sits between the call and a failure: "import fallback", "hasattr probe", "signature
   // probe", "catches TypeError".
   std::vector<std::string> guards;
-  std::optional<std::string> indirect;  // why the callee is reached indirectly ("reached through 'self.fn'")
-  std::string import_statement;         // how this site's file imports it
-  std::string function_path;            // what this site's file calls it
+  std::optional<std::string> indirect;  // how the callee is reached indirectly ("reached through 'self.fn'")
+  // Why the scan cannot tell which function the call reaches ("'self.fn' is also assigned ...").
+  std::optional<std::string> ambiguous;
+  std::string import_statement;  // how this site's file imports it
+  std::string function_path;     // what this site's file calls it
 };
 
 // One function the consumer calls: the functions_to_monitor entry (the first import form seen),
@@ -40,9 +42,19 @@ struct ConsumerFunction {
   std::vector<CallSite> call_sites;
 };
 
+// A place where the consumer reaches the package in a way the scan cannot check (a call through
+// torch.ops.aiter, an import of a name computed at run time): listed in every report, never dropped.
+struct UncheckedSite {
+  std::string file;
+  int line = 0;
+  std::string caller;
+  std::string what;  // "call of torch.ops.aiter.paged_attention_v1"
+};
+
 struct ConsumerScan {
   std::string package;
   std::vector<ConsumerFunction> functions;
+  std::vector<UncheckedSite> unchecked;  // the scan's "dynamic" list
   Json document;  // the whole scan as aaw_consumer.discover returned it (classes, modules, ...)
 };
 
@@ -53,6 +65,8 @@ Result<CallSite> call_site_from_json(const Json& json, const std::string& where)
 Json to_json(const CallSite& site);
 // "vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight)"
 std::string location(const CallSite& site);
+std::string location(const UncheckedSite& site);
+Json to_json(const UncheckedSite& site);
 
 // The functions_to_monitor entries of a scan, in its order.
 std::vector<MonitoredFunction> monitored_functions(const ConsumerScan& scan);
@@ -65,6 +79,9 @@ Result<Verdict> verdict_named(const std::string& name);
 struct Binding {
   Verdict verdict = Verdict::unknown;
   std::string reason;  // Python's message for breaks and guarded; why for unknown; "" for binds
+  // For unknown, the kind of reason, to count them by: "forwards" (passes *args/**kwargs of its
+  // own), "ambiguous", "unreadable" (no signature statically), "extraction" (extraction failed).
+  std::string cause;
 
   // breaks or guarded: the call fails as written (a guarded one takes another path).
   bool fails() const { return verdict == Verdict::breaks || verdict == Verdict::guarded; }

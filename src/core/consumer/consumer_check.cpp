@@ -1,8 +1,11 @@
 #include "core/consumer/consumer_check.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 namespace aaw {
 namespace {
@@ -37,14 +40,78 @@ std::string location(const SiteVerdict& s) { return location(*s.site); }
 
 }  // namespace
 
+namespace {
+
+// The causes of unknown verdicts (Binding::cause), in the order summaries list them.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> k_unknown_causes{{
+    {"forwards", "forward *args/**kwargs of their own"},
+    {"ambiguous", "may reach another function"},
+    {"unreadable", "signature not readable statically"},
+    {"extraction", "extraction failed"},
+}};
+
+}  // namespace
+
 std::size_t ConsumerCheck::count(Verdict verdict) const {
   return static_cast<std::size_t>(std::count_if(
       sites.begin(), sites.end(), [&](const SiteVerdict& s) { return s.binding.verdict == verdict; }));
 }
 
+std::vector<std::pair<std::string, std::size_t>> ConsumerCheck::unknown_causes() const {
+  std::map<std::string, std::size_t> counted;
+  for (const SiteVerdict& s : sites)
+    if (s.binding.verdict == Verdict::unknown) ++counted[s.binding.cause];
+  std::vector<std::pair<std::string, std::size_t>> out;
+  for (const auto& [cause, text] : k_unknown_causes) {
+    auto found = counted.find(std::string(cause));
+    if (found != counted.end()) out.emplace_back(found->first, found->second), counted.erase(found);
+  }
+  for (const auto& [cause, n] : counted) out.emplace_back(cause.empty() ? "other" : cause, n);
+  return out;
+}
+
+std::string summary_line(const ConsumerCheck& check) {
+  std::ostringstream out;
+  out << check.sites.size() << " call sites at " << check.commit.short_hex() << ": "
+      << check.count(Verdict::breaks) << " break, " << check.count(Verdict::guarded) << " guarded, "
+      << check.count(Verdict::unknown) << " unknown";
+  auto causes = check.unknown_causes();
+  for (std::size_t i = 0; i < causes.size(); ++i) {
+    std::string_view text = causes[i].first;
+    for (const auto& [cause, description] : k_unknown_causes)
+      if (cause == causes[i].first) text = description;
+    out << (i == 0 ? " (" : ", ") << causes[i].second << " " << text << (i + 1 == causes.size() ? ")" : "");
+  }
+  out << ", " << check.count(Verdict::binds) << " bind";
+  if (!check.unchecked.empty())
+    out << "; " << check.unchecked.size()
+        << (check.unchecked.size() == 1 ? " more place reaches" : " more places reach")
+        << " the package in ways that cannot be checked (listed as 'not checked')";
+  return out.str();
+}
+
+Json summary_json(const ConsumerCheck& check) {
+  Json summary = Json::object();
+  for (Verdict v : {Verdict::breaks, Verdict::guarded, Verdict::unknown, Verdict::binds})
+    summary[std::string(to_string(v))] = check.count(v);
+  Json causes = Json::object();
+  for (const auto& [cause, n] : check.unknown_causes()) causes[cause] = n;
+  summary["unknown_by_cause"] = causes;
+  summary["not_checked"] = check.unchecked.size();
+  return summary;
+}
+
+std::string describe(const UncheckedSite& site) { return "not checked " + location(site) + ": " + site.what; }
+
+Json unchecked_json(const ConsumerCheck& check) {
+  Json out = Json::array();
+  for (const UncheckedSite& u : check.unchecked) out.push_back(to_json(u));
+  return out;
+}
+
 Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& source, CallBinder& binder,
                                      const ObjectId& commit) {
-  ConsumerCheck check{commit, {}};
+  ConsumerCheck check{commit, {}, scan.unchecked};
   for (const ConsumerFunction& f : scan.functions)
     for (const CallSite& site : f.call_sites) check.sites.push_back({&f, &site, {}, false, std::nullopt});
   std::vector<const SiteVerdict*> all;
@@ -134,9 +201,8 @@ std::string render_consumer_text(const ConsumerCheck& check, bool problems_only)
     if (!problems_only || verdict == Verdict::breaks || verdict == Verdict::unknown)
       out << describe(s) << "\n";
   }
-  out << check.sites.size() << " call sites at " << check.commit.short_hex() << ": "
-      << check.count(Verdict::breaks) << " break, " << check.count(Verdict::guarded) << " guarded, "
-      << check.count(Verdict::unknown) << " unknown, " << check.count(Verdict::binds) << " bind\n";
+  for (const UncheckedSite& u : check.unchecked) out << describe(u) << "\n";
+  out << summary_line(check) << "\n";
   return out.str();
 }
 
@@ -149,6 +215,7 @@ Json to_json(const SiteVerdict& s) {
           {"caller", s.site->caller},
           {"verdict", to_string(s.binding.verdict)},
           {"reason", s.binding.reason},
+          {"cause", s.binding.verdict == Verdict::unknown ? Json(s.binding.cause) : Json(nullptr)},
           {"not_importable", s.not_importable},
           {"broken_since", s.broken_since ? Json(s.broken_since->hex) : Json(nullptr)}};
 }
@@ -156,21 +223,15 @@ Json to_json(const SiteVerdict& s) {
 Json consumer_check_to_json(const ConsumerCheck& check) {
   Json sites = Json::array();
   for (const SiteVerdict& s : check.sites) sites.push_back(to_json(s));
-  Json summary = Json::object();
-  for (Verdict v : {Verdict::breaks, Verdict::guarded, Verdict::unknown, Verdict::binds})
-    summary[std::string(to_string(v))] = check.count(v);
-  return {{"schema", "aiter-api-watcher/check/1"},
-          {"commit", check.commit.hex},
-          {"summary", summary},
-          {"call_sites", sites},
-          {"exit_code", consumer_exit_code(check)}};
+  return {{"schema", "aiter-api-watcher/check/1"}, {"commit", check.commit.hex},
+          {"summary", summary_json(check)},        {"call_sites", sites},
+          {"not_checked", unchecked_json(check)},  {"exit_code", consumer_exit_code(check)}};
 }
 
 std::string render_consumer_markdown(const ConsumerCheck& check) {
   std::ostringstream out;
   out << "## Consumer check at `" << check.commit.short_hex() << "`\n\n"
-      << check.count(Verdict::breaks) << " break, " << check.count(Verdict::guarded) << " guarded, "
-      << check.count(Verdict::unknown) << " unknown, " << check.count(Verdict::binds) << " bind.\n\n"
+      << summary_line(check) << ".\n\n"
       << "| verdict | call site | function | reason | broken since |\n|---|---|---|---|---|\n";
   auto cell = [](std::string text) {
     std::string escaped;
@@ -181,6 +242,8 @@ std::string render_consumer_markdown(const ConsumerCheck& check) {
     out << "| " << to_string(s.binding.verdict) << " | `" << cell(location(s)) << "` | `"
         << s.function->target << "` | " << cell(s.binding.reason) << " | "
         << (s.broken_since ? "`" + s.broken_since->short_hex() + "`" : "") << " |\n";
+  for (const UncheckedSite& u : check.unchecked)
+    out << "| not checked | `" << cell(location(u)) << "` | | " << cell(u.what) << " | |\n";
   return out.str();
 }
 

@@ -27,8 +27,23 @@ struct ConsumerCheck {
   // Every call site: functions no longer importable first, then breaks, guarded, unknown,
   // binds; by file and line within each.
   std::vector<SiteVerdict> sites;
+  // Where the consumer reaches the package in ways that cannot be checked (the scan's): every
+  // report lists and counts them.
+  std::vector<UncheckedSite> unchecked;
   std::size_t count(Verdict verdict) const;
+  // The unknown sites counted by Binding::cause, causes in a fixed order, none with no site.
+  std::vector<std::pair<std::string, std::size_t>> unknown_causes() const;
 };
+
+// "165 call sites at e4048607a535: 2 break, 0 guarded, 9 unknown (7 forward *args/**kwargs of
+// their own, 2 signature not readable statically), 154 bind; 2 more places reach the package in
+// ways that cannot be checked (listed as 'not checked')": what every report ends with.
+std::string summary_line(const ConsumerCheck& check);
+// {"breaks", "guarded", "unknown", "binds", "unknown_by_cause": {cause: n}, "not_checked": n}
+Json summary_json(const ConsumerCheck& check);
+// "not checked vllm/x.py:12 (f): call of torch.ops.aiter.op", one line per unchecked place.
+std::string describe(const UncheckedSite& site);
+Json unchecked_json(const ConsumerCheck& check);
 
 // Binds every call site of `scan` against the states `source` gives at `commit`.
 Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& source, CallBinder& binder,
@@ -54,12 +69,13 @@ Json to_json(const SiteVerdict& site);
 std::string describe(const SiteVerdict& site);
 
 // "breaks vllm/_aiter_ops.py:3007 (rocm_aiter_ops.shuffle_weight) aiter.shuffle_weight: got an
-// unexpected keyword argument 'layout' (broken since 1a2b3c4d5e6f)" per site, then a summary.
-// `problems_only` (check --quiet): the sites that break or cannot be checked, then the summary,
-// which still counts every site.
+// unexpected keyword argument 'layout' (broken since 1a2b3c4d5e6f)" per site, the places not
+// checked, then summary_line. `problems_only` (check --quiet): only the sites that break or
+// cannot be checked, the places not checked and the summary, which still counts every site.
 std::string render_consumer_text(const ConsumerCheck& check, bool problems_only = false);
-// {"schema": "aiter-api-watcher/check/1", "commit", "summary": {verdict: n}, "call_sites": [{"function_path",
-// "import_statement", "file", "line", "caller", "verdict", "reason", "broken_since"}]}
+// {"schema": "aiter-api-watcher/check/1", "commit", "summary": summary_json, "call_sites": [{"function_path",
+// "import_statement", "file", "line", "caller", "verdict", "reason", "cause", "broken_since"}],
+// "not_checked": [{"file", "line", "caller", "what"}], "exit_code"}
 Json consumer_check_to_json(const ConsumerCheck& check);
 std::string render_consumer_markdown(const ConsumerCheck& check);
 

@@ -60,7 +60,7 @@ Result<ConsumerImpact> consumer_impact_from_json(const Json& json) {
     if (!site) return site.error();
     auto verdict = verdict_named(item.value("verdict", ""));
     if (!verdict) return verdict.error().context(where);
-    impact.broken.push_back({std::move(*site), {*verdict, item.value("reason", "")}});
+    impact.broken.push_back({std::move(*site), {*verdict, item.value("reason", ""), ""}});
   }
   return impact;
 }

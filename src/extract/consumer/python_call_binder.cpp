@@ -3,11 +3,16 @@
 namespace aaw {
 namespace {
 
+Json optional_text(const std::optional<std::string>& text) { return text ? Json(*text) : Json(nullptr); }
+
 Json shape_json(const CallSite& site) {
-  return {
-      {"positional", site.positional}, {"keywords", site.keywords},
-      {"star_args", site.star_args},   {"star_kwargs", site.star_kwargs},
-      {"guards", site.guards},         {"indirect", site.indirect ? Json(*site.indirect) : Json(nullptr)}};
+  return {{"positional", site.positional},
+          {"keywords", site.keywords},
+          {"star_args", site.star_args},
+          {"star_kwargs", site.star_kwargs},
+          {"guards", site.guards},
+          {"indirect", optional_text(site.indirect)},
+          {"ambiguous", optional_text(site.ambiguous)}};
 }
 
 }  // namespace
@@ -24,7 +29,7 @@ Result<std::vector<Binding>> PythonCallBinder::bind(const std::vector<Request>& 
   for (const Json& item : *answer) {
     auto verdict = verdict_named(item.value("verdict", ""));
     if (!verdict) return Error(ErrorCode::internal, "the binder returned an " + verdict.error().message());
-    out.push_back({*verdict, item.value("reason", "")});
+    out.push_back({*verdict, item.value("reason", ""), item.value("cause", "")});
   }
   return out;
 }

@@ -129,17 +129,19 @@ TEST_F(ConsumerCheckCoreTest, TheSincePinDocumentNamesItsSchemaAndCarriesItsExit
   auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
   ASSERT_TRUE(check);
   ASSERT_EQ(check->sites[1].binding.verdict, Verdict::breaks);
-  ConsumerUpgrade upgrade{ObjectId{"c0"}, check->commit, {}, {&check->sites[0]}, check->sites.size()};
+  ConsumerUpgrade upgrade{&*check, ObjectId{"c0"}, {}, {&check->sites[0]}};
   Json quiet = upgrade_to_json(upgrade);
-  EXPECT_EQ(quiet.at("schema"), "aiter-api-watcher/check-since-pin/1");
+  EXPECT_EQ(quiet.at("schema"), "aiter-api-watcher/check-since-pin/2");
   EXPECT_EQ(quiet.at("exit_code"), 0);
-  EXPECT_EQ(quiet.at("call_sites"), 3u) << "a count, unlike check's array";
+  EXPECT_EQ(quiet.at("call_sites"), consumer_check_to_json(*check).at("call_sites"))
+      << "the same shape as check's";
+  EXPECT_EQ(quiet.at("summary"), summary_json(*check));
   EXPECT_EQ(quiet.at("already_broken").size(), 1u);
 
   CommitInfo commit;
   commit.id = ObjectId{"c30"};
   commit.subject = "drop a parameter (#7)";
-  upgrade.steps.push_back({commit, std::string("#7"), {&check->sites[1]}});
+  upgrade.steps.push_back({commit, std::string("#7"), {&check->sites[1]}, {}});
   Json breaking = upgrade_to_json(upgrade);
   EXPECT_EQ(breaking.at("exit_code"), upgrade_exit_code(upgrade));
   EXPECT_EQ(breaking.at("exit_code"), 1);

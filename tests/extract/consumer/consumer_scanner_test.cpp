@@ -100,8 +100,18 @@ TEST_F(ConsumerCheckTest, EveryCallGetsItsVerdictAtTheHeadWithPythonsReason) {
   EXPECT_EQ(verdict("guarded_signature", 1).verdict, Verdict::binds);
   EXPECT_EQ(verdict("guarded_fallback").verdict, Verdict::guarded);
   EXPECT_EQ(verdict("unknown_forwarding").verdict, Verdict::unknown);
-  EXPECT_EQ(verdict("Layer.unknown_stored_reference").verdict, Verdict::unknown);
-  EXPECT_EQ(verdict("Layer.unknown_stored_reference").reason, "reached through 'self.fn'");
+  EXPECT_EQ(verdict("Layer.breaks_through_self").verdict, Verdict::breaks);
+  EXPECT_EQ(verdict("Layer.breaks_through_self").reason,
+            "too many positional arguments; reached through 'self.fn'");
+  EXPECT_EQ(verdict("Layer.unknown_ambiguous").verdict, Verdict::unknown);
+  EXPECT_EQ(verdict("Layer.unknown_ambiguous").reason,
+            "'self.attention' is also assigned functools.partial(aiter.attn, scale=2) at line 14");
+  EXPECT_EQ(verdict("Layer.unknown_ambiguous").cause, "ambiguous");
+  ASSERT_EQ(check.unchecked.size(), 1u);
+  EXPECT_EQ(
+      describe(check.unchecked[0]),
+      "not checked consumer/layer.py:23 (Layer.not_checked_torch_ops): call of torch.ops.aiter.rms_norm "
+      "(through self.ops.rms_norm)");
   EXPECT_EQ(consumer_exit_code(check), 1);
 }
 
