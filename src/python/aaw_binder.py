@@ -27,7 +27,8 @@ def bind_all(args: Dict[str, Any], host: Any = None) -> List[Dict[str, str]]:
     """args = {"calls": [{"state": STATE, "shape": SHAPE}]} -> one {"verdict", "reason"} per call,
     and for unknown a "cause": forwards, ambiguous, unreadable or extraction.
     SHAPE = {"positional": n, "keywords": [...], "star_args", "star_kwargs", "guards": [...],
-    "indirect": how or null, "ambiguous": why or null}."""
+    "indirect": how or null, "ambiguous": why or null, and optionally "import_statement",
+    "import_line" and "import_module_level" (the import that binds the name called)}."""
     return [bind(call["state"], call["shape"]) for call in args.get("calls", [])]
 
 
@@ -44,7 +45,11 @@ def _bind_direct(state: Dict[str, Any], shape: Dict[str, Any]) -> Dict[str, str]
     guards = shape.get("guards") or []
     status = state.get("status")
     if status == "missing":
-        return _broken("no longer importable: %s" % state.get("detail", ""), guards, _IMPORT_GUARDS)
+        verdict = _broken("no longer importable: %s" % state.get("detail", ""), guards, _IMPORT_GUARDS)
+        if verdict["verdict"] == "breaks" and shape.get("import_module_level") and shape.get("import_line"):
+            verdict["reason"] += "; its import at line %d (%s) runs at module level: importing the file fails" \
+                % (shape["import_line"], shape.get("import_statement") or "the import")
+        return verdict
     if status != "ok":
         why, cause = ("extraction failed", "extraction") if status in _MACHINERY else \
             ("signature not readable statically", "unreadable")
@@ -55,6 +60,11 @@ def _bind_direct(state: Dict[str, Any], shape: Dict[str, Any]) -> Dict[str, str]
         return _unknown("cannot build a stub of the signature: %s" % error, "unreadable")
     keywords = shape.get("keywords") or []
     arguments = [None] * int(shape.get("positional", 0))
+    unexpected = _unexpected_keyword(signature, keywords)
+    if unexpected is not None:
+        # Python reports a missing argument first, but a keyword the function no longer accepts
+        # is the cause (a renamed parameter): say that, as Python does once the rest is given.
+        return _broken("got an unexpected keyword argument '%s'" % unexpected, guards, _BINDING_GUARDS)
     try:
         signature.bind(*arguments, **{name: None for name in keywords})
     except TypeError as error:
@@ -73,6 +83,20 @@ def stub_signature(parameters: List[Dict[str, Any]]) -> inspect.Signature:
         inspect.Parameter(p["name"], _KINDS[p["kind"]],
                           default=None if p.get("default") is not None else inspect.Parameter.empty)
         for p in parameters])
+
+
+def _unexpected_keyword(signature: inspect.Signature, keywords: List[str]):
+    """The first keyword no parameter takes (a **kwargs takes all), else None."""
+    parameters = signature.parameters
+    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    for name in keywords:
+        parameter = parameters.get(name)
+        if parameter is None or parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL):
+            if parameter is not None and parameter.kind == inspect.Parameter.POSITIONAL_ONLY:
+                continue  # Python's own message for that one is clearer; bind() gives it
+            return name
+    return None
 
 
 def _fails_whatever_is_forwarded(message: str, shape: Dict[str, Any]) -> bool:

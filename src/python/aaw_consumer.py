@@ -11,6 +11,7 @@ Pure standard library, Python 3.9+.
 
 import ast
 import os
+import re
 from typing import Any, Dict
 
 from aaw_nodes import is_type_checking
@@ -22,8 +23,9 @@ _TYPE_ERRORS = {"TypeError", "Exception", "BaseException"}
 
 
 def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
-    """args = {"path": directory, "package": "aiter"} -> the scan (see docs/consumer-check.md):
-    {"package", "files_scanned", "files_importing", "imports", "functions": [{"import_statement",
+    """args = {"path": directory, "package": "aiter", "exclude": [glob, ...]} -> the scan (see
+    docs/consumer-check.md): {"package", "files_scanned", "files_excluded", "files_importing", "imports",
+    "functions": [{"import_statement",
     "function_path", "target", "call_sites": [SITE]}], "classes", "modules", "constants",
     "imported_not_called", "fallbacks", "dynamic", "errors"}: a call through a name a try/except
     ImportError binds twice is counted against the first import (the one the consumer prefers);
@@ -33,18 +35,74 @@ def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
     if not os.path.isdir(root):
         raise ValueError("consumer path '%s' is not a directory" % root)
     scan = _Scan(package)
-    for path in _python_files(root):
-        scan.file(root, path)
+    excluded = [_glob(pattern) for pattern in args.get("exclude") or []]
+    base = _checkout_root(root)
+    for path in _python_files(root, excluded, scan):
+        scan.file(base, path)
     return scan.result()
 
 
-def _python_files(root):
+def _checkout_root(directory):
+    """The root of the checkout `directory` is in (the nearest directory holding .git), so that
+    paths read the same whichever directory of it was given; `directory` itself outside one."""
+    here = os.path.abspath(directory)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.path.abspath(directory)
+        here = parent
+
+
+def _python_files(root, excluded, scan):
+    """The .py files under `root`, but those (or whose directory) an `excluded` pattern matches,
+    which are counted in scan.files_excluded."""
+    def matched(path):
+        relative = os.path.relpath(path, root).replace(os.sep, "/")
+        return any(pattern.fullmatch(relative) for pattern in excluded)
     for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(d for d in subdirectories
-                                   if d not in _SKIPPED_DIRECTORIES and not d.startswith("."))
+        kept = []
+        for d in sorted(subdirectories):
+            if d in _SKIPPED_DIRECTORIES or d.startswith("."):
+                continue
+            if excluded and matched(os.path.join(directory, d)):
+                scan.files_excluded += sum(1 for _, _, fs in os.walk(os.path.join(directory, d))
+                                           for f in fs if f.endswith(".py"))
+                continue
+            kept.append(d)
+        subdirectories[:] = kept
         for name in sorted(files):
-            if name.endswith(".py"):
-                yield os.path.join(directory, name)
+            if not name.endswith(".py"):
+                continue
+            if excluded and matched(os.path.join(directory, name)):
+                scan.files_excluded += 1
+                continue
+            yield os.path.join(directory, name)
+
+
+def _glob(pattern):
+    """A path glob as a regular expression: `*` and `?` stay within one directory, `**` crosses them."""
+    out = []
+    i = 0
+    pattern = pattern.strip("/")
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
 
 
 class _Binding:
@@ -66,12 +124,15 @@ class _Binding:
         self.origin = origin        # the assignment key whose other values make a call through it ambiguous
         self.ambiguous = ambiguous  # why the scan cannot tell which function a call through it reaches
         self.torch_ops = False      # stands for torch.ops.<package>: its calls are listed, not checked
+        self.import_line = None     # the line of the import (or import_module call) that binds it
+        self.module_level = False   # whether that import runs when the consumer's file is imported
 
     def derived(self, rest, written, indirect, origin=None):
         """The binding of `<this>.rest`, stored under another name (an alias, `self.x`)."""
         derived = _Binding(self.target + rest, self.statement, written, self.guard, indirect,
                            [(st, t + rest) for st, t in self.alternatives], origin, self.ambiguous)
         derived.torch_ops = self.torch_ops
+        derived.import_line, derived.module_level = self.import_line, self.module_level
         return derived
 
 
@@ -79,6 +140,7 @@ class _Scan:
     def __init__(self, package):
         self.package = package
         self.files_scanned = 0
+        self.files_excluded = 0
         self.files_importing = set()
         self.imports = 0
         self.functions = {}   # target -> entry
@@ -88,9 +150,9 @@ class _Scan:
         self.dynamic = []
         self.errors = []
 
-    def file(self, root, path):
+    def file(self, base, path):
         self.files_scanned += 1
-        relative = os.path.relpath(path, root).replace(os.sep, "/")
+        relative = os.path.relpath(path, base).replace(os.sep, "/")
         try:
             with open(path, "rb") as handle:
                 raw = handle.read()
@@ -157,7 +219,7 @@ class _Scan:
             if kind == "name":
                 kind = "module" if target in self.namespaces else None
             apart[lists.get(kind, "imported_not_called")].append({"name": target, "files": sorted(use["files"])})
-        return {"package": self.package, "files_scanned": self.files_scanned,
+        return {"package": self.package, "files_scanned": self.files_scanned, "files_excluded": self.files_excluded,
                 "files_importing": len(self.files_importing), "imports": self.imports,
                 "functions": sorted(functions, key=lambda e: e["target"]),
                 "classes": sorted(classes, key=lambda e: e["target"]) + apart["classes"],
@@ -327,9 +389,10 @@ class _FileVisitor:
     def _guard(self):
         return "import fallback" if any(self.import_guard) else None
 
-    def _bind(self, name, binding):
+    def _bind(self, name, binding, node):
         if self.type_checking:
             return
+        self._imported_at(binding, node)
         self.scope.bindings[name] = binding
         self.scan.imports += 1
         self.scan.files_importing.add(self.relative)
@@ -340,7 +403,7 @@ class _FileVisitor:
                 continue
             if alias.asname:
                 statement = "import %s as %s" % (alias.name, alias.asname)
-                self._bind(alias.asname, _Binding(alias.name, statement, alias.asname, self._guard()))
+                self._bind(alias.asname, _Binding(alias.name, statement, alias.asname, self._guard()), node)
                 self.scan.note_use(alias.name, self.relative, "module")
             else:
                 top = alias.name.split(".")[0]
@@ -348,7 +411,7 @@ class _FileVisitor:
                 existing = self.scope.bindings.get(top)
                 # `import aiter.ops.mha` binds `aiter`; keep the longest statement for display.
                 if existing is None or existing.target != top or len(existing.statement) < len(statement):
-                    self._bind(top, _Binding(top, statement, top, self._guard()))
+                    self._bind(top, _Binding(top, statement, top, self._guard()), node)
                 else:
                     self.scan.imports += 1
                 self.scan.note_use(alias.name, self.relative, "module")
@@ -364,7 +427,7 @@ class _FileVisitor:
             if alias.asname:
                 written += " as %s" % alias.asname
             target = node.module + "." + alias.name
-            self._bind(local, _Binding(target, written, local, self._guard()))
+            self._bind(local, _Binding(target, written, local, self._guard()), node)
             kind = "constant" if alias.name.isupper() else \
                 "class" if alias.name[:1].isupper() else "name"
             self.scan.note_use(target, self.relative, kind)
@@ -545,8 +608,14 @@ class _FileVisitor:
         if len(candidates) > 1 and all(self.scope.probed(c, "find_spec probe") for c in candidates):
             guard = "find_spec probe"
         first = candidates[0]
-        return _Binding(first, "import %s" % first, first, guard, "imported by importlib.import_module",
-                        [("import %s" % c, c) for c in candidates[1:]])
+        binding = _Binding(first, "import %s" % first, first, guard, "imported by importlib.import_module",
+                           [("import %s" % c, c) for c in candidates[1:]])
+        self._imported_at(binding, argument)
+        return binding
+
+    def _imported_at(self, binding, node):
+        binding.import_line = node.lineno
+        binding.module_level = self.scope is self.module_scope
 
     # -- expressions ----------------------------------------------------------------------------
     def expression(self, node):
@@ -621,8 +690,8 @@ class _FileVisitor:
                                           "what": "%s(%s)" % (name, _short(node.args[0]))})
             return
         if _is_torch_ops(node.func, self.scan.package):
-            self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
-                                      "what": "call of %s" % ast.unparse(node.func)})
+            written = _short(node.func)
+            self._torch_op_call(node, written.split("torch.ops.%s." % self.scan.package, 1)[-1], written)
             return
         resolved = self._resolve(node.func)
         if resolved is None:
@@ -631,20 +700,37 @@ class _FileVisitor:
         if self.type_checking:
             return
         if binding.torch_ops:
-            self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
-                                      "what": "call of %s%s (through %s)" % (binding.target, rest, _short(node.func))})
+            self._torch_op_call(node, rest.lstrip("."), _short(node.func))
             return
         target = binding.target + rest
-        site = {"file": self.relative, "line": node.lineno, "caller": self.caller(),
+        site = self._site(node, self._current_guards(target, binding), binding.indirect, binding.ambiguous)
+        site["import_line"], site["import_module_level"] = binding.import_line, binding.module_level
+        recorded = self.scan.add_call(binding, rest, site)
+        if binding.origin is not None:
+            self.reached.setdefault(binding.origin, []).extend((s, binding.target) for s in recorded)
+
+    def _site(self, node, guards, indirect, ambiguous=None):
+        return {"file": self.relative, "line": node.lineno, "caller": self.caller(),
                 "positional": sum(1 for a in node.args if not isinstance(a, ast.Starred)),
                 "keywords": [k.arg for k in node.keywords if k.arg is not None],
                 "star_args": any(isinstance(a, ast.Starred) for a in node.args),
                 "star_kwargs": any(k.arg is None for k in node.keywords),
-                "guards": self._current_guards(target, binding), "indirect": binding.indirect,
-                "ambiguous": binding.ambiguous}
-        recorded = self.scan.add_call(binding, rest, site)
-        if binding.origin is not None:
-            self.reached.setdefault(binding.origin, []).extend((s, binding.target) for s in recorded)
+                "guards": list(dict.fromkeys(self.guards + guards)), "indirect": indirect, "ambiguous": ambiguous,
+                "import_line": None, "import_module_level": False}
+
+    def _torch_op_call(self, node, op_path, written):
+        """A call of torch.ops.<package>.<op> (or <op>.default): listed under dynamic with its op
+        and its shape, which the check binds against the function registering the op."""
+        op = op_path.split(".")[0]
+        what = "call of torch.ops.%s.%s" % (self.scan.package, op_path)
+        if not written.startswith("torch.ops."):
+            what += " (through %s)" % written
+        entry = {"file": self.relative, "line": node.lineno, "caller": self.caller(), "what": what}
+        if op and "." not in op_path.replace(".default", "", 1):
+            entry["op"] = op
+            entry["site"] = self._site(node, [], "through torch.ops.%s.%s" % (self.scan.package, op))
+            entry["site"].update({"import_statement": "", "function_path": written})
+        self.scan.dynamic.append(entry)
 
     def _may_name_package(self, argument):
         """Whether a dynamic import's argument may load the package (a literal or a name it was given)."""

@@ -371,6 +371,13 @@ class Session(ClassRules):
             return submodule
         return None
 
+    def modules_loaded_by(self, names):
+        """The modules importing each of `names` loads (as _loaded_modules); None when that cannot
+        be told. Starts a function of its own."""
+        self.start_function()
+        self.forced = set(names)
+        return self._loaded_modules()
+
     def _loaded_modules(self):
         """The names of the modules the user's import statement loads (it, its parents, and what
         their bodies import, transitively, within the repository); None when that cannot be told

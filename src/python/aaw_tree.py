@@ -78,6 +78,10 @@ class Tree:
         return lambda _: self.call_host("read_skeleton", module.blob,
                                         "read '%s' (blob %s)" % (module.path, module.blob))
 
+    def text(self, module):
+        """The module's whole text (not cached: for a caller that reads each module once)."""
+        return self._read(module)
+
     def _read(self, module):
         text = self.call_host("read_blob", module.blob, "read '%s' (blob %s)" % (module.path, module.blob))
         if not isinstance(text, str):

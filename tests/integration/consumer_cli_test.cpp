@@ -105,7 +105,7 @@ TEST_F(ConsumerCliTest, CheckAtTheHeadFlagsTheBreakingCallsAndBlamesTheCommit) {
   ASSERT_EQ(r.exit_code, 1) << r.err << r.out;
   Json doc = Json::parse(r.out);
   EXPECT_EQ(doc.at("commit"), s_commits.head);
-  EXPECT_EQ(doc.at("call_sites").size(), 14u);
+  EXPECT_EQ(doc.at("call_sites").size(), 15u);
   const Json& first = doc.at("call_sites").at(0);
   EXPECT_EQ(first.at("function_path"), "gemm");
   EXPECT_EQ(first.at("import_statement"), "from aiter.legacy.gemm import gemm");
@@ -116,15 +116,28 @@ TEST_F(ConsumerCliTest, CheckAtTheHeadFlagsTheBreakingCallsAndBlamesTheCommit) {
          {"function_path", "import_statement", "file", "line", "caller", "verdict", "reason", "broken_since"})
       EXPECT_TRUE(site.contains(key)) << key;
     if (site.at("caller") == "breaks_unexpected_keyword") {
-      EXPECT_EQ(site.at("reason"), "got an unexpected keyword argument 'causal'");
+      EXPECT_EQ(site.at("reason"),
+                "passes `causal=`, which attn no longer accepts (renamed to `is_causal` in " +
+                    s_commits.breaking.substr(0, 12) + "): got an unexpected keyword argument 'causal'");
       EXPECT_EQ(site.at("broken_since"), s_commits.breaking);
     }
   }
   EXPECT_EQ(doc.at("summary").at("breaks"), 7);
   EXPECT_EQ(doc.at("summary").at("unknown_by_cause"), Json({{"forwards", 1}, {"ambiguous", 1}}));
   EXPECT_EQ(doc.at("summary").at("not_checked"), 1);
-  EXPECT_EQ(doc.at("not_checked").at(0).at("what"),
-            "call of torch.ops.aiter.rms_norm (through self.ops.rms_norm)");
+  EXPECT_TRUE(contains(doc.at("not_checked").at(0).at("what"),
+                       "call of torch.ops.aiter.rms_norm (through self.ops.rms_norm): no registration of "
+                       "'rms_norm' in the "))
+      << doc.at("not_checked");
+  // The op the provider registers with direct_register_custom_op binds against its function.
+  bool torch_op = false;
+  for (const Json& site : doc.at("call_sites")) {
+    if (site.at("caller") != "Layer.binds_torch_op") continue;
+    torch_op = true;
+    EXPECT_EQ(site.at("target"), "aiter.sampling.top_k_renorm");
+    EXPECT_EQ(site.at("verdict"), "binds");
+  }
+  EXPECT_TRUE(torch_op) << doc.at("call_sites");
 }
 
 TEST_F(ConsumerCliTest, CheckBeforeTheBreakingCommitInTextAndMarkdown) {
@@ -222,7 +235,7 @@ TEST_F(ConsumerCliTest, AConsumerGivenAsARepositoryIsMirroredCheckedOutAndScanne
   std::ofstream(config) << c.dump(2);
   auto r = run({"check", "--config", config.string(), "--format", "json", "--no-blame"});
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(Json::parse(r.out).at("call_sites").size(), 14u);
+  EXPECT_EQ(Json::parse(r.out).at("call_sites").size(), 15u);
   EXPECT_TRUE(contains(r.err, "call sites of")) << r.err;
   Json stored = Json::parse(std::ifstream(m_work.path() / "state" / "consumer" / "scan.json"));
   EXPECT_EQ(stored.at("commit").get<std::string>().size(), 40u);
@@ -265,7 +278,7 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   std::set<std::string> may_break;
   for (const Json& site : step.at("may_break")) may_break.insert(site.at("caller").get<std::string>());
   EXPECT_EQ(may_break, (std::set<std::string>{"unknown_forwarding", "Layer.unknown_ambiguous"}));
-  EXPECT_EQ(doc.at("call_sites").size(), 14u) << "every site, as check lists them";
+  EXPECT_EQ(doc.at("call_sites").size(), 15u) << "every site, as check lists them";
   EXPECT_EQ(doc.at("not_checked").size(), 1u);
   // rms_norm's call missing 'w' failed at the pin already: listed apart, not blamed on a commit.
   bool missing_w = false;
@@ -282,7 +295,7 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   EXPECT_TRUE(contains(text.out, "\nCannot be checked (3):\n")) << text.out;
   EXPECT_TRUE(contains(text.out, "  not checked consumer/layer.py:23 (Layer.not_checked_torch_ops)"))
       << text.out;
-  EXPECT_TRUE(contains(text.out, "\n14 call sites at ")) << text.out;
+  EXPECT_TRUE(contains(text.out, "\n15 call sites at ")) << text.out;
 
   c["consumer"]["pinned_commit"] = "";
   std::ofstream(config) << c.dump(2);

@@ -56,10 +56,10 @@ class Verdicts(unittest.TestCase):
             pass
         import inspect
         try:
-            inspect.signature(real).bind(None, layout=None)
+            inspect.signature(real).bind(None, d=None)
         except TypeError as error:
             expected = str(error)
-        self.assertEqual(aaw_binder.bind(SIG, shape(1, ["layout"]))["reason"], expected)
+        self.assertEqual(aaw_binder.bind(SIG, shape(1, ["d"]))["reason"], expected)
 
     def test_function_no_longer_importable_breaks(self):
         result = aaw_binder.bind({"status": "missing", "detail": "module 'aiter.x' not found"}, shape(1))
@@ -88,6 +88,24 @@ class Verdicts(unittest.TestCase):
     def test_an_ambiguous_call_is_unknown_with_its_reason(self):
         why = "'self.fn' is also assigned other at line 3"
         self.check(shape(2, indirect="reached through 'self.fn'", ambiguous=why), "unknown", why)
+
+    def test_a_keyword_no_parameter_takes_is_named_before_a_missing_argument(self):
+        renamed = state(param("q"), param("logits_soft_cap"))
+        self.check_state(renamed, shape(1, ["softcap"]), "breaks", "got an unexpected keyword argument 'softcap'")
+        with_kwargs = state(param("q"), param("cap"), param("kw", "VAR_KEYWORD"))
+        self.check_state(with_kwargs, shape(1, ["softcap"]), "breaks", "missing a required argument: 'cap'")
+
+    def test_a_gone_module_imported_at_module_level_names_the_import_that_fails_first(self):
+        gone = {"status": "missing", "detail": "module 'aiter.old' not found"}
+        at_top = shape(1, import_statement="from aiter.old import f", import_line=13, import_module_level=True)
+        self.check_state(gone, at_top, "breaks", "no longer importable: module 'aiter.old' not found; its import at "
+                         "line 13 (from aiter.old import f) runs at module level: importing the file fails")
+        self.check_state(gone, dict(at_top, import_module_level=False), "breaks",
+                         "no longer importable: module 'aiter.old' not found")
+
+    def check_state(self, st, s, verdict, reason):
+        result = aaw_binder.bind(st, s)
+        self.assertEqual((result["verdict"], result["reason"]), (verdict, reason))
 
     def test_a_module_a_find_spec_probe_chose_is_guarded_when_gone(self):
         result = aaw_binder.bind({"status": "missing", "detail": "module 'a.b' not found"},

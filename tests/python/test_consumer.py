@@ -157,6 +157,19 @@ class Guards(unittest.TestCase):
         [site] = sites(result, "aiter.op")
         self.assertEqual(site["caller"], "f")
 
+    def test_a_site_names_the_line_of_its_import_and_whether_it_runs_at_module_level(self):
+        result = scan("""
+            from aiter.ops import f
+            def g(x):
+                from aiter import h
+                f(x)
+                return h(x)
+            """)
+        self.assertEqual([(s["import_line"], s["import_module_level"]) for s in sites(result, "aiter.ops.f")],
+                         [(2, True)])
+        self.assertEqual([(s["import_line"], s["import_module_level"]) for s in sites(result, "aiter.h")],
+                         [(4, False)])
+
     def test_a_guard_around_a_def_does_not_guard_its_body(self):
         result = scan("""
             try:
@@ -242,6 +255,19 @@ class Indirect(unittest.TestCase):
                          ["call of torch.ops.aiter.top_k_renorm_probs (through self.ops.top_k_renorm_probs)",
                           "call of torch.ops.aiter.top_p_sampling_from_probs (through self.ops.top_p_sampling_from_probs)"])
         self.assertEqual(result["functions"], [])
+        first = result["dynamic"][0]
+        self.assertEqual(first["op"], "top_k_renorm_probs")
+        self.assertEqual((first["site"]["positional"], first["site"]["indirect"], first["site"]["function_path"]),
+                         (3, "through torch.ops.aiter.top_k_renorm_probs", "self.ops.top_k_renorm_probs"))
+
+    def test_a_torch_op_called_by_its_overload_is_the_op(self):
+        result = scan("""
+            import torch
+            def f(x):
+                torch.ops.aiter.rms_norm.default(x, eps=1)
+            """)
+        [entry] = result["dynamic"]
+        self.assertEqual((entry["op"], entry["site"]["keywords"]), ("rms_norm", ["eps"]))
 
     def test_a_find_spec_is_a_probe_not_a_dynamic_call(self):
         result = scan("""
@@ -428,6 +454,38 @@ class Apart(unittest.TestCase):
         self.assertEqual([e["name"] for e in result["imported_not_called"]],
                          ["aiter.ops.flydsl.kernels.moe_gemm_2stage.compile_moe_gemm2"])
         self.assertEqual(result["modules"], [])
+
+
+class Exclude(unittest.TestCase):
+    def test_excluded_directories_and_files_are_left_out_and_counted(self):
+        with tempfile.TemporaryDirectory() as root:
+            for relative in ("vllm/ops.py", "tests/test_ops.py", "benchmarks/kernels/b.py", "vllm/conftest.py",
+                             "vllm/sub/conftest.py"):
+                path = os.path.join(root, relative)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write("import aiter\naiter.op(1)\n")
+            result = aaw_consumer.discover({"path": root, "package": "aiter",
+                                            "exclude": ["tests", "benchmarks/*", "**/conftest.py"]})
+            self.assertEqual([s["file"] for s in sites(result, "aiter.op")], ["vllm/ops.py"])
+            self.assertEqual((result["files_scanned"], result["files_excluded"]), (1, 4))
+
+    def test_paths_are_relative_to_the_checkout_whichever_directory_of_it_is_scanned(self):
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, ".git"))
+            os.makedirs(os.path.join(root, "vllm", "v1"))
+            with open(os.path.join(root, "vllm", "v1", "ops.py"), "w", encoding="utf-8") as handle:
+                handle.write("import aiter\naiter.op(1)\n")
+            for scanned in (root, os.path.join(root, "vllm")):
+                result = aaw_consumer.discover({"path": scanned, "package": "aiter"})
+                self.assertEqual([s["file"] for s in sites(result, "aiter.op")], ["vllm/v1/ops.py"], scanned)
+
+    def test_a_single_star_stays_within_a_directory(self):
+        pattern = aaw_consumer._glob("vllm/*.py")
+        self.assertTrue(pattern.fullmatch("vllm/a.py"))
+        self.assertFalse(pattern.fullmatch("vllm/sub/a.py"))
+        self.assertTrue(aaw_consumer._glob("**/a.py").fullmatch("a.py"))
+        self.assertTrue(aaw_consumer._glob("vllm/**").fullmatch("vllm/sub/a.py"))
 
 
 class Tree(unittest.TestCase):

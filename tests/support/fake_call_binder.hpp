@@ -1,7 +1,9 @@
 // A CallBinder for core tests: a missing function breaks (guarded behind any guard), a call
-// passing more positional arguments than the signature has parameters breaks, the rest binds.
+// passing more positional arguments than the signature has parameters, or a keyword none of them
+// has, breaks; the rest binds.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,12 +22,21 @@ class FakeCallBinder final : public CallBinder {
             {r.site->guards.empty() ? Verdict::breaks : Verdict::guarded, "no longer importable", ""});
       else if (static_cast<std::size_t>(r.site->positional) > r.state->signature.parameters.size())
         out.push_back({Verdict::breaks, "too many positional arguments", ""});
+      else if (auto k = unknown_keyword(*r.site, r.state->signature))
+        out.push_back({Verdict::breaks, "got an unexpected keyword argument '" + *k + "'", ""});
       else
         out.push_back({Verdict::binds, "", ""});
     }
     return out;
   }
   int calls = 0;
+
+ private:
+  static std::optional<std::string> unknown_keyword(const CallSite& site, const Signature& signature) {
+    for (const std::string& k : site.keywords)
+      if (signature.find(k) == nullptr) return k;
+    return std::nullopt;
+  }
 };
 
 // An ok state with parameters p0 .. p<n-1>.

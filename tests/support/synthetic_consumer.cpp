@@ -96,6 +96,21 @@ class Layer:
 
     def not_checked_torch_ops(self, x):
         return self.ops.rms_norm(x)
+
+    def binds_torch_op(self, p):
+        import aiter.sampling  # registers the op
+        return self.ops.top_k_renorm(p, top_k=3)
+)";
+
+// An op registered the way aiter registers most of its torch ops.
+constexpr const char* k_provider_sampling = R"(from aiter.ops import direct_register_custom_op
+
+
+def top_k_renorm(probs, top_k):
+    pass
+
+
+direct_register_custom_op("top_k_renorm", top_k_renorm, [])
 )";
 
 void write(const std::filesystem::path& path, const char* text) {
@@ -111,6 +126,7 @@ SyntheticProviderCommits SyntheticConsumer::build_provider(GitFixture& repo) {
   repo.write_file("aiter/ops.py", ops("x, w, eps", "a, b, c, d=None", "q, *, causal=False"));
   repo.write_file("aiter/legacy/__init__.py", "");
   repo.write_file("aiter/legacy/gemm.py", "def gemm(x):\n    pass\n");
+  repo.write_file("aiter/sampling.py", k_provider_sampling);
   commits.base = repo.commit("base");
   repo.write_file("aiter/ops.py", ops("x, w, eps, residual=None", "a, b, c, d=None", "q, *, causal=False"));
   commits.compatible = repo.commit("rms_norm: optional residual");

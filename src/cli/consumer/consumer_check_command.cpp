@@ -9,8 +9,10 @@
 #include "cli/command_context.hpp"
 #include "cli/consumer/consumer_session.hpp"
 #include "core/consumer/consumer_check.hpp"
+#include "core/consumer/consumer_ops.hpp"
 #include "core/consumer/consumer_upgrade.hpp"
 #include "extract/consumer/consumer_scanner.hpp"
+#include "extract/static/static_function_finder.hpp"
 
 namespace aaw::cli {
 namespace {
@@ -96,8 +98,9 @@ int run_since_pin(const Config& config, const ConsumerScan& scan, GitMirror& mir
   auto history = history_since(mirror, *pin, head, pinned);
   ConsumerCheck at_pin = value_or_throw(check_consumer(scan, source, binder, *pin));
   ConsumerCheck at_head = value_or_throw(check_consumer(scan, source, binder, head));
-  auto extracted = value_or_throw(blame_consumer(at_head, source, binder, history));
-  log.info("Blame: {} of {} first-parent commits since the pin extracted", extracted, history.size());
+  auto followed = value_or_throw(blame_consumer(at_head, source, binder, history));
+  log.info("Blame: the broken calls' functions followed over {} first-parent commits since the pin",
+           followed);
   ConsumerUpgrade upgrade = value_or_throw(
       plan_upgrade(at_head, at_pin, history, mirror, config.repository_url, config.report.web_url));
   print_upgrade(upgrade, format);
@@ -129,21 +132,23 @@ int run_check(const CheckOptions& options, Runtime& runtime) {
   Config config = consumer_config(options);
   auto log = open_log_or_throw(config, ConsoleStream::stderr_stream);
   auto consumer = value_or_throw(ConsumerSession::open(config, runtime, *log));
-  const ConsumerScan& scan = consumer->scan();
   CallBinder& binder = consumer->binder();
   auto mirror = open_mirror_or_throw(config, log.get());
   ObjectId commit = commit_to_check(*mirror, config, options.commit, *log);
+  // Calls through torch.ops.aiter bind against the functions registering their ops at COMMIT.
+  StaticFunctionFinder registry(*mirror, runtime.python(), config.static_extraction);
+  const ConsumerScan scan = value_or_throw(with_registered_ops(consumer->scan(), registry, commit));
   auto source = make_source_or_throw(config, *mirror, runtime, *log);
   if (options.since_pin)
     return run_since_pin(config, scan, *mirror, *source, binder, commit, options.format, *log);
   ConsumerCheck check = value_or_throw(check_consumer(scan, *source, binder, commit));
   if (!options.no_blame && check.count(Verdict::breaks) + check.count(Verdict::guarded) > 0) {
     auto history = first_parent_history(*mirror, commit);
-    auto extracted = blame_consumer(check, *source, binder, history);
-    if (!extracted)
-      log->warn("Cannot find when the calls broke: {}", extracted.error().message());
+    auto followed = blame_consumer(check, *source, binder, history);
+    if (!followed)
+      log->warn("Cannot find when the calls broke: {}", followed.error().message());
     else
-      log->info("Blame: {} of {} first-parent commits extracted", *extracted, history.size());
+      log->info("Blame: the broken calls' functions followed over {} first-parent commits", *followed);
   }
   print(check, options.format);
   return consumer_exit_code(check);

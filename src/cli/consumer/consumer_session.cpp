@@ -82,7 +82,7 @@ Result<bool> ConsumerSession::refresh() {
   auto root = checkout();
   if (!root) return root.error();
   if (m_assessor && m_mirror && before == m_commit) return false;
-  auto scan = scan_consumer(m_python, *root, m_config.consumer.package);
+  auto scan = scan_consumer(m_python, *root, m_config.consumer.package, m_config.consumer.exclude);
   if (!scan) return scan.error();
   if (m_assessor && scan->document == m_assessor->scan().document) return false;
   m_log.info("Consumer {}{}: {} call sites of {} {} functions", m_config.consumer.display(),

@@ -16,19 +16,24 @@ constexpr const char* k_discover_schema = "aiter-api-watcher/discover/1";  // sc
 struct Target {
   std::filesystem::path root;
   std::string package;
+  std::vector<std::string> exclude;
 };
 
-// --consumer and --package, else the config's consumer section.
+// --consumer, --package and --exclude, else the config's consumer section (with --exclude's globs
+// added to consumer.exclude).
 Target consumer_target(const DiscoverOptions& options) {
   if (!options.consumer.empty())
-    return {std::filesystem::absolute(options.consumer), options.package.empty() ? "aiter" : options.package};
+    return {std::filesystem::absolute(options.consumer), options.package.empty() ? "aiter" : options.package,
+            options.exclude};
   if (!std::filesystem::exists(options.config_path))
     throw CommandError{"discover: no consumer: give --consumer PATH or a config with consumer.path"};
   Config config = read_config_or_throw(options.config_path);
   if (config.consumer.path.empty())
     throw CommandError{"consumer.path '': not set in '" + options.config_path.string() +
                        "': give --consumer PATH or set consumer.path"};
-  return {config.consumer.path, options.package.empty() ? config.consumer.package : options.package};
+  std::vector<std::string> exclude = config.consumer.exclude;
+  exclude.insert(exclude.end(), options.exclude.begin(), options.exclude.end());
+  return {config.consumer.path, options.package.empty() ? config.consumer.package : options.package, exclude};
 }
 
 Json functions_to_monitor(const ConsumerScan& scan) {
@@ -85,8 +90,11 @@ void print_text(const ConsumerScan& scan, double seconds) {
               << "): " << d.value("what", "") << "\n";
   std::cout << scan.functions.size() << " functions in " << sites << " call sites; "
             << doc.value("imports", 0) << " imports of " << scan.package << " in "
-            << doc.value("files_importing", 0) << " of " << doc.value("files_scanned", 0) << " files ("
-            << static_cast<int>(seconds * 1000) << " ms)\n";
+            << doc.value("files_importing", 0) << " of " << doc.value("files_scanned", 0) << " files"
+            << (doc.value("files_excluded", 0) > 0
+                    ? " (" + std::to_string(doc.value("files_excluded", 0)) + " more left out by exclude)"
+                    : std::string())
+            << " (" << static_cast<int>(seconds * 1000) << " ms)\n";
 }
 
 // Classes' entries name their target; the listed-apart ones their name.
@@ -98,10 +106,12 @@ void fix_class_names(Json& doc) {
 void write_config(const std::filesystem::path& file, const ConsumerScan& scan, const Target& target) {
   if (std::filesystem::exists(file))
     throw CommandError{"--write-config '" + file.string() + "': the file exists; not overwriting it"};
+  Json consumer = {{"path", target.root.string()}, {"package", target.package}};
+  if (!target.exclude.empty()) consumer["exclude"] = target.exclude;
   Json config = {{"repository_url", "https://github.com/ROCm/aiter.git"},
                  {"branch", "main"},
                  {"functions_to_monitor", functions_to_monitor(scan)},
-                 {"consumer", {{"path", target.root.string()}, {"package", target.package}}}};
+                 {"consumer", consumer}};
   value_or_throw(write_file_atomically(file, config.dump(2) + "\n"));
   std::cerr << "Wrote " << file.string() << " (" << scan.functions.size() << " functions_to_monitor)\n";
 }
@@ -115,6 +125,9 @@ void add_discover_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--consumer", shared->consumer,
                   "The consumer's directory (default: the config's consumer.path)");
   cmd->add_option("--package", shared->package, "The package whose imports to find (default: aiter)");
+  cmd->add_option("--exclude", shared->exclude,
+                  "Leave out the consumer's paths this glob matches, relative to its root (repeatable: "
+                  "--exclude tests --exclude 'benchmarks/*'); with the config's consumer.exclude");
   cmd->add_option("--write-config", shared->write_config,
                   "Write a complete config with these functions to this file");
   cmd->add_option("--format", shared->format, "Output format")
@@ -127,7 +140,8 @@ void add_discover_command(CLI::App& app, Commands& commands) {
 int run_discover(const DiscoverOptions& options, Runtime& runtime) {
   Target target = consumer_target(options);
   auto started = std::chrono::steady_clock::now();
-  ConsumerScan scan = value_or_throw(scan_consumer(runtime.python(), target.root, target.package));
+  ConsumerScan scan =
+      value_or_throw(scan_consumer(runtime.python(), target.root, target.package, target.exclude));
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   fix_class_names(scan.document);
   for (const Json& e : scan.document.value("errors", Json::array()))

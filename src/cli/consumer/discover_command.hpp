@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 
@@ -13,7 +14,8 @@ namespace aaw::cli {
 struct DiscoverOptions {
   std::filesystem::path config_path;  // read only when --consumer is not given
   std::filesystem::path consumer;
-  std::string package;  // empty: the config's consumer.package, else "aiter"
+  std::string package;               // empty: the config's consumer.package, else "aiter"
+  std::vector<std::string> exclude;  // globs, with the config's consumer.exclude when it is read
   std::filesystem::path write_config;
   std::string format = "text";
 };

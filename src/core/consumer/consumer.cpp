@@ -32,6 +32,9 @@ Result<CallSite> call_site_from_json(const Json& json, const std::string& where)
       site.indirect = json.at("indirect").get<std::string>();
     if (json.contains("ambiguous") && json.at("ambiguous").is_string())
       site.ambiguous = json.at("ambiguous").get<std::string>();
+    if (json.contains("import_line") && json.at("import_line").is_number_integer())
+      site.import_line = json.at("import_line").get<int>();
+    site.import_module_level = json.value("import_module_level", false);
     auto keywords = strings_at(json, "keywords", where);
     if (!keywords) return keywords.error();
     site.keywords = std::move(*keywords);
@@ -57,6 +60,8 @@ Json to_json(const CallSite& site) {
                {"function_path", site.function_path}};
   json["indirect"] = site.indirect ? Json(*site.indirect) : Json(nullptr);
   json["ambiguous"] = site.ambiguous ? Json(*site.ambiguous) : Json(nullptr);
+  json["import_line"] = site.import_line ? Json(*site.import_line) : Json(nullptr);
+  json["import_module_level"] = site.import_module_level;
   return json;
 }
 
@@ -97,10 +102,17 @@ Result<ConsumerScan> consumer_scan_from_json(const Json& json) {
     scan.functions.push_back(std::move(function));
   }
   if (json.contains("dynamic") && json.at("dynamic").is_array()) {
-    for (const Json& d : json.at("dynamic")) {
+    for (std::size_t i = 0; i < json.at("dynamic").size(); ++i) {
+      const Json& d = json.at("dynamic")[i];
       if (!d.is_object()) return Error(ErrorCode::invalid_input, "consumer scan: dynamic: expected objects");
-      scan.unchecked.push_back(
-          {d.value("file", ""), d.value("line", 0), d.value("caller", ""), d.value("what", "")});
+      UncheckedSite unchecked{d.value("file", ""), d.value("line", 0), d.value("caller", ""),
+                              d.value("what", ""), d.value("op", ""),  std::nullopt};
+      if (d.contains("site")) {
+        auto site = call_site_from_json(d.at("site"), "dynamic[" + std::to_string(i) + "].site");
+        if (!site) return site.error();
+        unchecked.call = std::move(*site);
+      }
+      scan.unchecked.push_back(std::move(unchecked));
     }
   }
   return scan;

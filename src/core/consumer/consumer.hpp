@@ -30,8 +30,10 @@ struct CallSite {
   std::optional<std::string> indirect;  // how the callee is reached indirectly ("reached through 'self.fn'")
   // Why the scan cannot tell which function the call reaches ("'self.fn' is also assigned ...").
   std::optional<std::string> ambiguous;
-  std::string import_statement;  // how this site's file imports it
-  std::string function_path;     // what this site's file calls it
+  std::string import_statement;      // how this site's file imports it
+  std::optional<int> import_line;    // the line of that import
+  bool import_module_level = false;  // whether it runs when the file is imported
+  std::string function_path;         // what this site's file calls it
 };
 
 // One function the consumer calls: the functions_to_monitor entry (the first import form seen),
@@ -49,6 +51,10 @@ struct UncheckedSite {
   int line = 0;
   std::string caller;
   std::string what;  // "call of torch.ops.aiter.paged_attention_v1"
+  // For a call of torch.ops.<package>.<op>: the op and the call's shape, which with_registered_ops
+  // binds against the function registering the op.
+  std::string op;
+  std::optional<CallSite> call;
 };
 
 struct ConsumerScan {

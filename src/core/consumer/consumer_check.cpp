@@ -113,7 +113,8 @@ Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& 
                                      const ObjectId& commit) {
   ConsumerCheck check{commit, {}, scan.unchecked};
   for (const ConsumerFunction& f : scan.functions)
-    for (const CallSite& site : f.call_sites) check.sites.push_back({&f, &site, {}, false, std::nullopt});
+    for (const CallSite& site : f.call_sites)
+      check.sites.push_back({&f, &site, {}, false, std::nullopt, std::nullopt, {}});
   std::vector<const SiteVerdict*> all;
   for (const SiteVerdict& s : check.sites) all.push_back(&s);
   std::vector<SignatureState> states;
@@ -122,6 +123,7 @@ Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& 
   for (std::size_t i = 0; i < check.sites.size(); ++i) {
     check.sites[i].binding = (*bound)[i];
     check.sites[i].not_importable = states[i].status == Status::missing;
+    check.sites[i].state = states[i];
   }
   std::stable_sort(check.sites.begin(), check.sites.end(), [](const SiteVerdict& a, const SiteVerdict& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
@@ -131,58 +133,86 @@ Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& 
   return check;
 }
 
+namespace {
+
+// When `site` fails because it passes a keyword that `before` took and `after` (its function at
+// `commit`) does not: the reason says so, and names the parameter that took its place, if any.
+void explain_lost_keyword(SiteVerdict& site, const SignatureState& before, const SignatureState& after,
+                          const ObjectId& commit) {
+  const std::string prefix = "got an unexpected keyword argument '";
+  const std::string& reason = site.binding.reason;
+  if (reason.rfind(prefix, 0) != 0 || !before.is_ok() || !after.is_ok()) return;
+  const std::string keyword = reason.substr(prefix.size(), reason.find('\'', prefix.size()) - prefix.size());
+  const auto& old_parameters = before.signature.parameters;
+  auto old_at = std::find_if(old_parameters.begin(), old_parameters.end(),
+                             [&](const Parameter& p) { return p.name == keyword; });
+  if (old_at == old_parameters.end() || after.signature.find(keyword) != nullptr) return;
+  const auto index = static_cast<std::size_t>(old_at - old_parameters.begin());
+  std::string what = "removed";
+  const auto& new_parameters = after.signature.parameters;
+  if (index < new_parameters.size() && before.signature.find(new_parameters[index].name) == nullptr &&
+      new_parameters[index].kind == old_at->kind)
+    what = "renamed to `" + new_parameters[index].name + "`";
+  const std::string& target = site.function->target;
+  site.binding.reason = "passes `" + keyword + "=`, which " + target.substr(target.rfind('.') + 1) +
+                        " no longer accepts (" + what + " in " + commit.short_hex() + "): " + reason;
+}
+
+}  // namespace
+
 Result<std::size_t> blame_consumer(ConsumerCheck& check, SignatureSource& source, CallBinder& binder,
                                    const std::vector<ObjectId>& history) {
   std::vector<SiteVerdict*> broken;
   for (SiteVerdict& s : check.sites)
     if (s.binding.fails()) broken.push_back(&s);
   if (broken.empty() || history.empty()) return std::size_t{0};
-  std::vector<const SiteVerdict*> asked(broken.begin(), broken.end());
-  // Per commit probed: whether each broken site does not bind there.
-  std::map<std::size_t, std::vector<bool>> probed;
-  probed[history.size() - 1] = std::vector<bool>(broken.size(), true);
-  std::size_t extracted = 0;
-  auto at = [&](std::size_t i) -> Result<const std::vector<bool>*> {
-    auto found = probed.find(i);
-    if (found != probed.end()) return &found->second;
-    auto bound = bind_at(asked, source, binder, history[i]);
-    if (!bound) return bound.error();
-    ++extracted;
-    std::vector<bool> fails;
-    // Only a call that binds vouches for a commit: one that cannot be read there (unknown) does not.
-    for (const Binding& b : *bound) fails.push_back(b.verdict != Verdict::binds);
-    return &probed.emplace(i, std::move(fails)).first->second;
-  };
-  for (std::size_t k = 0; k < broken.size(); ++k) {
-    // A call that never bound before some commit (the function did not exist yet) does not bind
-    // there either: look back from the head, doubling the step, for a commit where it binds, then
-    // bisect between the two for the last transition.
-    std::size_t bad = history.size() - 1, step = 1;
-    std::optional<std::size_t> good;
-    while (!good) {
-      std::size_t probe = bad >= step ? bad - step : 0;
-      auto fails = at(probe);
-      if (!fails) return fails.error();
-      if (!(**fails)[k])
-        good = probe;
-      else if (probe == 0)
-        break;
-      else
-        bad = probe, step *= 2;
+  std::vector<MonitoredFunction> functions;
+  std::map<const ConsumerFunction*, std::size_t> index;
+  for (const SiteVerdict* s : broken)
+    if (index.emplace(s->function, functions.size()).second) functions.push_back(s->function->function);
+
+  // Every state each function goes through, with the position in `history` where it starts:
+  // followed commit by commit, so that a call that bound only for a while is seen.
+  std::vector<std::vector<std::pair<std::size_t, SignatureState>>> changes(functions.size());
+  auto states = source.extract(history.front(), functions);
+  if (!states) return states.error().context("extracting at " + history.front().short_hex());
+  for (std::size_t f = 0; f < functions.size(); ++f) changes[f].emplace_back(0, (*states)[f]);
+  for (std::size_t i = 1; i < history.size(); ++i) {
+    auto updates = source.advance(history[i - 1], history[i], functions, *states);
+    if (!updates) return updates.error().context("extracting at " + history[i].short_hex());
+    for (StateUpdate& u : *updates) {
+      (*states)[u.position] = u.state;
+      changes[u.position].emplace_back(i, std::move(u.state));
     }
-    if (!good) continue;  // never bound in this history: no commit to blame
-    while (bad - *good > 1) {
-      std::size_t mid = *good + (bad - *good) / 2;
-      auto fails = at(mid);
-      if (!fails) return fails.error();
-      if ((**fails)[k])
-        bad = mid;
-      else
-        good = mid;
-    }
-    broken[k]->broken_since = history[bad];
   }
-  return extracted;
+
+  // Each broken call bound against each of those states, in one batch.
+  std::vector<CallBinder::Request> requests;
+  for (const SiteVerdict* s : broken)
+    for (const auto& change : changes[index.at(s->function)]) requests.push_back({&change.second, s->site});
+  auto bound = binder.bind(requests);
+  if (!bound) return bound.error();
+
+  std::size_t next = 0;
+  for (SiteVerdict* s : broken) {
+    const auto& stretches = changes[index.at(s->function)];
+    // Only a call that binds vouches for a state: one that cannot be read there (unknown) does not.
+    std::vector<bool> binds;
+    for (std::size_t j = 0; j < stretches.size(); ++j)
+      binds.push_back((*bound)[next++].verdict == Verdict::binds);
+    auto last = std::find(binds.rbegin(), binds.rend(), true);
+    if (last == binds.rend()) continue;  // never bound in this history: no commit to blame
+    const std::size_t bound_at = static_cast<std::size_t>(binds.rend() - last) - 1;
+    if (bound_at + 1 >= stretches.size()) continue;  // binds at the end: not broken here
+    const std::size_t broke_at = bound_at + 1;
+    s->broken_since = history[stretches[broke_at].first];
+    std::size_t window = bound_at;
+    while (window > 0 && binds[window - 1]) --window;
+    // Failing before against a function that was there (not one added later): it bound only for a while.
+    if (window > 0 && stretches[window - 1].second.is_ok()) s->bound_from = history[stretches[window].first];
+    explain_lost_keyword(*s, stretches[bound_at].second, stretches[broke_at].second, *s->broken_since);
+  }
+  return history.size();
 }
 
 int consumer_exit_code(const ConsumerCheck& check) { return check.count(Verdict::breaks) > 0 ? 1 : 0; }
@@ -190,7 +220,11 @@ int consumer_exit_code(const ConsumerCheck& check) { return check.count(Verdict:
 std::string describe(const SiteVerdict& s) {
   std::string out = std::string(to_string(s.binding.verdict)) + " " + location(s) + " " + s.function->target;
   if (!s.binding.reason.empty()) out += ": " + s.binding.reason;
-  if (s.broken_since) out += " (broken since " + s.broken_since->short_hex() + ")";
+  if (s.broken_since) {
+    out += " (broken since " + s.broken_since->short_hex();
+    if (s.bound_from) out += "; it bound only from " + s.bound_from->short_hex() + " on";
+    out += ")";
+  }
   return out;
 }
 
@@ -217,7 +251,8 @@ Json to_json(const SiteVerdict& s) {
           {"reason", s.binding.reason},
           {"cause", s.binding.verdict == Verdict::unknown ? Json(s.binding.cause) : Json(nullptr)},
           {"not_importable", s.not_importable},
-          {"broken_since", s.broken_since ? Json(s.broken_since->hex) : Json(nullptr)}};
+          {"broken_since", s.broken_since ? Json(s.broken_since->hex) : Json(nullptr)},
+          {"bound_from", s.bound_from ? Json(s.bound_from->hex) : Json(nullptr)}};
 }
 
 Json consumer_check_to_json(const ConsumerCheck& check) {

@@ -20,6 +20,10 @@ struct SiteVerdict {
   Binding binding;
   bool not_importable = false;  // the function itself is missing at the commit
   std::optional<ObjectId> broken_since;
+  // When the call did not bind before a stretch of history either: where that stretch began (it
+  // bound from bound_from until broken_since).
+  std::optional<ObjectId> bound_from;
+  SignatureState state;  // the function's at the commit checked
 };
 
 struct ConsumerCheck {
@@ -49,13 +53,15 @@ Json unchecked_json(const ConsumerCheck& check);
 Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& source, CallBinder& binder,
                                      const ObjectId& commit);
 
-// Sets broken_since on each site of `check` that breaks or is guarded: the first commit of
-// `history` (first-parent, oldest first, ending at check.commit) from which it no longer binds,
-// i.e. the commit after the last one where it bound (found by looking back from the head with a
-// doubling step, then bisecting, so about 2 log2(N) extractions; like git bisect it assumes the
-// call does not bind again and break again in between). A call that binds nowhere in `history`
-// keeps no broken_since. Each commit is extracted at most once, for every site at once. Returns
-// how many commits were extracted.
+// Sets broken_since on each site of `check` that breaks or is guarded: the first commit of the
+// last stretch of `history` (first-parent, oldest first, ending at check.commit) where it does not
+// bind, i.e. the commit after the last one where it bound. The states of its function are followed
+// through every commit (SignatureSource::advance: what changed, not commits x functions), so a call
+// that bound only for a while, before and after which it failed, is blamed on the commit that ended
+// that while, and bound_from names where it began. A call that binds nowhere in `history` keeps no
+// broken_since. A call that passes a keyword the function took before broken_since and no longer
+// takes there gets a reason people act on: "passes `softcap=`, which unified_attention no longer
+// accepts (renamed to `logits_soft_cap` in 1a2b3c4d5e6f)". Returns how many commits were followed.
 Result<std::size_t> blame_consumer(ConsumerCheck& check, SignatureSource& source, CallBinder& binder,
                                    const std::vector<ObjectId>& history);
 

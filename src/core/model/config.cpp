@@ -136,6 +136,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     k.string("branch", c.consumer.branch);
     k.string("package", c.consumer.package);
     k.string("pinned_commit", c.consumer.pinned_commit);
+    k.strings("exclude", c.consumer.exclude);
   });
   if (!c.consumer.path.empty() && !c.consumer.repository_url.empty())
     JsonReader::fail("consumer", "give either path or repository_url, not both");

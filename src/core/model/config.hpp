@@ -87,6 +87,9 @@ struct ConsumerConfig {
   std::string package = "aiter";
   // The watched repository's commit the consumer builds against today (check --since-pin).
   std::string pinned_commit;
+  // Globs of the consumer's paths to leave out of the scan (relative to its root: "tests",
+  // "benchmarks/*", "**/conftest.py"); a directory matched is left out whole.
+  std::vector<std::string> exclude;
 
   bool configured() const { return !path.empty() || !repository_url.empty(); }
   // The path, or the repository URL and branch: how the log names the consumer.

@@ -11,9 +11,10 @@
 
 namespace aaw {
 
-// Every import of `package` in the .py files under `root` and every call reached through them.
-// invalid_input when `root` is not a directory; python when the scanner itself fails.
+// Every import of `package` in the .py files under `root` (but those `exclude` matches: globs
+// relative to `root`) and every call reached through them. invalid_input when `root` is not a
+// directory; python when the scanner itself fails.
 Result<ConsumerScan> scan_consumer(PythonHost& python, const std::filesystem::path& root,
-                                   const std::string& package);
+                                   const std::string& package, const std::vector<std::string>& exclude = {});
 
 }  // namespace aaw

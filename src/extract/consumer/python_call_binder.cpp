@@ -12,7 +12,10 @@ Json shape_json(const CallSite& site) {
           {"star_kwargs", site.star_kwargs},
           {"guards", site.guards},
           {"indirect", optional_text(site.indirect)},
-          {"ambiguous", optional_text(site.ambiguous)}};
+          {"ambiguous", optional_text(site.ambiguous)},
+          {"import_statement", site.import_statement},
+          {"import_line", site.import_line ? Json(*site.import_line) : Json(nullptr)},
+          {"import_module_level", site.import_module_level}};
 }
 
 }  // namespace

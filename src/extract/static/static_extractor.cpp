@@ -402,4 +402,27 @@ Result<std::vector<std::optional<SourceLocation>>> StaticExtractor::locate(
   return out;
 }
 
+Result<OpRegistrations> StaticExtractor::registered_ops(SourceTree& tree, const std::string& package,
+                                                        const std::vector<std::string>& modules,
+                                                        const std::vector<std::string>& ops) {
+  Json request = with_options({{"package", package}, {"modules", modules}, {"ops", ops}});
+  auto answer = m_python.call("aaw_ops", "find_ops", request, tree_callbacks(tree, m_prefetch));
+  if (!answer) return answer.error().context("finding torch op registrations");
+  if (!answer->is_object() || !answer->value("ops", Json()).is_object())
+    return malformed("no {\"ops\": {...}}").context("finding torch op registrations");
+  OpRegistrations out;
+  out.modules_searched = answer->value("searched", std::size_t{0});
+  if (answer->value("unknown", Json()).is_string()) out.unknown = (*answer)["unknown"].get<std::string>();
+  for (const auto& [op, found] : (*answer)["ops"].items()) {
+    if (!found.is_object()) {
+      out.ops[op] = std::nullopt;
+      continue;
+    }
+    out.ops[op] = RegisteredOp{{found.value("import_statement", ""), found.value("function_path", "")},
+                               found.value("how", ""),
+                               found.value("prepends_tensor", false)};
+  }
+  return out;
+}
+
 }  // namespace aaw

@@ -17,6 +17,7 @@
 #include "core/model/signature.hpp"
 #include "core/ports/definition_locator.hpp"
 #include "core/ports/function_lookup.hpp"
+#include "core/ports/op_registry.hpp"
 #include "core/ports/python_host.hpp"
 #include "core/ports/source_tree.hpp"
 #include "core/ports/summary_prefetch.hpp"
@@ -131,6 +132,12 @@ class StaticExtractor {
   // For the process that parses ahead: the blob's summary pickled (aaw_static.pickled_summary);
   // nullopt when it cannot be read (the daemon then parses it itself).
   Result<std::optional<PickledSummary>> pickled_summary(SourceTree& tree, const ObjectId& blob);
+
+  // The registrations of torch ops in `tree` (src/python/aaw_ops.py find_ops). An Error means
+  // the Python helper itself failed.
+  Result<OpRegistrations> registered_ops(SourceTree& tree, const std::string& package,
+                                         const std::vector<std::string>& modules,
+                                         const std::vector<std::string>& ops);
 
   // Where each function is defined in `tree` (src/python/aaw_static.py locate_all): nullopt for
   // one that resolves to no def. An Error means the Python helper itself failed.

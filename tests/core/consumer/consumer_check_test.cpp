@@ -68,17 +68,48 @@ TEST_F(ConsumerCheckCoreTest, NothingBrokenExitsZero) {
   EXPECT_EQ(consumer_exit_code(*check), 0);
 }
 
-TEST_F(ConsumerCheckCoreTest, BlameFindsTheFirstCommitOfEachBreakInFewExtractions) {
+TEST_F(ConsumerCheckCoreTest, BlameFindsTheFirstCommitOfEachBreak) {
   auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
   ASSERT_TRUE(check);
-  auto extracted = blame_consumer(*check, m_source, m_binder, m_history);
-  ASSERT_TRUE(extracted);
+  auto followed = blame_consumer(*check, m_source, m_binder, m_history);
+  ASSERT_TRUE(followed);
   ASSERT_TRUE(check->sites[0].broken_since);
   EXPECT_EQ(check->sites[0].broken_since->hex, "c10");
   ASSERT_TRUE(check->sites[1].broken_since);
   EXPECT_EQ(check->sites[1].broken_since->hex, "c30");
   EXPECT_FALSE(check->sites[2].broken_since);
-  EXPECT_LE(*extracted, 12u);  // about 2 log2(40) for two breaks sharing probes, not 40
+  EXPECT_FALSE(check->sites[1].bound_from) << "it bound from the first commit on";
+  EXPECT_EQ(*followed, 40u);
+}
+
+// A call that bound only for a while (its keyword added at c12, gone at c31): blamed on the commit
+// that ended the while, not left unblamed, and the while is named.
+TEST_F(ConsumerCheckCoreTest, ACallThatBoundOnlyForAWhileIsBlamedOnTheCommitThatEndedIt) {
+  CallSite passes_arch = test::site("w.py", 7, 0);
+  passes_arch.keywords = {"arch"};
+  m_scan.functions = {{{"import aiter", "aiter.shuffle_weight"}, "aiter.shuffle_weight", {passes_arch}}};
+  m_source.state = [](const std::string& commit, const std::string&) {
+    int i = std::stoi(commit.substr(1));
+    Signature s;
+    s.parameters.push_back({"w", ParameterKind::positional_or_keyword, std::string("None"), {}});
+    if (i >= 12 && i < 31) s.parameters.push_back({"arch", ParameterKind::positional_or_keyword, {}, {}});
+    if (i >= 31) s.parameters.push_back({"gfx", ParameterKind::positional_or_keyword, {}, {}});
+    return SignatureState::ok(s);
+  };
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_TRUE(check);
+  ASSERT_TRUE(blame_consumer(*check, m_source, m_binder, m_history));
+  const SiteVerdict& site = check->sites[0];
+  ASSERT_TRUE(site.broken_since);
+  EXPECT_EQ(site.broken_since->hex, "c31");
+  ASSERT_TRUE(site.bound_from);
+  EXPECT_EQ(site.bound_from->hex, "c12");
+  EXPECT_EQ(describe(site),
+            "breaks w.py:7 (f) aiter.shuffle_weight: passes `arch=`, which shuffle_weight no longer accepts "
+            "(renamed "
+            "to `gfx` in c31): got an unexpected keyword argument 'arch' (broken since c31; it bound only "
+            "from c12 on)");
+  EXPECT_EQ(to_json(site).at("bound_from"), "c12");
 }
 
 TEST_F(ConsumerCheckCoreTest, ACallThatNeverBoundHasNoCommitToBlame) {
@@ -121,6 +152,40 @@ TEST_F(ConsumerCheckCoreTest, RenderingsCarryEveryVerdictAndEscapeMarkdown) {
       << quiet;
   EXPECT_NE(quiet.find("3 call sites at c39: 2 break, 0 guarded, 0 unknown, 1 bind"), std::string::npos)
       << quiet;
+}
+
+// A keyword the function took until a commit and no longer takes: the reason names the commit
+// and the parameter in its place, or says it was removed.
+TEST_F(ConsumerCheckCoreTest, AKeywordNoLongerTakenIsExplainedByTheCommitThatRenamedOrRemovedIt) {
+  CallSite passes_softcap = test::site("k.py", 2, 1);
+  passes_softcap.keywords = {"softcap"};
+  CallSite passes_scale = test::site("k.py", 4, 1);
+  passes_scale.keywords = {"scale"};
+  m_scan.functions = {
+      {{"import aiter", "aiter.attention"}, "aiter.attention", {passes_softcap, passes_scale}}};
+  auto with = [](std::vector<std::string> names) {
+    Signature s;
+    for (const std::string& n : names)
+      s.parameters.push_back({n, ParameterKind::positional_or_keyword, {}, {}});
+    return SignatureState::ok(s);
+  };
+  m_source.state = [&](const std::string& commit, const std::string&) {
+    int i = std::stoi(commit.substr(1));
+    if (i < 20) return with({"q", "softcap", "scale"});
+    return i < 30 ? with({"q", "logits_soft_cap", "scale"}) : with({"q", "logits_soft_cap"});
+  };
+  auto check = check_consumer(m_scan, m_source, m_binder, m_history.back());
+  ASSERT_TRUE(check);
+  ASSERT_TRUE(blame_consumer(*check, m_source, m_binder, m_history));
+  std::map<int, std::string> reasons;
+  for (const SiteVerdict& s : check->sites) reasons[s.site->line] = s.binding.reason;
+  EXPECT_EQ(
+      reasons[2],
+      "passes `softcap=`, which attention no longer accepts (renamed to `logits_soft_cap` in c20): got an "
+      "unexpected keyword argument 'softcap'");
+  EXPECT_EQ(reasons[4],
+            "passes `scale=`, which attention no longer accepts (removed in c30): got an unexpected keyword "
+            "argument 'scale'");
 }
 
 // Like compare's and check's, the --since-pin document names its schema and carries its exit code:
