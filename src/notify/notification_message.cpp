@@ -140,8 +140,8 @@ std::string issue_body(const Json& change, std::string_view repository_url) {
   }
   if (auto impact = impact_of(change)) {
     out += "\n### Consumer call sites\n\nThis change " + impact->summary() + ".\n";
-    if (!impact->broken.empty()) out += "\n";
-    for (const BrokenCallSite& b : impact->broken)
+    if (!impact->listed().empty()) out += "\n";
+    for (const BrokenCallSite& b : impact->listed())
       out += "- **" + std::string(to_string(b.binding.verdict)) + "** " + inline_code(location(b.site)) +
              ": " + b.binding.reason + "\n";
   }
@@ -165,7 +165,7 @@ std::string webhook_text(const Json& change, std::string_view repository_url) {
   for (const std::string& line : change_lines(change)) text += " " + sentence(line);
   if (auto impact = impact_of(change)) {
     text += " Consumer: " + impact->summary() + ".";
-    for (const BrokenCallSite& b : impact->broken) text += " " + sentence(b.describe());
+    for (const BrokenCallSite& b : impact->listed()) text += " " + sentence(b.describe());
   }
   return slack_escaped(text);
 }

@@ -1,6 +1,6 @@
 // A CallBinder for core tests: a missing function breaks (guarded behind any guard), a call
 // passing more positional arguments than the signature has parameters, or a keyword none of them
-// has, breaks; the rest binds.
+// has, breaks; a call passing *args or **kwargs is unknown; the rest binds.
 #pragma once
 
 #include <optional>
@@ -22,6 +22,8 @@ class FakeCallBinder final : public CallBinder {
             {r.site->guards.empty() ? Verdict::breaks : Verdict::guarded, "no longer importable", ""});
       else if (static_cast<std::size_t>(r.site->positional) > r.state->signature.parameters.size())
         out.push_back({Verdict::breaks, "too many positional arguments", ""});
+      else if (r.site->star_args || r.site->star_kwargs)
+        out.push_back({Verdict::unknown, "the call forwards *args", "forwards"});
       else if (auto k = unknown_keyword(*r.site, r.state->signature))
         out.push_back({Verdict::breaks, "got an unexpected keyword argument '" + *k + "'", ""});
       else

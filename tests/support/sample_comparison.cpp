@@ -22,7 +22,7 @@ Comparison sample_gate_comparison() {
   site.caller = "run";
   site.function_path = "m.f";
   site.import_statement = "import m";
-  f.impact = ConsumerImpact{3, {{site, {Verdict::breaks, "got an unexpected keyword argument 'b'", ""}}}};
+  f.impact = ConsumerImpact{3, {{site, {Verdict::breaks, "got an unexpected keyword argument 'b'", ""}}}, {}};
   c.functions.push_back(std::move(f));
   c.functions.push_back({{"import m", "m.g"}, SignatureState::ok(before), SignatureState::ok(before), {}});
   return c;

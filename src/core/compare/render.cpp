@@ -75,18 +75,15 @@ void markdown_function(std::string& out, const Json& f) {
 }  // namespace
 
 void log_consumer_impact(Logger& log, const ConsumerImpact& impact) {
-  if (impact.broken.empty()) {
-    log.info("  consumer: {}", impact.summary());
-    return;
-  }
-  for (const BrokenCallSite& b : impact.broken) log.info("  {}", b.describe());
+  if (impact.broken.empty()) log.info("  consumer: {}", impact.summary());
+  for (const BrokenCallSite& b : impact.listed()) log.info("  {}", b.describe());
 }
 
 std::string markdown_consumer_impact(const ConsumerImpact& impact) {
   std::string out = "\nConsumer: " + impact.summary() + "\n";
-  if (impact.broken.empty()) return out;
+  if (impact.listed().empty()) return out;
   out += "\n| verdict | call site | reason |\n|---|---|---|\n";
-  for (const BrokenCallSite& b : impact.broken)
+  for (const BrokenCallSite& b : impact.listed())
     out += "| " + std::string(to_string(b.binding.verdict)) + " | " + markdown_code_cell(location(b.site)) +
            " | " + markdown_code_cell(b.binding.reason) + " |\n";
   return out;

@@ -19,6 +19,12 @@ std::string BrokenCallSite::describe() const {
   return std::string(to_string(binding.verdict)) + " " + location(site) + ": " + binding.reason;
 }
 
+std::vector<BrokenCallSite> ConsumerImpact::listed() const {
+  std::vector<BrokenCallSite> out = broken;
+  out.insert(out.end(), unknown.begin(), unknown.end());
+  return out;
+}
+
 bool ConsumerImpact::breaks_consumer() const {
   for (const BrokenCallSite& b : broken)
     if (b.binding.verdict == Verdict::breaks) return true;
@@ -33,19 +39,25 @@ std::string ConsumerImpact::summary() const {
       breaking == 0 ? "breaks none of the consumer's " + plural_sites(call_sites)
                     : "breaks " + std::to_string(breaking) + " of the consumer's " + plural_sites(call_sites);
   if (guarded > 0) out += " (" + std::to_string(guarded) + " more fail behind a guard)";
+  if (!unknown.empty()) out += "; " + std::to_string(unknown.size()) + " more cannot be checked";
   return out;
 }
 
 Json to_json(const ConsumerImpact& impact) {
-  Json broken = Json::array();
-  for (const BrokenCallSite& b : impact.broken) {
-    Json site = to_json(b.site);
-    site["verdict"] = to_string(b.binding.verdict);
-    site["reason"] = b.binding.reason;
-    broken.push_back(std::move(site));
-  }
-  return {
-      {"call_sites", impact.call_sites}, {"breaks_consumer", impact.breaks_consumer()}, {"broken", broken}};
+  auto sites = [](const std::vector<BrokenCallSite>& list) {
+    Json out = Json::array();
+    for (const BrokenCallSite& b : list) {
+      Json site = to_json(b.site);
+      site["verdict"] = to_string(b.binding.verdict);
+      site["reason"] = b.binding.reason;
+      out.push_back(std::move(site));
+    }
+    return out;
+  };
+  return {{"call_sites", impact.call_sites},
+          {"breaks_consumer", impact.breaks_consumer()},
+          {"broken", sites(impact.broken)},
+          {"unknown", sites(impact.unknown)}};
 }
 
 Result<ConsumerImpact> consumer_impact_from_json(const Json& json) {
@@ -53,14 +65,22 @@ Result<ConsumerImpact> consumer_impact_from_json(const Json& json) {
     return Error(ErrorCode::invalid_input, "consumer impact: expected an object with 'broken'");
   ConsumerImpact impact;
   impact.call_sites = json.value("call_sites", std::size_t{0});
-  for (std::size_t i = 0; i < json.at("broken").size(); ++i) {
-    const Json& item = json.at("broken")[i];
-    std::string where = "consumer impact.broken[" + std::to_string(i) + "]";
-    auto site = call_site_from_json(item, where);
-    if (!site) return site.error();
-    auto verdict = verdict_named(item.value("verdict", ""));
-    if (!verdict) return verdict.error().context(where);
-    impact.broken.push_back({std::move(*site), {*verdict, item.value("reason", ""), ""}});
+  // "unknown" is absent from records written before it existed.
+  for (const char* key : {"broken", "unknown"}) {
+    if (!json.contains(key)) continue;
+    const Json& list = json.at(key);
+    if (!list.is_array())
+      return Error(ErrorCode::invalid_input, std::string("consumer impact.") + key + ": expected a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Json& item = list[i];
+      std::string where = std::string("consumer impact.") + key + "[" + std::to_string(i) + "]";
+      auto site = call_site_from_json(item, where);
+      if (!site) return site.error();
+      auto verdict = verdict_named(item.value("verdict", ""));
+      if (!verdict) return verdict.error().context(where);
+      (std::string(key) == "broken" ? impact.broken : impact.unknown)
+          .push_back({std::move(*site), {*verdict, item.value("reason", ""), ""}});
+    }
   }
   return impact;
 }
@@ -81,7 +101,10 @@ Result<std::optional<ConsumerImpact>> ImpactAssessor::assess(const MonitoredFunc
   for (std::size_t i = 0; i < n; ++i) {
     const Binding& was = (*bound)[i];
     const Binding& now = (*bound)[n + i];
-    if (!was.fails() && now.fails()) impact.broken.push_back({consumer->call_sites[i], now});
+    if (!was.fails() && now.fails())
+      impact.broken.push_back({consumer->call_sites[i], now});
+    else if (now.verdict == Verdict::unknown)
+      impact.unknown.push_back({consumer->call_sites[i], now});
   }
   return std::optional<ConsumerImpact>(std::move(impact));
 }

@@ -25,15 +25,22 @@ struct BrokenCallSite {
 struct ConsumerImpact {
   std::size_t call_sites = 0;          // the consumer's call sites of the function
   std::vector<BrokenCallSite> broken;  // by file and line
+  // The call sites that cannot be checked against the signature after the change (unknown, with
+  // why): they may break too, and are listed beside the broken ones, never dropped.
+  std::vector<BrokenCallSite> unknown;
+
+  // broken, then unknown: what every rendering lists.
+  std::vector<BrokenCallSite> listed() const;
 
   // Whether any call site now breaks (a guarded one takes another path: it does not count).
   bool breaks_consumer() const;
-  // "breaks 2 of the consumer's 5 call sites" / "breaks none of the consumer's 5 call sites"
+  // "breaks 2 of the consumer's 5 call sites" / "breaks none of the consumer's 5 call sites", then
+  // "; 1 more cannot be checked" when some are unknown.
   std::string summary() const;
 };
 
-// {"call_sites": 5, "breaks": 1, "broken": [{"file", "line", "caller", "function_path",
-// "import_statement", "verdict", "reason"}]}
+// {"call_sites": 5, "breaks_consumer": true, "broken": [{"file", "line", "caller", "function_path",
+// "import_statement", "verdict", "reason"}], "unknown": [the same]}
 Json to_json(const ConsumerImpact& impact);
 Result<ConsumerImpact> consumer_impact_from_json(const Json& json);
 

@@ -16,12 +16,14 @@ Result<std::vector<DetailTable>> ConsumerDetailSource::details(const MonitoredFu
   auto impact = m_assessor->assess(function, entry.before ? &*entry.before : nullptr, entry.after);
   if (!impact) return impact.error();
   if (!*impact) return std::vector<DetailTable>{};
-  DetailTable table{
-      "Call sites this change breaks", {"verdict", "call site", "function path", "reason"}, {}, ""};
-  for (const BrokenCallSite& b : (*impact)->broken)
+  DetailTable table{"Call sites this change breaks (and those that cannot be checked)",
+                    {"verdict", "call site", "function path", "reason"},
+                    {},
+                    ""};
+  for (const BrokenCallSite& b : (*impact)->listed())
     table.rows.push_back({std::string(to_string(b.binding.verdict)), location(b.site), b.site.function_path,
                           b.binding.reason});
-  if (table.rows.empty()) table.note = (*impact)->summary() + " of this function";
+  if ((*impact)->broken.empty()) table.note = (*impact)->summary() + " of this function";
   return std::vector<DetailTable>{table};
 }
 

@@ -57,6 +57,30 @@ TEST_F(ConsumerImpactTest, AGuardedSiteIsReportedButDoesNotBreakTheConsumer) {
   EXPECT_EQ((*impact)->summary(), "breaks none of the consumer's 1 call site (1 more fail behind a guard)");
 }
 
+// A call that cannot be checked against the new signature is listed and counted, never dropped,
+// and goes through the JSON every output carries.
+TEST_F(ConsumerImpactTest, ASiteThatCannotBeCheckedIsListedBesideTheBrokenOnes) {
+  ConsumerScan forwarding = scan();
+  CallSite star = test::site("d.py", 6, 1);
+  star.star_args = true;
+  forwarding.functions[0].call_sites.push_back(star);
+  ImpactAssessor assessor(forwarding, m_binder);
+  SignatureState before = test::params(3);
+  auto impact = assessor.assess(k_a, &before, test::params(2));
+  ASSERT_TRUE(impact && impact->has_value());
+  const ConsumerImpact& i = **impact;
+  ASSERT_EQ(i.unknown.size(), 1u);
+  EXPECT_EQ(i.unknown[0].describe(), "unknown d.py:6 (f): the call forwards *args");
+  EXPECT_EQ(i.summary(), "breaks 2 of the consumer's 4 call sites; 1 more cannot be checked");
+  ASSERT_EQ(i.listed().size(), 3u);
+  EXPECT_EQ(i.listed().back().site.file, "d.py");
+  auto back = consumer_impact_from_json(to_json(i));
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->unknown.size(), 1u);
+  EXPECT_EQ(back->unknown[0].binding.verdict, Verdict::unknown);
+  EXPECT_EQ(back->summary(), i.summary());
+}
+
 TEST_F(ConsumerImpactTest, AChangeThatBreaksNothingSaysHowManySitesItSpared) {
   auto impact = assess(3, 5);
   ASSERT_TRUE(impact && impact->has_value());
