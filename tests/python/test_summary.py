@@ -209,7 +209,7 @@ def skeleton(text, blanked, headers=True):
     deeper than the def) and, with `headers`, their parameters (each header on one line, its colon
     the line's last), written out here for small modules."""
     lines = text.splitlines(keepends=True)
-    bodies, out, i = [], list(lines), 0
+    bodies, out = [], list(lines)
     for def_line in blanked:
         header = lines[def_line - 1]
         indent = len(header) - len(header.lstrip(" "))
