@@ -243,39 +243,29 @@ class _Scope:
         self.strings = {}  # name -> the string literals assigned to it here (None: something else too)
         self.helpers = {}  # function defined here -> the _Binding of what every call of it returns
 
-    def lookup(self, name):
+    def chain(self):
+        """This scope, then the ones it sees names of, innermost first."""
         scope = self
         while scope is not None:
-            if name in scope.bindings:
-                return scope.bindings[name]
+            yield scope
             scope = scope.parent
-        return None
+
+    def lookup(self, name):
+        return next((s.bindings[name] for s in self.chain() if name in s.bindings), None)
 
     def lookup_helper(self, name):
-        scope = self
-        while scope is not None:
+        for scope in self.chain():
             if name in scope.helpers:
                 return scope.helpers[name]
-            if name in scope.bindings:
+            if name in scope.bindings:  # a name bound here hides an outer helper of that name
                 return None
-            scope = scope.parent
         return None
 
     def lookup_strings(self, name):
-        scope = self
-        while scope is not None:
-            if name in scope.strings:
-                return scope.strings[name]
-            scope = scope.parent
-        return None
+        return next((s.strings[name] for s in self.chain() if name in s.strings), None)
 
     def probed(self, target, kind):
-        scope = self
-        while scope is not None:
-            if scope.probes.get(target) == kind:
-                return True
-            scope = scope.parent
-        return False
+        return any(s.probes.get(target) == kind for s in self.chain())
 
 
 class _FileVisitor:
@@ -509,12 +499,7 @@ class _FileVisitor:
     def _current_guards(self, target, binding):
         """The guards around a call of `target`, in the order they were met: the probes and
         try/excepts it sits in, a probe of it anywhere in an enclosing function, how it was imported."""
-        guards = list(self.guards)
-        scope = self.scope
-        while scope is not None:
-            if target in scope.probes:
-                guards.append(scope.probes[target])
-            scope = scope.parent
+        guards = list(self.guards) + [s.probes[target] for s in self.scope.chain() if target in s.probes]
         if binding.guard:
             guards.append(binding.guard)
         return list(dict.fromkeys(guards))
