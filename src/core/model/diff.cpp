@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/model/annotation.hpp"
+
 namespace aaw {
 namespace {
 
@@ -70,7 +72,7 @@ void diff_common(const Parameter& a, const Parameter& b, const Signature& before
     out.push_back(
         change(ChangeKind::default_changed, Severity::behavioural, a.name, a.default_value, b.default_value));
   }
-  if (a.annotation != b.annotation) {
+  if (!same_annotation(a.annotation, b.annotation)) {
     out.push_back(
         change(ChangeKind::annotation_changed, Severity::annotation, a.name, a.annotation, b.annotation));
   }
@@ -121,7 +123,7 @@ std::vector<Change> diff_signatures(const Signature& before, const Signature& af
     if (std::find(matched.begin(), matched.end(), &b) == matched.end())
       out.push_back(change(ChangeKind::parameter_added, added_severity(b), b.name, {}, b.text()));
   }
-  if (before.return_annotation != after.return_annotation) {
+  if (!same_annotation(before.return_annotation, after.return_annotation)) {
     out.push_back(Change{ChangeKind::return_annotation_changed, Severity::annotation, std::nullopt,
                          before.return_annotation, after.return_annotation});
   }

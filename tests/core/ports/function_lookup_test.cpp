@@ -9,7 +9,7 @@
 namespace aaw {
 namespace {
 
-using Verdict = FunctionLookup::Verdict;
+using LookupVerdict = FunctionLookup::Verdict;
 
 // Answers from a table: (commit, function_path) -> lookup; found when not in it. Counts calls.
 class TableFinder final : public FunctionFinder {
@@ -35,7 +35,7 @@ class TableFinder final : public FunctionFinder {
 
 const MonitoredFunction k_fmoe{"import aiter", "aiter.fmoee"};
 const MonitoredFunction k_gemm{"import aiter", "aiter.gemm"};
-const FunctionLookup k_missing{Verdict::not_found,
+const FunctionLookup k_missing{LookupVerdict::not_found,
                                "'fmoee' not found in module 'aiter'",
                                "fmoee",
                                {"asm_moe", "fmoe", "fmoe_int8", "gemm"}};
@@ -67,7 +67,7 @@ TEST(FunctionLookupTest, AFunctionFoundAtOneCommitIsNotReported) {
 
 TEST(FunctionLookupTest, WhatTheStaticViewCannotTellIsNotReported) {
   TableFinder finder;
-  finder.answers[{"head", "aiter.fmoee"}] = {Verdict::unknown, "defined by globals()", "", {}};
+  finder.answers[{"head", "aiter.fmoee"}] = {LookupVerdict::unknown, "defined by globals()", "", {}};
   auto unfound = unfound_functions(finder, {{"main", ObjectId{"head"}}}, {k_fmoe});
   ASSERT_TRUE(unfound);
   EXPECT_TRUE(unfound->empty());
@@ -88,7 +88,7 @@ TEST(FunctionLookupTest, DidYouMeanListsUpToThreeNames) {
   EXPECT_EQ(did_you_mean({}), "");
   EXPECT_EQ(did_you_mean({"a"}), "did you mean 'a'?");
   EXPECT_EQ(did_you_mean({"a", "b", "c"}), "did you mean 'a', 'b' or 'c'?");
-  FunctionLookup unnamed{Verdict::not_found, "cannot parse", "", {"x"}};
+  FunctionLookup unnamed{LookupVerdict::not_found, "cannot parse", "", {"x"}};
   EXPECT_TRUE(unnamed.suggestions().empty()) << "nothing to compare with";
 }
 
