@@ -145,14 +145,31 @@ class ClassRules:
         if isinstance(mro, NotFound):
             return aaw_signature.failed(mro.status, mro.detail)
         for method in ("__new__", "__init__"):
-            for base in mro[1:]:
-                if isinstance(base, Outside):
+            for position, base in enumerate(mro[1:], 1):
+                if isinstance(base, Outside) and not _is_builtin(base):
                     return aaw_signature.failed("unresolved", "class '%s' (%s) may inherit %s from %s (outside "
                                                 "the repository)" % (value.cls.name, value.module.path, method,
                                                                      base.name))
+                if isinstance(base, Outside):
+                    # A built-in's __new__ and __init__ are not Python: inspect passes them over. But
+                    # one it defines hides a Python one later in the order, and which built-ins
+                    # define which is not known here.
+                    if any(isinstance(later, ClassValue) and self._own_member(later, method, None) is not None
+                           for later in mro[position + 1:]):
+                        return aaw_signature.failed(
+                            "unresolved", "class '%s' (%s) inherits %s from a class after built-in %s in its "
+                            "method order, which may hide it" % (value.cls.name, value.module.path, method,
+                                                                 base.name.replace("builtins.", "", 1)))
+                    break
                 found = self._own_member(base, method, None)
                 if found is not None:
                     return self._method_state(found, path + "." + method)
+        builtins = [base.name.replace("builtins.", "", 1) for base in mro[1:] if isinstance(base, Outside)]
+        if builtins:
+            # inspect then reads the built-in's __text_signature__, or fails: not read statically.
+            return aaw_signature.failed("unresolved", "class '%s' (%s) has no Python __new__ or __init__: its "
+                                        "signature is built-in %s's" % (value.cls.name, value.module.path,
+                                                                        builtins[0]))
         return aaw_signature.with_parameters([])
 
     def _generated_init(self, value):
@@ -200,6 +217,11 @@ class ClassRules:
 
 # Bases that add no method a caller can meet: a class deriving only from them is complete here.
 _EMPTY_BASES = {"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"}
+
+
+def _is_builtin(value):
+    """A class of Python's builtins module (Exception, dict, ...): its methods are not Python."""
+    return value.name.startswith("builtins.")
 
 
 # Metaclasses whose __call__ is type's: the constructor is still __new__ / __init__.

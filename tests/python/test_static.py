@@ -76,6 +76,25 @@ class ResolutionTest(unittest.TestCase):
         self.assertEqual(names(resolve(files, "import pkg", "pkg.K.c")), ["y"])
         self.assertEqual(names(resolve(files, "import pkg", "pkg.K")), ["n"])
 
+    def test_built_in_bases_are_passed_over_as_inspect_does(self):
+        # inspect.signature on Python 3.11: F -> (a, b=1), L -> (z); G, H and K raise ValueError.
+        files = {"pkg/__init__.py": (
+            "class E(Exception):\n    def __init__(self, a, b=1): pass\n"
+            "class F(E): pass\n"
+            "class G(dict): pass\n"
+            "class H(Exception): pass\n"
+            "class Mix:\n    def __init__(self, z): pass\n"
+            "class K(Exception, Mix): pass\n"
+            "class L(Mix, Exception): pass\n"
+            "import torch\nclass M(torch.nn.Module): pass\n")}
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.F")), ["a", "b"])
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.L")), ["z"])
+        details = {n: resolve(files, "import pkg", "pkg." + n)["state"] for n in "GHKM"}
+        self.assertEqual({n: s["status"] for n, s in details.items()}, dict.fromkeys("GHKM", "unresolved"))
+        self.assertIn("its signature is built-in dict's", details["G"]["detail"])
+        self.assertIn("after built-in Exception in its method order", details["K"]["detail"])
+        self.assertIn("may inherit __new__ from torch.nn.Module", details["M"]["detail"])
+
     def test_decorators_do_not_change_the_signature(self):
         files = {"pkg/__init__.py": "@compile_ops('x')\ndef f(a, b=None): ...\n"}
         self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), ["a", "b"])
