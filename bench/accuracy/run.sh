@@ -3,14 +3,14 @@
 # aiter's vLLM surface. Repositories are bare clones given as arguments (fetch them; their code is
 # never committed here):
 #   bench/accuracy/run.sh BIN PKGS_DIR [AITER_GIT]
-# PKGS_DIR holds bare clones click.git attrs.git packaging.git pluggy.git (function lists are in
+# PKGS_DIR holds bare clones click.git attrs.git packaging.git pluggy.git requests.git (function lists are in
 # bench/accuracy/functions/);
 # AITER_GIT, when given, is a clean bare clone of ROCm/aiter main.
 # Truth is cached under bench/accuracy/.cache/ (importing ~4,500 commits takes minutes once).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "$1"); pkgs=$(realpath "$2"); aiter=${3:-}
-for name in click attrs packaging pluggy; do
+for name in click attrs packaging pluggy requests; do
   [ -d "$pkgs/$name.git" ] || { echo "skipping $name: no $pkgs/$name.git"; continue; }
   python3 "$here/accuracy.py" --binary "$bin" --repo "$pkgs/$name.git" --functions "$here/functions/$name.json" --show 3
 done
