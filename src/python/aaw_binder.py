@@ -92,9 +92,8 @@ def _unexpected_keyword(signature: inspect.Signature, keywords: List[str]):
         return None
     for name in keywords:
         parameter = parameters.get(name)
-        if parameter is None or parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL):
-            if parameter is not None and parameter.kind == inspect.Parameter.POSITIONAL_ONLY:
-                continue  # Python's own message for that one is clearer; bind() gives it
+        # A positional-only one is left to bind(), whose own message for it is clearer.
+        if parameter is None or parameter.kind == inspect.Parameter.VAR_POSITIONAL:
             return name
     return None
 

@@ -103,7 +103,7 @@ class ClassRules:
         for attribute in parts[1:]:
             base = self.attribute(base, attribute)
         if isinstance(base, Outside):
-            name = base.name.replace("builtins.", "", 1) if base.name.startswith("builtins.") else base.name
+            name = _unqualified(base)
             return None if name in _EMPTY_BASES else base
         if isinstance(base, ClassValue):
             return base
@@ -159,12 +159,12 @@ class ClassRules:
                         return aaw_signature.failed(
                             "unresolved", "class '%s' (%s) inherits %s from a class after built-in %s in its "
                             "method order, which may hide it" % (value.cls.name, value.module.path, method,
-                                                                 base.name.replace("builtins.", "", 1)))
+                                                                 _unqualified(base)))
                     break
                 found = self._own_member(base, method, None)
                 if found is not None:
                     return self._method_state(found, path + "." + method)
-        builtins = [base.name.replace("builtins.", "", 1) for base in mro[1:] if isinstance(base, Outside)]
+        builtins = [_unqualified(base) for base in mro[1:] if isinstance(base, Outside)]
         if builtins:
             # inspect then reads the built-in's __text_signature__, or fails: not read statically.
             return aaw_signature.failed("unresolved", "class '%s' (%s) has no Python __new__ or __init__: its "
@@ -222,6 +222,11 @@ _EMPTY_BASES = {"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typin
 def _is_builtin(value):
     """A class of Python's builtins module (Exception, dict, ...): its methods are not Python."""
     return value.name.startswith("builtins.")
+
+
+def _unqualified(value):
+    """An outside name as Python code writes it: builtins.dict -> dict, torch.nn.Module as it is."""
+    return value.name[len("builtins."):] if _is_builtin(value) else value.name
 
 
 # Metaclasses whose __call__ is type's: the constructor is still __new__ / __init__.

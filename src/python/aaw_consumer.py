@@ -127,9 +127,9 @@ class _Binding:
         self.import_line = None     # the line of the import (or import_module call) that binds it
         self.module_level = False   # whether that import runs when the consumer's file is imported
 
-    def derived(self, rest, written, indirect, origin=None):
+    def derived(self, rest, indirect, origin=None):
         """The binding of `<this>.rest`, stored under another name (an alias, `self.x`)."""
-        derived = _Binding(self.target + rest, self.statement, written, self.guard, indirect,
+        derived = _Binding(self.target + rest, self.statement, self.written + rest, self.guard, indirect,
                            [(st, t + rest) for st, t in self.alternatives], origin, self.ambiguous)
         derived.torch_ops = self.torch_ops
         derived.import_line, derived.module_level = self.import_line, self.module_level
@@ -536,11 +536,10 @@ class _FileVisitor:
         binding, rest = resolved
         if isinstance(target, ast.Name):
             self.scope.bindings[target.id] = binding.derived(
-                rest, binding.written + rest, "reached through the local alias '%s'" % target.id, key)
+                rest, "reached through the local alias '%s'" % target.id, key)
         else:
             attributes = self.self_attributes.setdefault(self.classes[-1], {})
-            attributes[target.attr] = binding.derived(
-                rest, binding.written + rest, "reached through 'self.%s'" % target.attr, key)
+            attributes[target.attr] = binding.derived(rest, "reached through 'self.%s'" % target.attr, key)
 
     def _assignment_key(self, target):
         if isinstance(target, ast.Name):
@@ -572,7 +571,7 @@ class _FileVisitor:
             if binding.target + rest not in targets:
                 self.scan.fallbacks.setdefault(binding.target + rest, set()).add(self.relative)
         binding, rest = preferred[0]
-        helper = binding.derived(rest, binding.written + rest, "returned by '%s()'" % name)
+        helper = binding.derived(rest, "returned by '%s()'" % name)
         if len(targets) > 1:
             helper.ambiguous = "'%s()' may return %s" % (name, " or ".join(targets))
         return helper
@@ -688,20 +687,23 @@ class _FileVisitor:
             self._torch_op_call(node, rest.lstrip("."), _short(node.func))
             return
         target = binding.target + rest
-        site = self._site(node, self._current_guards(target, binding), binding.indirect, binding.ambiguous)
-        site["import_line"], site["import_module_level"] = binding.import_line, binding.module_level
+        site = self._site(node, self._current_guards(target, binding), binding)
         recorded = self.scan.add_call(binding, rest, site)
         if binding.origin is not None:
             self.reached.setdefault(binding.origin, []).extend((s, binding.target) for s in recorded)
 
-    def _site(self, node, guards, indirect, ambiguous=None):
+    def _site(self, node, guards, binding=None, indirect=None):
+        """The shape of the call `node`; how it is reached from `binding`, the name it calls through
+        (else `indirect` says it)."""
         return {"file": self.relative, "line": node.lineno, "caller": self.caller(),
                 "positional": sum(1 for a in node.args if not isinstance(a, ast.Starred)),
                 "keywords": [k.arg for k in node.keywords if k.arg is not None],
                 "star_args": any(isinstance(a, ast.Starred) for a in node.args),
                 "star_kwargs": any(k.arg is None for k in node.keywords),
-                "guards": list(dict.fromkeys(self.guards + guards)), "indirect": indirect, "ambiguous": ambiguous,
-                "import_line": None, "import_module_level": False}
+                "guards": guards, "indirect": binding.indirect if binding else indirect,
+                "ambiguous": binding.ambiguous if binding else None,
+                "import_line": binding.import_line if binding else None,
+                "import_module_level": binding.module_level if binding else False}
 
     def _torch_op_call(self, node, op_path, written):
         """A call of torch.ops.<package>.<op> (or <op>.default): listed under dynamic with its op
@@ -713,7 +715,8 @@ class _FileVisitor:
         entry = {"file": self.relative, "line": node.lineno, "caller": self.caller(), "what": what}
         if op and "." not in op_path.replace(".default", "", 1):
             entry["op"] = op
-            entry["site"] = self._site(node, [], "through torch.ops.%s.%s" % (self.scan.package, op))
+            entry["site"] = self._site(node, list(dict.fromkeys(self.guards)),
+                                       indirect="through torch.ops.%s.%s" % (self.scan.package, op))
             entry["site"].update({"import_statement": "", "function_path": written})
         self.scan.dynamic.append(entry)
 

@@ -64,7 +64,7 @@ class Tree:
             return aaw_model.EMPTY_SCOPE
         summary = self.summaries.get(blob)
         if summary is None:
-            summary = aaw_summary.summary_of(blob, lambda _: self._read(module), self._skeleton_reader(module))
+            summary = aaw_summary.summary_of(blob, lambda _: self.text(module), self._skeleton_reader(module))
             self.summaries[blob] = summary
         if isinstance(summary, aaw_model.ParseFailure):
             where = module.path if summary.line is None else "%s:%d" % (module.path, summary.line)
@@ -79,10 +79,7 @@ class Tree:
                                         "read '%s' (blob %s)" % (module.path, module.blob))
 
     def text(self, module):
-        """The module's whole text (not cached: for a caller that reads each module once)."""
-        return self._read(module)
-
-    def _read(self, module):
+        """The module's whole text, from the host (not cached here: summaries are)."""
         text = self.call_host("read_blob", module.blob, "read '%s' (blob %s)" % (module.path, module.blob))
         if not isinstance(text, str):
             raise HostFailure("cannot read '%s': read_blob returned %s" % (module.path, type(text).__name__))
