@@ -25,7 +25,8 @@ def find_ops(args: Dict[str, Any], host: Any) -> Dict[str, Any]:
     """args = {"package": "aiter", "modules": [names the consumer imports], "ops": [op, ...], and
     aaw_static.resolve_all's source_roots/module_aliases} -> {"ops": {op: REGISTRATION or None},
     "searched": n modules, "unknown": why the modules loaded cannot be told, or None}.
-    REGISTRATION = {"import_statement", "function_path", "file", "line", "how", "prepends_tensor"}."""
+    REGISTRATION = {"import_statement", "function_path", "target", "file", "line", "how",
+    "prepends_tensor"}."""
     package = args.get("package") or "aiter"
     wanted = set(args.get("ops") or [])
     session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
@@ -80,7 +81,7 @@ def _registered_by_call(call, module):
 
 def _registration(module, function, line, how, prepends_tensor):
     return {"import_statement": "from %s import %s" % (module.name, function), "function_path": function,
-            "file": module.path, "line": line, "how": "%s at %s:%d" % (how, module.path, line),
+            "target": "%s.%s" % (module.name, function), "file": module.path, "line": line, "how": "%s at %s:%d" % (how, module.path, line),
             "prepends_tensor": prepends_tensor}
 
 

@@ -39,7 +39,8 @@ class FindOps(unittest.TestCase):
         result = find(["paged_attention_v1"])
         self.assertEqual(result["ops"]["paged_attention_v1"],
                          {"import_statement": "from aiter.ops.attention import paged_attention_v1",
-                          "function_path": "paged_attention_v1", "file": "aiter/ops/attention.py", "line": 8,
+                          "function_path": "paged_attention_v1", "target": "aiter.ops.attention.paged_attention_v1",
+                          "file": "aiter/ops/attention.py", "line": 8,
                           "how": "direct_register_custom_op at aiter/ops/attention.py:8", "prepends_tensor": False})
         self.assertIsNone(result["unknown"])
 

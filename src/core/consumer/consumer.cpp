@@ -15,6 +15,10 @@ Result<std::vector<std::string>> strings_at(const Json& json, const char* key, c
   return out;
 }
 
+std::string location_of(const std::string& file, int line, const std::string& caller) {
+  return file + ":" + std::to_string(line) + " (" + caller + ")";
+}
+
 }  // namespace
 
 Result<CallSite> call_site_from_json(const Json& json, const std::string& where) {
@@ -65,13 +69,9 @@ Json to_json(const CallSite& site) {
   return json;
 }
 
-std::string location(const CallSite& site) {
-  return site.file + ":" + std::to_string(site.line) + " (" + site.caller + ")";
-}
+std::string location(const CallSite& site) { return location_of(site.file, site.line, site.caller); }
 
-std::string location(const UncheckedSite& site) {
-  return site.file + ":" + std::to_string(site.line) + " (" + site.caller + ")";
-}
+std::string location(const UncheckedSite& site) { return location_of(site.file, site.line, site.caller); }
 
 Json to_json(const UncheckedSite& site) {
   return {{"file", site.file}, {"line", site.line}, {"caller", site.caller}, {"what", site.what}};

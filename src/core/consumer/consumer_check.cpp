@@ -10,6 +10,14 @@
 namespace aaw {
 namespace {
 
+// The causes of unknown verdicts (Binding::cause), in the order summaries list them.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> k_unknown_causes{{
+    {"forwards", "forward *args/**kwargs of their own"},
+    {"ambiguous", "may reach another function"},
+    {"unreadable", "signature not readable statically"},
+    {"extraction", "extraction failed"},
+}};
+
 // The bindings of `sites` at one commit, from the states of `functions` there.
 Result<std::vector<Binding>> bind_at(const std::vector<const SiteVerdict*>& sites, SignatureSource& source,
                                      CallBinder& binder, const ObjectId& commit,
@@ -38,17 +46,28 @@ int rank(const SiteVerdict& s) {
 
 std::string location(const SiteVerdict& s) { return location(*s.site); }
 
-}  // namespace
-
-namespace {
-
-// The causes of unknown verdicts (Binding::cause), in the order summaries list them.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> k_unknown_causes{{
-    {"forwards", "forward *args/**kwargs of their own"},
-    {"ambiguous", "may reach another function"},
-    {"unreadable", "signature not readable statically"},
-    {"extraction", "extraction failed"},
-}};
+// When `site` fails because it passes a keyword that `before` took and `after` (its function at
+// `commit`) does not: the reason says so, and names the parameter that took its place, if any.
+void explain_lost_keyword(SiteVerdict& site, const SignatureState& before, const SignatureState& after,
+                          const ObjectId& commit) {
+  const std::string prefix = "got an unexpected keyword argument '";
+  const std::string& reason = site.binding.reason;
+  if (reason.rfind(prefix, 0) != 0 || !before.is_ok() || !after.is_ok()) return;
+  const std::string keyword = reason.substr(prefix.size(), reason.find('\'', prefix.size()) - prefix.size());
+  const auto& old_parameters = before.signature.parameters;
+  auto old_at = std::find_if(old_parameters.begin(), old_parameters.end(),
+                             [&](const Parameter& p) { return p.name == keyword; });
+  if (old_at == old_parameters.end() || after.signature.find(keyword) != nullptr) return;
+  const auto index = static_cast<std::size_t>(old_at - old_parameters.begin());
+  std::string what = "removed";
+  const auto& new_parameters = after.signature.parameters;
+  if (index < new_parameters.size() && before.signature.find(new_parameters[index].name) == nullptr &&
+      new_parameters[index].kind == old_at->kind)
+    what = "renamed to `" + new_parameters[index].name + "`";
+  const std::string& target = site.function->target;
+  site.binding.reason = "passes `" + keyword + "=`, which " + target.substr(target.rfind('.') + 1) +
+                        " no longer accepts (" + what + " in " + commit.short_hex() + "): " + reason;
+}
 
 }  // namespace
 
@@ -132,33 +151,6 @@ Result<ConsumerCheck> check_consumer(const ConsumerScan& scan, SignatureSource& 
   });
   return check;
 }
-
-namespace {
-
-// When `site` fails because it passes a keyword that `before` took and `after` (its function at
-// `commit`) does not: the reason says so, and names the parameter that took its place, if any.
-void explain_lost_keyword(SiteVerdict& site, const SignatureState& before, const SignatureState& after,
-                          const ObjectId& commit) {
-  const std::string prefix = "got an unexpected keyword argument '";
-  const std::string& reason = site.binding.reason;
-  if (reason.rfind(prefix, 0) != 0 || !before.is_ok() || !after.is_ok()) return;
-  const std::string keyword = reason.substr(prefix.size(), reason.find('\'', prefix.size()) - prefix.size());
-  const auto& old_parameters = before.signature.parameters;
-  auto old_at = std::find_if(old_parameters.begin(), old_parameters.end(),
-                             [&](const Parameter& p) { return p.name == keyword; });
-  if (old_at == old_parameters.end() || after.signature.find(keyword) != nullptr) return;
-  const auto index = static_cast<std::size_t>(old_at - old_parameters.begin());
-  std::string what = "removed";
-  const auto& new_parameters = after.signature.parameters;
-  if (index < new_parameters.size() && before.signature.find(new_parameters[index].name) == nullptr &&
-      new_parameters[index].kind == old_at->kind)
-    what = "renamed to `" + new_parameters[index].name + "`";
-  const std::string& target = site.function->target;
-  site.binding.reason = "passes `" + keyword + "=`, which " + target.substr(target.rfind('.') + 1) +
-                        " no longer accepts (" + what + " in " + commit.short_hex() + "): " + reason;
-}
-
-}  // namespace
 
 Result<std::size_t> blame_consumer(ConsumerCheck& check, SignatureSource& source, CallBinder& binder,
                                    const std::vector<ObjectId>& history) {

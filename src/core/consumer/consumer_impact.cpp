@@ -66,7 +66,7 @@ Result<ConsumerImpact> consumer_impact_from_json(const Json& json) {
   ConsumerImpact impact;
   impact.call_sites = json.value("call_sites", std::size_t{0});
   // "unknown" is absent from records written before it existed.
-  for (const char* key : {"broken", "unknown"}) {
+  for (auto [key, into] : {std::pair{"broken", &impact.broken}, std::pair{"unknown", &impact.unknown}}) {
     if (!json.contains(key)) continue;
     const Json& list = json.at(key);
     if (!list.is_array())
@@ -78,8 +78,7 @@ Result<ConsumerImpact> consumer_impact_from_json(const Json& json) {
       if (!site) return site.error();
       auto verdict = verdict_named(item.value("verdict", ""));
       if (!verdict) return verdict.error().context(where);
-      (std::string(key) == "broken" ? impact.broken : impact.unknown)
-          .push_back({std::move(*site), {*verdict, item.value("reason", ""), ""}});
+      into->push_back({std::move(*site), {*verdict, item.value("reason", ""), ""}});
     }
   }
   return impact;

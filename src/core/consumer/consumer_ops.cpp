@@ -18,20 +18,10 @@ std::vector<std::string> imported_modules(const ConsumerScan& scan) {
   return {out.begin(), out.end()};
 }
 
-// "from aiter.ops.sampling import f", "f" -> "aiter.ops.sampling.f"
-std::string target_of(const MonitoredFunction& function) {
-  const std::string& statement = function.import_statement;
-  const std::string from = "from ", import = " import ";
-  auto at = statement.find(import);
-  if (statement.rfind(from, 0) != 0 || at == std::string::npos) return function.function_path;
-  return statement.substr(from.size(), at - from.size()) + "." + function.function_path;
-}
-
 ConsumerFunction& function_for(ConsumerScan& scan, const RegisteredOp& op) {
-  const std::string target = target_of(op.function);
   for (ConsumerFunction& f : scan.functions)
-    if (f.target == target) return f;
-  scan.functions.push_back({op.function, target, {}});
+    if (f.target == op.target) return f;
+  scan.functions.push_back({op.function, op.target, {}});
   return scan.functions.back();
 }
 

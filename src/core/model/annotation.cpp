@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/strings.hpp"
+
 namespace aaw {
 namespace {
 
@@ -19,7 +21,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 6> k_builtin
     {"Type", "type"},
 }};
 
-// A recursive-descent reader of the type expressions annotations hold; each parse_* returns the
+// A recursive-descent reader of the type expressions annotations hold; each step returns the
 // canonical text of what it read, or nullopt when the text is not one (then nothing is rewritten).
 class Reader {
  public:
@@ -55,7 +57,7 @@ class Reader {
       ++m_at;
       auto args = arguments(']', false);
       if (!args) return std::nullopt;
-      return "[" + *args + "]";
+      return "[" + join(*args) + "]";
     }
     if (m_text.substr(m_at, 3) == "...") {
       m_at += 3;
@@ -65,12 +67,15 @@ class Reader {
     if (!name) return std::nullopt;
     skip_spaces();
     if (!take('[')) return *name;
-    const bool literal = *name == "Literal";
-    auto args = arguments(']', literal);
+    auto args = arguments(']', *name == "Literal");
     if (!args) return std::nullopt;
-    if (*name == "Optional") return join_union_text(*args + " | None");
-    if (*name == "Union") return join_union_text(split_top(*args));
-    return *name + "[" + *args + "]";
+    if (*name == "Optional" || *name == "Union") {
+      if (*name == "Optional") args->push_back("None");
+      std::vector<std::string> members;
+      for (const std::string& arg : *args) add_members(arg, members);
+      return join_union(std::move(members));
+    }
+    return *name + "[" + join(*args) + "]";
   }
 
   // 'X' or "X": a forward reference, read as the expression it holds.
@@ -90,8 +95,9 @@ class Reader {
     return out;
   }
 
-  // "a, b, c" up to `close`; inside Literal[...] strings and numbers are values, kept as written.
-  std::optional<std::string> arguments(char close, bool literal) {
+  // The canonical items of "a, b, c" up to `close`; inside Literal[...] strings and numbers are
+  // values, kept as written.
+  std::optional<std::vector<std::string>> arguments(char close, bool literal) {
     std::vector<std::string> args;
     for (;;) {
       skip_spaces();
@@ -104,9 +110,7 @@ class Reader {
       if (take(close)) break;
       return std::nullopt;
     }
-    std::string out;
-    for (std::size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];
-    return out;
+    return args;
   }
 
   std::optional<std::string> literal_value() {
@@ -160,29 +164,9 @@ class Reader {
     return out;
   }
 
-  // "a, b[c, d]" (canonical arguments) -> "a | b[c, d]".
-  static std::string split_top(const std::string& args) {
-    std::string out;
-    int depth = 0;
-    for (char c : args) {
-      if (c == '[') ++depth;
-      if (c == ']') --depth;
-      out += (c == ',' && depth == 0) ? std::string(" |") : std::string(1, c);
-    }
-    return out;
-  }
-
-  static std::string join_union_text(const std::string& text) {
-    std::vector<std::string> members;
-    add_members(text, members);
-    return join_union(std::move(members));
-  }
-
   static std::string join_union(std::vector<std::string> members) {
     std::sort(members.begin(), members.end());
-    std::string out;
-    for (std::size_t i = 0; i < members.size(); ++i) out += (i ? " | " : "") + members[i];
-    return out;
+    return join(members, " | ");
   }
 
   static std::string trimmed(const std::string& s) {

@@ -16,6 +16,7 @@ namespace aaw {
 
 struct RegisteredOp {
   MonitoredFunction function;  // the function registered: "from aiter.ops.sampling import f", "f"
+  std::string target;          // its dotted name in the package: "aiter.ops.sampling.f"
   std::string how;             // "direct_register_custom_op at aiter/ops/sampling.py:30"
   // The op's schema starts with a tensor the function does not declare (aiter's compile_ops and
   // torch_compile_guard add one when the first parameter is not a tensor): calls do not bind

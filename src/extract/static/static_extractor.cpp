@@ -419,6 +419,7 @@ Result<OpRegistrations> StaticExtractor::registered_ops(SourceTree& tree, const 
       continue;
     }
     out.ops[op] = RegisteredOp{{found.value("import_statement", ""), found.value("function_path", "")},
+                               found.value("target", ""),
                                found.value("how", ""),
                                found.value("prepends_tensor", false)};
   }

@@ -42,14 +42,17 @@ class ConsumerOpsTest : public ::testing::Test {
                         op_call("nowhere", 13),
                         {"d.py", 1, "f", "importlib.import_module(name)", "", std::nullopt}};
     m_registry.answer.modules_searched = 7;
-    m_registry.answer.ops = {
-        {"top_k", RegisteredOp{{"from aiter.ops.sampling import top_k", "top_k"},
-                               "direct_register_custom_op at x.py:3"}},
-        {"renorm", RegisteredOp{{"from aiter.ops.sampling import renorm", "renorm"},
-                                "direct_register_custom_op at x.py:9"}},
-        {"flags",
-         RegisteredOp{{"from aiter.ops.misc import get_flags", "get_flags"}, "@compile_ops at y.py:2", true}},
-        {"nowhere", std::nullopt}};
+    m_registry.answer.ops = {{"top_k", RegisteredOp{{"from aiter.ops.sampling import top_k", "top_k"},
+                                                    "aiter.ops.sampling.top_k",
+                                                    "direct_register_custom_op at x.py:3"}},
+                             {"renorm", RegisteredOp{{"from aiter.ops.sampling import renorm", "renorm"},
+                                                     "aiter.ops.sampling.renorm",
+                                                     "direct_register_custom_op at x.py:9"}},
+                             {"flags", RegisteredOp{{"from aiter.ops.misc import get_flags", "get_flags"},
+                                                    "aiter.ops.misc.get_flags",
+                                                    "@compile_ops at y.py:2",
+                                                    true}},
+                             {"nowhere", std::nullopt}};
   }
   ConsumerScan m_scan;
   FakeRegistry m_registry;
