@@ -236,7 +236,8 @@ def _star_repr(star):
 
 def _binding_repr(binding):
     if isinstance(binding, Def):
-        return "def %s %r %r" % (_def_dump(binding), binding.decorator_parts, binding.mangle)
+        return "def %s %r %r %r" % (_def_dump(binding), binding.decorator_parts, binding.decorator_arguments,
+                                    binding.mangle)
     if isinstance(binding, Class):
         return "class %r %r %r %r %r %s" % (binding.bases, binding.metaclass, binding.decorators,
                                             sorted(binding.decorator_options.items(), key=str), binding.fields,

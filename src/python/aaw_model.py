@@ -12,13 +12,13 @@ import ast
 from typing import Optional
 
 import aaw_lru
-from aaw_nodes import (base_parts, body_facts, decorator_name, decorator_parts, dotted, fields, first_positional,
-                       literal_keywords)
+from aaw_nodes import (base_parts, body_facts, decorator_arguments, decorator_name, decorator_parts, dotted, fields,
+                       first_positional, literal_keywords)
 
 
 class Def:
-    __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts", "mangle",
-                 "replaces_without_wraps", "returns_first_argument")
+    __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts",
+                 "decorator_arguments", "mangle", "replaces_without_wraps", "returns_first_argument")
 
     def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None):
         self.name = node.name
@@ -40,6 +40,10 @@ class Def:
         self.decorators = [decorator_name(d) for d in node.decorator_list]
         # (dotted parts or None, whether it is called: `@deco(...)`), to resolve them.
         self.decorator_parts = [decorator_parts(d) for d in node.decorator_list]
+        # The literal arguments of called decorators, parallel to decorator_parts (None where there
+        # are none): what names a compile_ops stub's compiled module (aaw_bindings).
+        arguments = [decorator_arguments(d) for d in node.decorator_list]
+        self.decorator_arguments = arguments if any(a is not None for a in arguments) else None
         self.mangle = mangle  # the class whose body defines it: `__x` parameters are `_Class__x`
         # What the body says, read from `node`, or for a def of a skeleton (whose node has no
         # body) from its blanked body when it was checked (`facts`). replaces_without_wraps: as a

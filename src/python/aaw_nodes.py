@@ -173,6 +173,43 @@ def decorator_parts(node):
     return (dotted(node.func if called else node), called)
 
 
+class NameRef:
+    """A bare name given as a decorator's argument (`@compile_ops(MD_NAME)`), to look up later."""
+    __slots__ = ("id",)
+
+    def __init__(self, name):
+        self.id = name
+
+    def __repr__(self):
+        return "NameRef(%r)" % self.id
+
+    def __eq__(self, other):
+        return isinstance(other, NameRef) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def __reduce__(self):
+        return (NameRef, (self.id,))
+
+
+def decorator_arguments(node):
+    """(positional, {keyword: value}) of a called decorator, each value a literal, a NameRef, or
+    None when it is neither; None for a decorator not called or called without arguments."""
+    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+        return None
+    return (tuple(_argument_value(a) for a in node.args),
+            {k.arg: _argument_value(k.value) for k in node.keywords if k.arg is not None})
+
+
+def _argument_value(node):
+    if isinstance(node, ast.Name):
+        return NameRef(node.id)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return node.value
+    return None
+
+
 def base_parts(node):
     if isinstance(node, ast.Subscript):  # Generic[T], Protocol[T]: the class subscripted
         node = node.value

@@ -13,6 +13,7 @@ import ast
 import builtins
 import sys
 
+import aaw_bindings
 import aaw_digest
 import aaw_lru
 import aaw_model
@@ -466,7 +467,7 @@ class Session(ClassRules):
             self.location = (value.module.path, definition.line)
             note = self._decorator_note(value)
             if value.method_of is None:
-                return aaw_signature.ok(definition, drop_first=False, note=note)
+                return self._with_binding(aaw_signature.ok(definition, drop_first=False, note=note), value)
             decorators = definition.decorators
             if "property" in decorators or "cached_property" in decorators or any(
                     d in ("setter", "getter", "deleter") for d in decorators):
@@ -483,24 +484,34 @@ class Session(ClassRules):
             return aaw_signature.failed("unresolved", "defined outside the repository: %s" % value.name)
         return aaw_signature.failed(value.status, value.detail)
 
+    def _with_binding(self, state, value):
+        """A compile_ops stub's state carries the compiled binding its calls reach (aaw_bindings)."""
+        binding = aaw_bindings.binding_of(self, value, self._decorator_value)
+        if binding is not None and state.get("status") == "ok":
+            state["binding"] = binding
+        return state
+
+    def _decorator_value(self, value, parts):
+        """What the decorator `parts` (dotted) of Function `value` is bound to, by identity only."""
+        self.tree.identity += 1
+        try:
+            decorator = self.member(value.module, parts[0], value.definition.index if value.method_of is None
+                                    else value.method_of.cls.index)
+            for attribute in parts[1:]:
+                decorator = self.attribute(decorator, attribute)
+        finally:
+            self.tree.identity -= 1
+        return decorator
+
     def _decorator_note(self, value):
         """Names the decorators of the repository that replace the function without
         functools.wraps: callers then meet the replacement's signature, not the def's."""
-        definition = value.definition
-        module = value.module
         replacing = []
-        for parts, called in definition.decorator_parts:
+        for parts, called in value.definition.decorator_parts:
             if parts is None or parts[-1] in _SIGNATURE_KEEPING_DECORATORS:
                 continue
             # What the decorator is matters, and what its body says, not its own parameters.
-            self.tree.identity += 1
-            try:
-                decorator = self.member(module, parts[0], definition.index if value.method_of is None else
-                                        value.method_of.cls.index)
-                for attribute in parts[1:]:
-                    decorator = self.attribute(decorator, attribute)
-            finally:
-                self.tree.identity -= 1
+            decorator = self._decorator_value(value, parts)
             if isinstance(decorator, Function):
                 self.tree.ask(decorator.module, aaw_digest.body_of(decorator.definition.name))
             if isinstance(decorator, Function) and decorator.definition.replaces_without_wraps:
