@@ -71,9 +71,56 @@ def _bind_direct(state: Dict[str, Any], shape: Dict[str, Any]) -> Dict[str, str]
         if _fails_whatever_is_forwarded(str(error), shape):
             return _broken(str(error), guards, _BINDING_GUARDS)
         return _unknown(_forwarding(shape) + "; without it: " + str(error), "forwards")
+    compiled = _bind_compiled(state, shape, arguments, keywords, guards)
+    if compiled is not None:
+        return compiled
     if shape.get("star_args") or shape.get("star_kwargs"):
         return _unknown(_forwarding(shape), "forwards")
     return {"verdict": "binds", "reason": ""}
+
+
+def _bind_compiled(state, shape, arguments, keywords, guards):
+    """A call that binds to a compile_ops stub reaches the compiled binding with the same arguments
+    (compile_ops forwards them unchanged): the verdict when the binding refuses them, else None."""
+    binding = state.get("binding")
+    if not isinstance(binding, dict) or binding.get("status") != "ok" or binding.get("kind") != "pybind11":
+        return None
+    where = "its compiled binding %s (%s:%s)" % (binding.get("name"), binding.get("file"), binding.get("line"))
+    if not binding.get("named", True):
+        if keywords:
+            return _broken("binds to the stub, but %s names no arguments: pybind11 refuses keyword '%s'"
+                           % (where, keywords[0]), guards, _BINDING_GUARDS)
+        return None
+    failures = []
+    for parameters in [binding.get("parameters") or []] + list(binding.get("overloads") or []):
+        message = _refusal(stub_signature(parameters), arguments, keywords, shape)
+        if message is None:
+            return None
+        failures.append((message, parameters))
+    message, parameters = failures[0]
+    return _broken("binds to the stub, but not to %s: %s%s" % (where, message, _named_otherwise(
+        state["signature"]["parameters"], parameters, keywords)), guards, _BINDING_GUARDS)
+
+
+def _refusal(signature, arguments, keywords, shape):
+    """Why `signature` refuses the call, or None when it binds (or forwarded arguments may cure it)."""
+    unexpected = _unexpected_keyword(signature, keywords)
+    if unexpected is not None:
+        return "got an unexpected keyword argument '%s'" % unexpected
+    try:
+        signature.bind(*arguments, **{name: None for name in keywords})
+    except TypeError as error:
+        return str(error) if _fails_whatever_is_forwarded(str(error), shape) else None
+    return None
+
+
+def _named_otherwise(stub, compiled, keywords):
+    """" (the binding names it 'x')" for the first keyword the binding calls otherwise at its place."""
+    names = [p["name"] for p in compiled]
+    for position, parameter in enumerate(stub):
+        if parameter["name"] in keywords and parameter["name"] not in names and position < len(names):
+            return " (the stub's '%s' is '%s' in the binding)" % (parameter["name"], names[position])
+    return ""
 
 
 def stub_signature(parameters: List[Dict[str, Any]]) -> inspect.Signature:

@@ -27,6 +27,7 @@ _CONFIG = "optCompilerConfig.json"
 _PLACEHOLDERS = {"AITER_CSRC_DIR": "csrc", "AITER_META_DIR": "", "AITER_ROOT_DIR": "", "AITER_GRADLIB_DIR": "gradlib"}
 _INCLUDE_DIRS = ("csrc/include",)
 _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".hip", ".hpp", ".h", ".cuh")
+_STREAM_TYPES = ("hipStream_t", "cudaStream_t")
 _MAX_HEADERS = 32  # headers followed from one module's sources, includes of includes too
 
 _CONFIGS = aaw_lru.Lru(16)  # blob id -> parsed optCompilerConfig.json, or the error text
@@ -214,8 +215,10 @@ class _Reader:
             found = source.extern_c_function(name)
             if found is not None:
                 line, parameters = found
+                if parameters and parameters[-1][1] in _STREAM_TYPES:
+                    parameters = parameters[:-1]  # the stream aiter's ctypes caller appends to every call
                 return {"file": path, "line": line, "named": True,
-                        "parameters": [{"name": p, "default": None, "kind": "POSITIONAL_ONLY"} for p in parameters],
+                        "parameters": [{"name": p, "default": None, "kind": "POSITIONAL_ONLY"} for p, _ in parameters],
                         "overloads": []}
         return "no source of '%s' declares extern \"C\" %s (read: %s)%s" % (
             module_name, name, ", ".join(sources), _skipped(skipped))

@@ -349,7 +349,7 @@ def _string_value(text):
 
 
 def _extern_c_function(toks, name):
-    """(line, [parameter names]) of the function `name` defined or declared with C linkage: inside
+    """(line, [(parameter name, type text)]) of the function `name` defined or declared with C linkage: inside
     `extern "C" { ... }`, after `extern "C"`, or after a macro spelling it (AITER_C_ITFS)."""
     blocks = _extern_c_blocks(toks)
     for index in range(len(toks) - 1):
@@ -413,13 +413,14 @@ def _c_linkage_before(toks, index):
 
 
 def _parameter_name(part, function):
-    """The name of one C parameter: the last word before its default or array bounds."""
+    """(name, type text) of one C parameter: its name is the last word before its default or array
+    bounds."""
     end = len(part)
     for index, token in enumerate(part):
         if token.text in ("=", "["):
             end = index
             break
-    words = [t for t in part[:end] if t.kind == "name"]
+    words = [index for index, t in enumerate(part[:end]) if t.kind == "name"]
     if len(words) < 2:
         raise Unreadable("a parameter of %s (line %d) has no name" % (function, part[0].line))
-    return words[-1].text
+    return part[words[-1]].text, _joined(part[:words[-1]])

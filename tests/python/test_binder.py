@@ -123,3 +123,52 @@ class Verdicts(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def stub_with_binding(stub, compiled, named=True, overloads=()):
+    result = state(*stub)
+    result["binding"] = {"status": "ok", "kind": "pybind11", "name": "grouped_topk", "module": "module_moe_asm",
+                         "file": "csrc/include/rocm_ops.hpp", "line": 1373, "named": named,
+                         "parameters": list(compiled), "overloads": [list(o) for o in overloads]}
+    return result
+
+
+class CompiledBindings(unittest.TestCase):
+    """A call of a compile_ops stub reaches its pybind11 binding with the same arguments."""
+    STUB = [param("gating_output"), param("topk_group"), param("is_softmax", default="True")]
+
+    def test_a_keyword_the_binding_names_otherwise_breaks_with_both_names(self):
+        s = stub_with_binding(self.STUB, [param("gating_output"), param("topk_grp"), param("is_softmax", default="true")])
+        result = aaw_binder.bind(s, shape(1, ["topk_group"]))
+        self.assertEqual(result["verdict"], "breaks")
+        self.assertEqual(result["reason"], "binds to the stub, but not to its compiled binding grouped_topk "
+                         "(csrc/include/rocm_ops.hpp:1373): got an unexpected keyword argument 'topk_group' "
+                         "(the stub's 'topk_group' is 'topk_grp' in the binding)")
+        self.assertEqual(aaw_binder.bind(s, shape(2))["verdict"], "binds")
+
+    def test_a_default_only_the_stub_gives_breaks_a_call_that_leaves_it_out(self):
+        s = stub_with_binding(self.STUB, [param("gating_output"), param("topk_group"), param("is_softmax")])
+        result = aaw_binder.bind(s, shape(2))
+        self.assertEqual(result["verdict"], "breaks")
+        self.assertIn("missing a required argument: 'is_softmax'", result["reason"])
+
+    def test_a_binding_without_py_arg_refuses_keywords_only(self):
+        s = stub_with_binding(self.STUB, [], named=False)
+        self.assertEqual(aaw_binder.bind(s, shape(3))["verdict"], "binds")
+        result = aaw_binder.bind(s, shape(1, ["topk_group"]))
+        self.assertEqual(result["verdict"], "breaks")
+        self.assertIn("names no arguments: pybind11 refuses keyword 'topk_group'", result["reason"])
+
+    def test_any_overload_that_takes_the_call_is_enough(self):
+        s = stub_with_binding(self.STUB, [param("x")], overloads=[self.STUB])
+        self.assertEqual(aaw_binder.bind(s, shape(1, ["topk_group"]))["verdict"], "binds")
+
+    def test_a_guarded_call_stays_guarded(self):
+        s = stub_with_binding(self.STUB, [param("gating_output"), param("topk_grp")])
+        result = aaw_binder.bind(s, shape(1, ["topk_group"], guards=["catches TypeError"]))
+        self.assertEqual(result["verdict"], "guarded")
+
+    def test_an_unresolved_binding_changes_nothing(self):
+        s = state(*self.STUB)
+        s["binding"] = {"status": "unresolved", "kind": "pybind11", "name": "x", "module": "m", "detail": "why"}
+        self.assertEqual(aaw_binder.bind(s, shape(1, ["topk_group"]))["verdict"], "binds")

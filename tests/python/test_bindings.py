@@ -154,10 +154,10 @@ class Bindings(unittest.TestCase):
         binding = self.binding("fmoe_g1u1")
         self.assertEqual((binding["status"], binding["kind"], binding["file"]),
                          ("ok", "ctypes", "csrc/py_itfs_cu/asm_fmoe.cu"))
-        self.assertEqual([p["name"] for p in binding["parameters"]], ["out", "input", "topk", "kernel_name", "stream"])
+        self.assertEqual([p["name"] for p in binding["parameters"]], ["out", "input", "topk", "kernel_name"])
         binding = self.binding("_pa_fwd_asm")
         self.assertEqual((binding["name"], binding["line"]), ("pa_fwd", 3))
-        self.assertEqual([p["name"] for p in binding["parameters"]], ["Q", "K", "max_qlen", "stream"])
+        self.assertEqual([p["name"] for p in binding["parameters"]], ["Q", "K", "max_qlen"])
 
     def test_what_cannot_be_followed_is_unresolved_with_the_reason(self):
         cases = {

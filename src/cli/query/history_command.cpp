@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_context.hpp"
+#include "core/model/compiled_binding.hpp"
 #include "core/model/diff.hpp"
 #include "core/model/state_dir.hpp"
 #include "core/ports/state_store.hpp"
@@ -90,8 +91,16 @@ void print_change_text(const Json& c) {
 void print_states_text(const std::string& commit, const std::vector<FunctionState>& states,
                        const std::string& note) {
   std::cout << "commit " << commit << " (" << note << ")\n";
-  for (const FunctionState& s : states)
+  for (const FunctionState& s : states) {
     std::cout << s.function.function_path << ": " << s.state.summary() << "\n";
+    if (s.state.is_ok() && s.state.binding)
+      for (const std::string& line : describe_binding(s.state.signature, *s.state.binding))
+        std::cout << "  " << line << "\n";
+  }
+}
+
+bool drifts(const FunctionState& s) {
+  return s.state.is_ok() && s.state.binding && !binding_drift(s.state.signature, *s.state.binding).empty();
 }
 
 Json states_json(const std::vector<FunctionState>& states) {
@@ -170,6 +179,8 @@ void add_show_command(CLI::App& app, Commands& commands) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   add_extractor_option(cmd, options.extractor);
+  cmd->add_flag("--drift", options.drift,
+                "Only the compile_ops stubs whose compiled binding (pybind11 or ctypes) disagrees with them");
   cmd->footer("Exit codes: 0 shown; 2 an error (no state_dir, an unknown commit).");
   commands.on(cmd, shared, run_show);
 }
@@ -238,6 +249,7 @@ int run_show(const ShowOptions& options, Runtime& runtime) {
   } else {
     states = extract_now(config, *mirror, commit, runtime);
   }
+  if (options.drift) std::erase_if(states, [](const FunctionState& s) { return !drifts(s); });
   // Bisection records the commits it did not build with the states of the commits around them.
   bool bisected = recorded && (*status)->bisected;
   std::string note = bisected              ? "recorded; not built, unchanged by bisection"

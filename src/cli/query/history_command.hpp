@@ -26,6 +26,7 @@ struct ShowOptions {
   std::string commit;
   std::string format = "text";
   std::string extractor;
+  bool drift = false;  // only the compile_ops stubs that disagree with their compiled binding
 };
 
 void add_history_command(CLI::App& app, Commands& commands);

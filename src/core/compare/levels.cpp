@@ -19,7 +19,7 @@ std::optional<Level> parse_level(std::string_view text) {
 
 std::vector<std::string> change_kind_names() {
   std::vector<std::string> names;
-  for (int k = 0; k <= static_cast<int>(ChangeKind::state_changed); ++k)
+  for (int k = 0; k <= static_cast<int>(ChangeKind::drift_resolved); ++k)
     names.emplace_back(to_string(static_cast<ChangeKind>(k)));
   return names;
 }

@@ -18,7 +18,7 @@ struct RuleText {
 };
 
 // One per ChangeKind, in its order.
-constexpr std::array<RuleText, 12> k_rules = {{
+constexpr std::array<RuleText, 14> k_rules = {{
     {"parameter_removed", "ParameterRemoved", "A parameter was removed",
      "Callers that pass this parameter (by position or keyword) now fail with a TypeError. Keep the "
      "parameter "
@@ -50,6 +50,12 @@ constexpr std::array<RuleText, 12> k_rules = {{
     {"state_changed", "StateChanged", "The function's state changed",
      "The function became unresolvable or a syntax error appeared (or went away): its signature cannot be "
      "vouched for."},
+    {"drift_appeared", "BindingDrift", "A compile_ops stub and its compiled binding disagree",
+     "compile_ops forwards every argument unchanged to the compiled function: a keyword the binding names "
+     "otherwise, an argument at another position or a default only the stub gives fails or passes the wrong "
+     "value at run time, on a GPU. Make the stub say what the binding takes."},
+    {"drift_resolved", "BindingDriftResolved", "A compile_ops stub agrees with its binding again",
+     "The disagreement between the stub and its compiled binding went away."},
 }};
 
 std::string_view sarif_level(const std::string& level) {

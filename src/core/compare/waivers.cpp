@@ -83,6 +83,7 @@ std::vector<Waiver> read_waivers(const Json& json, std::vector<std::string>& war
 std::string change_fingerprint(const MonitoredFunction& function, const Change& change) {
   std::string key = std::string(to_string(change.kind)) + '\n' + function.function_path + '\n' +
                     function.import_statement + '\n' + change.parameter.value_or("");
+  if (change.facet == Facet::binding) key += "\nbinding";  // a signature change's fingerprint is unchanged
   return hex16(fnv1a_64(key));
 }
 

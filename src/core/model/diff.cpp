@@ -6,16 +6,19 @@
 #include <utility>
 
 #include "core/model/annotation.hpp"
+#include "core/model/compiled_binding.hpp"
 
 namespace aaw {
 namespace {
 
 using Kind = ParameterKind;
 
-constexpr std::array<std::string_view, 12> k_change_names = {
-    "parameter_removed",         "parameter_added",  "parameter_moved", "kind_changed",
-    "default_changed",           "default_added",    "default_removed", "annotation_changed",
-    "return_annotation_changed", "function_removed", "function_added",  "state_changed"};
+constexpr std::array<std::string_view, 14> k_change_names = {
+    "parameter_removed", "parameter_added",    "parameter_moved",
+    "kind_changed",      "default_changed",    "default_added",
+    "default_removed",   "annotation_changed", "return_annotation_changed",
+    "function_removed",  "function_added",     "state_changed",
+    "drift_appeared",    "drift_resolved"};
 
 constexpr std::array<std::string_view, 5> k_severity_names = {"annotation", "compatible", "behavioural",
                                                               "unknown", "breaking"};
@@ -106,7 +109,7 @@ const Parameter* counterpart(const Parameter& a, const Signature& before, const 
   return b.kind == a.kind && never_named(b) && unnamed_in_before(b) ? &b : nullptr;
 }
 
-std::vector<Change> diff_signatures(const Signature& before, const Signature& after) {
+std::vector<Change> signature_changes(const Signature& before, const Signature& after) {
   if (before == after) return {};  // most functions at most commits: no lookups by name
   std::vector<Change> out;
   std::vector<const Parameter*> matched;
@@ -172,7 +175,9 @@ Result<Change> change_from_json(const Json& json) {
   if (!kind) return Error(ErrorCode::invalid_input, "change.kind: expected a change kind");
   auto severity = text("severity") ? parse_severity(*text("severity")) : std::nullopt;
   if (!severity) return Error(ErrorCode::invalid_input, "change.severity: expected a severity");
-  return Change{*kind, *severity, text("parameter"), text("old"), text("new")};
+  Change change{*kind, *severity, text("parameter"), text("old"), text("new")};
+  if (text("facet") == "binding") change.facet = Facet::binding;
+  return change;
 }
 
 std::string Change::describe() const {
@@ -216,23 +221,40 @@ std::string Change::describe() const {
     case ChangeKind::state_changed:
       what = "state changed from " + quoted(old_text) + " to " + quoted(new_text);
       break;
+    case ChangeKind::drift_appeared:
+      what = "stub and binding disagree: " + new_text.value_or("?");
+      break;
+    case ChangeKind::drift_resolved:
+      what = "stub and binding agree again (was: " + old_text.value_or("?") + ")";
+      break;
   }
+  bool drift = kind == ChangeKind::drift_appeared || kind == ChangeKind::drift_resolved;
+  if (facet == Facet::binding && !drift) what = "binding " + what;
   return std::string(to_string(severity)) + ": " + what;
 }
 
 Json to_json(const Change& c) {
   auto text = [](const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); };
-  return {{"kind", to_string(c.kind)},
-          {"severity", to_string(c.severity)},
-          {"parameter", text(c.parameter)},
-          {"old", text(c.old_text)},
-          {"new", text(c.new_text)}};
+  Json out = {{"kind", to_string(c.kind)},
+              {"severity", to_string(c.severity)},
+              {"parameter", text(c.parameter)},
+              {"old", text(c.old_text)},
+              {"new", text(c.new_text)}};
+  if (c.facet == Facet::binding) out["facet"] = "binding";
+  return out;
+}
+
+std::vector<Change> diff_signatures(const Signature& before, const Signature& after) {
+  return signature_changes(before, after);
 }
 
 std::vector<Change> diff_states(const SignatureState& before, const SignatureState& after) {
   if (is_machinery_failure(before.status) || is_machinery_failure(after.status)) return {};
-  if (before.is_ok() && after.is_ok()) return diff_signatures(before.signature, after.signature);
-  return diff_statuses(before, after);
+  if (!before.is_ok() || !after.is_ok()) return diff_statuses(before, after);
+  std::vector<Change> out = signature_changes(before.signature, after.signature);
+  std::vector<Change> of_binding = diff_bindings(before, after, out);
+  out.insert(out.end(), of_binding.begin(), of_binding.end());
+  return out;
 }
 
 std::optional<Severity> highest(const std::vector<Change>& changes) {

@@ -24,7 +24,13 @@ enum class ChangeKind {
   function_removed,
   function_added,
   state_changed,
+  drift_appeared,  // a compile_ops stub and its binding started to disagree
+  drift_resolved,  // ... or stopped
 };
+
+// What a change is of: the def Python shows, or the compiled binding a compile_ops stub forwards
+// its calls to (core/model/compiled_binding.hpp).
+enum class Facet { signature, binding };
 
 // Ordered by how much attention a change needs; highest() uses this order.
 enum class Severity { annotation, compatible, behavioural, unknown, breaking };
@@ -40,13 +46,15 @@ struct Change {
   std::optional<std::string> parameter;  // the parameter concerned, if any
   std::optional<std::string> old_text;   // what it was (text), if anything
   std::optional<std::string> new_text;   // what it is now (text), if anything
+  Facet facet = Facet::signature;
 
   // One line for people: "breaking: parameter 'b' removed (was 'b: int')".
   std::string describe() const;
   bool operator==(const Change&) const = default;
 };
 
-// The contract's CHANGE object, and back (invalid_input naming the bad field).
+// The contract's CHANGE object ("facet": "binding" only for the binding's), and back
+// (invalid_input naming the bad field).
 Json to_json(const Change& change);
 Result<Change> change_from_json(const Json& json);
 
@@ -54,6 +62,9 @@ Result<Change> change_from_json(const Json& json);
 // when either side is a machinery failure (build_failed, import_error, extract_failed): those
 // are never diffed, so a broken build neither raises a false alarm nor hides a real change.
 std::vector<Change> diff_states(const SignatureState& before, const SignatureState& after);
+
+// Every change of the parameters from `before` to `after`, in parameter order.
+std::vector<Change> diff_signatures(const Signature& before, const Signature& after);
 
 // The highest severity among `changes`; nullopt when there are none.
 std::optional<Severity> highest(const std::vector<Change>& changes);

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/model/compiled_binding.hpp"
+
 namespace aaw {
 
 std::string compact(const Json& json) { return json.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -161,12 +163,73 @@ Json to_json(const Signature& signature) {
   return {{"parameters", params}, {"return_annotation", optional_text(signature.return_annotation)}};
 }
 
+std::string_view to_string(BindingKind kind) { return kind == BindingKind::ctypes ? "ctypes" : "pybind11"; }
+
+Json to_json(const CompiledBinding& binding) {
+  Json out = {{"status", binding.resolved ? "ok" : "unresolved"},
+              {"kind", to_string(binding.kind)},
+              {"name", binding.name},
+              {"module", binding.module}};
+  if (!binding.resolved) {
+    out["detail"] = binding.detail;
+    return out;
+  }
+  out["file"] = binding.file;
+  out["line"] = binding.line;
+  out["named"] = binding.named;
+  out["text"] = binding.signature.text();
+  out["parameters"] = to_json(binding.signature)["parameters"];
+  Json overloads = Json::array();
+  for (const Signature& overload : binding.overloads) overloads.push_back(to_json(overload)["parameters"]);
+  out["overloads"] = std::move(overloads);
+  return out;
+}
+
+Result<CompiledBinding> binding_from_json(const Json& json) {
+  if (!json.is_object()) return bad_field("binding", "an object");
+  auto text = [&](const char* key) {
+    auto it = json.find(key);
+    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  CompiledBinding binding;
+  binding.kind = text("kind") == "ctypes" ? BindingKind::ctypes : BindingKind::pybind11;
+  binding.name = text("name");
+  binding.module = text("module");
+  binding.resolved = text("status") == "ok";
+  if (!binding.resolved) {
+    binding.detail = text("detail");
+    return binding;
+  }
+  binding.file = text("file");
+  if (auto line = json.find("line"); line != json.end() && line->is_number_integer())
+    binding.line = line->get<int>();
+  if (auto named = json.find("named"); named != json.end() && named->is_boolean())
+    binding.named = named->get<bool>();
+  auto parameters = signature_from_json({{"parameters", json.value("parameters", Json::array())}});
+  if (!parameters) return parameters.error().context("binding");
+  binding.signature = std::move(*parameters);
+  if (auto overloads = json.find("overloads"); overloads != json.end() && overloads->is_array()) {
+    for (const Json& overload : *overloads) {
+      auto parsed = signature_from_json({{"parameters", overload}});
+      if (!parsed) return parsed.error().context("binding.overloads");
+      binding.overloads.push_back(std::move(*parsed));
+    }
+  }
+  return binding;
+}
+
 Json to_json(const SignatureState& state) {
   Json out = {{"status", to_string(state.status)}};
   if (state.is_ok()) {
     out["text"] = state.signature.text();
     out["signature"] = to_json(state.signature);
     if (!state.detail.empty()) out["detail"] = state.detail;  // a note on the signature
+    if (state.binding) {
+      out["binding"] = to_json(*state.binding);
+      Json drift = Json::array();
+      for (const Drift& item : binding_drift(state.signature, *state.binding)) drift.push_back(to_json(item));
+      out["binding_drift"] = std::move(drift);
+    }
   } else {
     out["detail"] = state.detail;
   }
@@ -209,6 +272,11 @@ Result<SignatureState> state_from_json(const Json& json) {
   SignatureState state = SignatureState::ok(std::move(*signature));
   if (auto note = json.find("detail"); note != json.end() && note->is_string())
     state.detail = note->get<std::string>();
+  if (auto binding = json.find("binding"); binding != json.end() && !binding->is_null()) {
+    auto parsed = binding_from_json(*binding);
+    if (!parsed) return parsed.error();
+    state.binding = std::move(*parsed);
+  }
   return state;
 }
 

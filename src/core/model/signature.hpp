@@ -66,6 +66,28 @@ struct Signature {
   bool operator==(const Signature&) const = default;
 };
 
+// What a call of an aiter `compile_ops` stub really reaches: the compiled function the stub's
+// decorator forwards every argument to (read by src/python/aaw_bindings.py). Its parameters are
+// those pybind11's py::arg list names, or a ctypes entry point's C parameters (without the stream
+// aiter appends); core/model/compiled_binding.hpp compares them with the stub's.
+enum class BindingKind { pybind11, ctypes };
+
+std::string_view to_string(BindingKind kind);
+
+struct CompiledBinding {
+  BindingKind kind = BindingKind::pybind11;
+  std::string name;    // the compiled function's name (compile_ops' fc_name, or the def's)
+  std::string module;  // the compiled module (compile_ops' first argument)
+  bool resolved = true;
+  std::string detail;  // why it could not be read, when not resolved
+  std::string file;    // where the binding is written (a macro's header, a pybind or C source)
+  int line = 0;
+  bool named = true;    // false: an m.def without py::arg, whose arguments pybind11 takes by position only
+  Signature signature;  // parameters with their kind and default text; no annotations
+  std::vector<Signature> overloads;  // further m.defs of the same name, in order
+  bool operator==(const CompiledBinding&) const = default;
+};
+
 // Statements about the code (ok, missing, unresolved, syntax_error) are diffed; failures of our
 // machinery (build_failed, import_error, extract_failed) are recorded but never diffed.
 enum class Status { ok, missing, unresolved, syntax_error, build_failed, import_error, extract_failed };
@@ -79,6 +101,7 @@ struct SignatureState {
   Signature signature;  // meaningful only when status is ok
   std::string detail;   // why, for every status but ok; for ok, an optional note (a decorator
                         // that may replace the function, a functools.partial)
+  std::optional<CompiledBinding> binding;  // for ok: the compiled binding of a compile_ops stub
 
   static SignatureState ok(Signature signature);
   static SignatureState failed(Status status, std::string detail);
@@ -89,7 +112,8 @@ struct SignatureState {
   bool operator==(const SignatureState&) const = default;
 };
 
-// The contract's STATE object: {"status", "text", "signature": {...}, "detail"}.
+// The contract's STATE object: {"status", "text", "signature": {...}, "detail", "binding",
+// "binding_drift"} (the last two for a compile_ops stub; the drift is computed, never read back).
 Json to_json(const SignatureState& state);
 Json to_json(const Signature& signature);
 // Reads a STATE object; invalid_input naming the bad field when it does not fit the contract.
@@ -98,5 +122,7 @@ Result<SignatureState> state_from_json(const Json& json);
 // when it does not fit the contract.
 std::string state_summary(const Json& state);
 Result<Signature> signature_from_json(const Json& json);
+Json to_json(const CompiledBinding& binding);
+Result<CompiledBinding> binding_from_json(const Json& json);
 
 }  // namespace aaw

@@ -35,7 +35,8 @@ TEST(LevelsTest, ParsesTheThreeLevelNamesOnly) {
   EXPECT_EQ(parse_level("allow"), Level::allow);
   EXPECT_EQ(parse_level("deny"), Level::deny);
   EXPECT_FALSE(parse_level("error"));
-  EXPECT_EQ(change_kind_names().size(), 12u);
+  EXPECT_EQ(change_kind_names().size(), 14u);
+  EXPECT_EQ(change_kind_names().back(), "drift_resolved");
 }
 
 }  // namespace

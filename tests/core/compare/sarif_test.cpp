@@ -33,7 +33,7 @@ TEST(SarifTest, HasOneRuleWithHelpPerChangeKind) {
   Json sarif = sarif_of(testing::sample_gate_comparison());
   EXPECT_EQ(sarif["version"], "2.1.0");
   const Json& rules = sarif["runs"][0]["tool"]["driver"]["rules"];
-  ASSERT_EQ(rules.size(), 12u);
+  ASSERT_EQ(rules.size(), 14u);
   for (const Json& rule : rules) EXPECT_FALSE(rule["help"]["text"].get<std::string>().empty()) << rule["id"];
   EXPECT_EQ(rules[0]["id"], "parameter_removed");
 }
