@@ -10,6 +10,8 @@ model (src/python/aaw_model.py, aaw_resolver.py) and writes two watcher configs'
   OUT_DIR/aiter-modules.json  every public module-level def (name without a leading `_`) of every
                               module of the package whose dotted name is importable, as
                               `from aiter.a.b import f` + `f`
+  OUT_DIR/aiter-stubs.json    every module-level def under aiter/ops/ decorated with `compile_ops(...)`,
+                              private ones included (docs/bindings.md)
 Each file is {"_comment", "commit", "functions_to_monitor": [...]}. Standard library only; nothing
 of aiter is written but names.
 """
@@ -103,6 +105,25 @@ def module_functions(host):
     return functions
 
 
+def stub_functions(host):
+    """Every module-level def under aiter/ops/ decorated with a call of compile_ops."""
+    functions = []
+    for path in sorted(p for p in host.blobs if p.startswith("aiter/ops/") and p.endswith(".py")):
+        parts = path[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts.pop()
+        summary = aaw_collector.summarize(host.read_blob(host.blobs[path]))
+        if not all(part.isidentifier() for part in parts) or isinstance(summary, aaw_model.ParseFailure):
+            continue
+        module = ".".join(parts)
+        for name in sorted(summary.bindings):
+            binding = summary.bindings[name][-1][1]
+            if isinstance(binding, aaw_model.Def) and any(
+                    called and dotted and dotted[-1] == "compile_ops" for dotted, called in binding.decorator_parts):
+                functions.append({"import_statement": "from %s import %s" % (module, name), "function_path": name})
+    return functions
+
+
 def write(path, commit, comment, functions):
     with open(path, "w") as f:
         json.dump({"_comment": comment, "commit": commit, "functions_to_monitor": functions}, f, indent=1)
@@ -126,6 +147,9 @@ def main():
     write(os.path.join(args.out, "aiter-modules.json"), commit,
           "Every public module-level function of every public aiter module (bench/aiter_functions.py). Names only.",
           module_functions(host))
+    write(os.path.join(args.out, "aiter-stubs.json"), commit,
+          "Every compile_ops stub under aiter/ops/ (bench/aiter_functions.py). Names only.",
+          stub_functions(host))
 
 
 if __name__ == "__main__":

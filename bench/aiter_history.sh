@@ -10,7 +10,8 @@
 # bench/aiter/aiter-35-routing.json (its first 34 and routing.routing), 86 =
 # bench/accuracy/aiter-vllm-surface.json, init = bench/aiter/aiter-init.json (every public function
 # `import aiter` gives), modules = bench/aiter/aiter-modules.json (every public function of every
-# aiter module); bench/aiter_functions.py makes the last two from a snapshot.
+# aiter module), stubs = bench/aiter/aiter-stubs.json (every compile_ops stub under aiter/ops/, with
+# its compiled binding); bench/aiter_functions.py makes the last three from a snapshot.
 # Environment: AAW_BINARY (default build/aiter-api-watcher), AAW_BENCH_RUNS (default 3),
 # AAW_BENCH_COMMITS (default: all; the first N first-parent commits only), AAW_BENCH_FROM (default 1:
 # the replay starts at the Nth first-parent commit, so with AAW_BENCH_COMMITS it replays commits N
@@ -60,7 +61,8 @@ list_file() {
     86) echo bench/accuracy/aiter-vllm-surface.json ;;
     init) echo bench/aiter/aiter-init.json ;;
     modules) echo bench/aiter/aiter-modules.json ;;
-    *) echo "bench/aiter_history.sh: unknown list '$1' (6, 35, 35r, 86, init, modules)" >&2; exit 2 ;;
+    stubs) echo bench/aiter/aiter-stubs.json ;;
+    *) echo "bench/aiter_history.sh: unknown list '$1' (6, 35, 35r, 86, init, modules, stubs)" >&2; exit 2 ;;
   esac
 }
 

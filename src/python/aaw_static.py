@@ -11,6 +11,7 @@ Pure standard library, Python 3.9+.
 import time
 from typing import Any, Dict, List
 
+import aaw_bindings
 import aaw_digest
 import aaw_packaging
 import aaw_resolver
@@ -70,11 +71,12 @@ def module_digests(args: Dict[str, Any], host: Any) -> List[Any]:
     Each distinct blob is parsed once while it stays in the cache (args["cache_bytes"] bounds it)."""
     _bound_cache(args)
     out = []
+    lookups = aaw_bindings.Lookups(host)  # for the queries that read a module's binding through its files
     for query in args.get("queries", []):
         if "name_sets" in query:  # one blob, many sets of names: one digest per set
-            out.append([_digest_of(query["blob"], names, host) for names in query["name_sets"]])
+            out.append([_digest_of(query["blob"], names, host, lookups) for names in query["name_sets"]])
         else:
-            out.append(_digest_of(query["blob"], query.get("names"), host))
+            out.append(_digest_of(query["blob"], query.get("names"), host, lookups))
     return out
 
 
@@ -109,8 +111,10 @@ def star_additions(args: Dict[str, Any], host: Any) -> List[Any]:
             for check in args.get("checks", [])]
 
 
-def _digest_of(blob: str, names: Any, host: Any) -> Any:
+def _digest_of(blob: str, names: Any, host: Any, lookups: Any) -> Any:
     names = sorted(names or ())
+    if aaw_bindings.is_partial(names):  # what a stub reads of C++ sources and optCompilerConfig.json
+        return aaw_bindings.partial_digest(blob, names, lookups)
     if len(names) == 1 and names[0].startswith(aaw_packaging.ROOTS):  # a packaging file's roots
         return aaw_packaging.declared_roots_digest(names[0][len(aaw_packaging.ROOTS):], blob, host.read_blob)
     summary = aaw_summary.summary_of(blob, host.read_blob, getattr(host, "read_skeleton", None))

@@ -7,6 +7,7 @@ Pure standard library, Python 3.9+.
 
 import re
 
+import aaw_bindings
 import aaw_digest
 import aaw_model
 import aaw_summary
@@ -29,6 +30,7 @@ class Tree:
         # While above 0, names are asked for their identity only (aaw_digest.identity_of): what a
         # decorator is bound to, not its parameters.
         self.identity = 0
+        self.lookups = None
         self.start_function()
 
     def start_function(self):
@@ -36,6 +38,7 @@ class Tree:
         self.consulted = {}       # path -> blob id or None
         self.consulted_dirs = {}  # path -> bool
         self.asked = {}           # path -> names looked up in that module, for digests
+        self.partly = {}          # path -> pseudo-names of what was read of a file that is no module
 
     def blob(self, path):
         if path in self.blobs:
@@ -99,6 +102,11 @@ class Tree:
             asked = self.asked[module.path] = set()
         asked.add(name)
 
+    def read_partly(self, path, name):
+        """Notes that only the part `name` (aaw_bindings' pseudo-names: a macro of a header, an entry
+        of a JSON file) was read of the file at `path`: its probe carries the digest of those parts."""
+        self.partly.setdefault(path, set()).add(name)
+
     def note(self, event):
         """What this function's resolution looked at: ("b", path, blob) a file probe, ("d", path,
         found) a directory probe, ("a", path, name) a name asked of a module (for its digest)."""
@@ -126,6 +134,11 @@ class Tree:
         summary = self.summaries.get(blob) if blob is not None else None
         asked = self.asked.get(path)
         names = sorted(asked) if asked else []
+        partly = self.partly.get(path)
+        if partly and blob is not None:
+            names = sorted(partly)
+            return {"path": path, "blob": blob, "names": names,
+                    "digest": aaw_bindings.partial_digest(blob, names, self._lookups())}
         declared = DECLARED.get((path, blob)) if summary is None and blob is not None else None
         if declared is not None:
             # A packaging file: resolution read only the roots it declares (release edits keep them).
@@ -133,6 +146,13 @@ class Tree:
         if summary is None or not names:
             return {"path": path, "blob": blob, "digest": None, "names": []}
         return {"path": path, "blob": blob, "digest": aaw_digest.safe_digest(summary, names), "names": names}
+
+    def _lookups(self):
+        """The tree as the digests of partly read files read it, for this call."""
+        if self.lookups is None:
+            self.lookups = aaw_bindings.Lookups(self.host)
+            self.lookups.blobs = self.blobs
+        return self.lookups
 
     def ask_positions_quoted_by(self, detail):
         """Asks for the positions in the modules whose lines `detail` quotes ("m.py:12", "(line 12)

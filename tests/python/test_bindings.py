@@ -6,6 +6,7 @@ written through aiter's AITER_CTYPES_DEFINE_ENTRYPOINT macro and one after AITER
 import json
 import unittest
 
+import aaw_bindings
 import aaw_cpp
 import aaw_static
 import aaw_summary
@@ -110,6 +111,8 @@ class Bindings(unittest.TestCase):
     def setUp(self):
         aaw_summary.clear_cache()
         aaw_cpp.SOURCES.clear()
+        aaw_bindings.MODULES.clear()
+        aaw_bindings._LAST_READS.clear()
 
     def binding(self, name, files=_FILES):
         state = resolve(name, files)["state"]
@@ -192,6 +195,50 @@ class Bindings(unittest.TestCase):
         self.assertTrue({"aiter/jit/optCompilerConfig.json", "csrc/pybind/moe_op_pybind.cu",
                          "csrc/include/rocm_ops.hpp"} <= consulted, consulted)
 
+    def test_only_the_parts_read_of_a_header_and_of_the_config_are_digested(self):
+        entries = {e["path"]: e for e in resolve("topk_softmax")["consulted"]}
+        header = entries["csrc/include/rocm_ops.hpp"]
+        self.assertEqual(header["names"], ["<cpp>#include", "<cpp>bind:csrc/pybind/moe_op_pybind.cu|topk_softmax"])
+        self.assertEqual(entries["aiter/jit/optCompilerConfig.json"]["names"], ["<json>module_moe_asm"])
+        self.assertEqual(entries["csrc/kernels/topk_softmax_kernels.cu"]["names"], ["<cpp>PYBIND11_MODULE"])
+
+        def digest_of(path, files):
+            host = DictHost(files)
+            query = {"blob": host.find_blob(path), "names": entries[path]["names"]}
+            return aaw_static.module_digests({"queries": [query]}, host)[0]
+        rocm_ops = "csrc/include/rocm_ops.hpp"
+        self.assertEqual(digest_of(rocm_ops, _FILES), header["digest"])
+        other_macro = dict(_FILES, **{rocm_ops: "#define OTHER_PYBIND m.def(\"o\", &o);\n" + _ROCM_OPS})
+        self.assertEqual(digest_of(rocm_ops, other_macro), header["digest"])
+        renamed = dict(_FILES, **{rocm_ops: _ROCM_OPS.replace("topk_weights", "weights")})
+        self.assertNotEqual(digest_of(rocm_ops, renamed), header["digest"])
+        # Another op's binding in the same macro: nothing this stub reads.
+        other_op = dict(_FILES, **{rocm_ops: _ROCM_OPS.replace("topk_grp", "topk_group")})
+        self.assertEqual(digest_of(rocm_ops, other_op), header["digest"])
+        # The module file itself: another macro expanded in its body.
+        module = "csrc/pybind/moe_op_pybind.cu"
+        more = dict(other_macro, **{module: _FILES[module].replace("AITER_ENUM_PYBIND", "AITER_ENUM_PYBIND\n    OTHER_PYBIND")})
+        self.assertEqual(digest_of(module, more), entries[module]["digest"])
+        kernel = "csrc/kernels/topk_softmax_kernels.cu"
+        edited = dict(_FILES, **{kernel: _FILES[kernel] + "__global__ void other() {}\n"})
+        self.assertEqual(digest_of(kernel, edited), entries[kernel]["digest"])
+        config = dict(_CONFIG, module_new={"srcs": []})
+        other_entry = dict(_FILES, **{"aiter/jit/optCompilerConfig.json": json.dumps(config)})
+        self.assertEqual(digest_of("aiter/jit/optCompilerConfig.json", other_entry),
+                         entries["aiter/jit/optCompilerConfig.json"]["digest"])
+
+    def test_a_binding_read_again_after_lines_moved_above_it_has_its_new_line(self):
+        moved = dict(_FILES, **{"csrc/include/rocm_ops.hpp": "#define OTHER m.def(\"o\", &o);\n\n" + _ROCM_OPS})
+        self.binding("topk_softmax")  # the module's reading, then moved to the new header
+        again = self.binding("grouped_topk", moved)
+        aaw_bindings.MODULES.clear()
+        aaw_bindings._LAST_READS.clear()
+        self.assertEqual(again, self.binding("grouped_topk", moved))
+        self.assertEqual(again["line"], 12)
+        changed = dict(moved, **{"csrc/include/rocm_ops.hpp": moved["csrc/include/rocm_ops.hpp"].replace(
+            "topk_grp", "topk_group")})
+        self.assertEqual([p["name"] for p in self.binding("grouped_topk", changed)["parameters"]][1], "topk_group")
+
     def test_fc_name_names_the_def_looked_for(self):
         files = dict(_FILES)
         files["aiter/ops/moe_op.py"] = files["aiter/ops/moe_op.py"].replace(
@@ -215,7 +262,7 @@ class Tokens(unittest.TestCase):
         defines = source.defines()
 
         def lookup(name):
-            return (name, source.define_tokens(defines[name][-1])) if name in defines else None
+            return (name, source.define_tokens(defines[name][-1], "h.hpp")) if name in defines else None
         expanded = aaw_cpp.expand(aaw_cpp.tokens("A"), lookup)
         self.assertEqual([d.name for d in aaw_cpp.module_defs("m", expanded)], ["a", "b"])
 

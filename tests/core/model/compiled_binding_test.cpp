@@ -63,8 +63,8 @@ TEST(BindingDriftTest, AReorderedBindingWithAnAddedParameter) {
   EXPECT_EQ(drift[1].kind, DriftKind::order);
   EXPECT_EQ(
       drift[1].sentence,
-      "'fc1_scale' is parameter 2 of the stub but 3 of the binding: a caller passing it by position gives it "
-      "to 'input_scale'");
+      "'fc1_scale' is at position 1 in the stub but 2 in the binding: a caller passing it by position gives "
+      "it to 'input_scale'");
   EXPECT_EQ(drift[3].parameter, "input_scale");
 }
 
