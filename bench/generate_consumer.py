@@ -15,7 +15,6 @@ then plain files that never mention aiter fill the tree up to --files.
 import argparse
 import json
 import os
-import re
 
 _FILLER = '''"""Generated module {n}: ordinary code that does not import the watched package.{mention}"""
 import functools

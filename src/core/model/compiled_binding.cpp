@@ -97,11 +97,11 @@ class DriftReader {
       const Parameter& mine = *m_stub[i];
       auto there = index_of(m_binding, mine.name);
       if (there && *there != i) {
-        m_out.push_back({DriftKind::order, mine.name,
-                         in_quotes(mine.name) + " is at position " + std::to_string(i) + " in the stub but " +
-                             std::to_string(*there) + " in " + what() +
-                             ": a caller passing it by position gives it to " +
-                             (i < m_binding.size() ? in_quotes(m_binding[i]->name) : std::string("nothing"))});
+        m_out.push_back(
+            {DriftKind::order, mine.name,
+             in_quotes(mine.name) + " is at position " + std::to_string(i) + " in the stub but " +
+                 std::to_string(*there) + " in " + what() + ": a caller passing it by position gives it to " +
+                 (i < m_binding.size() ? in_quotes(m_binding[i]->name) : std::string("nothing"))});
       } else if (!there && i < m_binding.size() && m_kind == BindingKind::pybind11 &&
                  !index_of(m_stub, m_binding[i]->name)) {
         m_out.push_back({DriftKind::name, mine.name,
