@@ -7,6 +7,7 @@
 
 #include "core/compare/gate.hpp"
 #include "core/compare/job_summary.hpp"
+#include "core/model/compiled_binding.hpp"
 #include "util/strings.hpp"
 
 namespace aaw {
@@ -19,6 +20,7 @@ void log_function(Logger& log, const FunctionComparison& f, const Comparison& c)
              to_string(*highest(f.changes)));
     log.info("  old: {}", f.before.summary());
     log.info("  new: {}", f.after.summary());
+    for (const std::string& line : binding_sides(f.before, f.after, f.changes)) log.info("  {}", line);
     for (const Change& change : f.changes) log.info("  {}", change.describe());
     if (f.impact) log_consumer_impact(log, *f.impact);
   } else if (!is_machinery_failure(f.before.status) && !is_machinery_failure(f.after.status)) {
@@ -46,6 +48,22 @@ std::string markdown_change(const Json& change) {
   return line + "\n";
 }
 
+// "| old binding | ... |" rows when a change is of the compiled binding (docs/bindings.md).
+std::string markdown_binding_rows(const Json& f) {
+  auto before = state_from_json(f["old"]);
+  auto after = state_from_json(f["new"]);
+  std::vector<Change> changes;
+  for (const Json& c : f["changes"])
+    if (auto change = change_from_json(c)) changes.push_back(*change);
+  if (!before || !after) return "";
+  std::string out;
+  for (const std::string& line : binding_sides(*before, *after, changes)) {
+    auto colon = line.find(": ");
+    out += "| " + line.substr(0, colon) + " | " + markdown_code_cell(line.substr(colon + 2)) + " |\n";
+  }
+  return out;
+}
+
 void markdown_function(std::string& out, const Json& f) {
   const Json& changes = f["changes"];
   std::string highest_severity;
@@ -64,6 +82,7 @@ void markdown_function(std::string& out, const Json& f) {
   out += "\n| | signature |\n|---|---|\n";
   out += "| old | " + markdown_code_cell(state_summary(f["old"])) + " |\n";
   out += "| new | " + markdown_code_cell(state_summary(f["new"])) + " |\n";
+  out += markdown_binding_rows(f);
   if (!changes.empty()) out += "\n";
   for (const Json& change : changes) out += markdown_change(change);
   if (f.contains("consumer_impact")) {

@@ -91,10 +91,17 @@ Json physical(const Json& location, const std::string& base = "") {
             {"region", {{"startLine", std::max(1, location["line"].get<int>())}}}}}};
 }
 
-// The new commit's def; for a removal (or whenever there is none), the old commit's.
+// The new commit's def; for a removal (or whenever there is none), the old commit's. A change of
+// the compiled binding points at the binding (the m.def or the C entry point).
 Json locations(const Json& function, const Json& change) {
   const bool removed = change["kind"] == "function_removed";
   const Json* at = nullptr;
+  if (change.value("facet", "") == "binding") {
+    for (const char* side : {"new", "old"}) {
+      const Json& binding = function[side].value("binding", Json::object());
+      if (binding.contains("file") && binding.contains("line")) return Json::array({physical(binding)});
+    }
+  }
   if (!removed && function.contains("new_location")) at = &function["new_location"];
   if (at == nullptr && function.contains("old_location")) at = &function["old_location"];
   Json out = Json::array();

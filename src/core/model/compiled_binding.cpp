@@ -214,6 +214,18 @@ std::vector<std::string> describe_binding(const Signature& stub, const CompiledB
   return out;
 }
 
+std::vector<std::string> binding_sides(const SignatureState& before, const SignatureState& after,
+                                       const std::vector<Change>& changes) {
+  if (std::none_of(changes.begin(), changes.end(), [](const Change& c) { return c.facet == Facet::binding; }))
+    return {};
+  auto side = [](const SignatureState& state) {
+    if (!state.binding) return std::string("none read");
+    const CompiledBinding& b = *state.binding;
+    return b.resolved ? binding_text(b) + " at " + b.file + ":" + std::to_string(b.line) : binding_text(b);
+  };
+  return {"old binding: " + side(before), "new binding: " + side(after)};
+}
+
 std::vector<Change> diff_bindings(const SignatureState& before, const SignatureState& after,
                                   const std::vector<Change>& signature_changes) {
   if (!before.binding || !after.binding) return {};

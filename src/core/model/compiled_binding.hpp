@@ -38,6 +38,12 @@ std::vector<Drift> binding_drift(const Signature& stub, const CompiledBinding& b
 // line per drift ("drift (name): ...").
 std::vector<std::string> describe_binding(const Signature& stub, const CompiledBinding& binding);
 
+// When `changes` hold one of the binding facet: the two bindings as people read them ("old
+// binding: pybind11 f(a, b) at csrc/include/rocm_ops.hpp:12"), else nothing. Printed under a
+// change's old and new signatures, which do not show the binding.
+std::vector<std::string> binding_sides(const SignatureState& before, const SignatureState& after,
+                                       const std::vector<Change>& changes);
+
 // The changes of the binding facet from `before` to `after` (both ok states): the binding's own
 // parameters changed (except what the stub's `signature_changes` already say), it became readable
 // or not, drift appeared or went away. Empty when either state has no binding (a record made

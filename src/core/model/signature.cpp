@@ -138,11 +138,11 @@ const Parameter* Signature::find(std::string_view name) const {
 }
 
 SignatureState SignatureState::ok(Signature signature) {
-  return SignatureState{Status::ok, std::move(signature), ""};
+  return SignatureState{Status::ok, std::move(signature), "", std::nullopt};
 }
 
 SignatureState SignatureState::failed(Status status, std::string detail) {
-  return SignatureState{status, Signature{}, std::move(detail)};
+  return SignatureState{status, Signature{}, std::move(detail), std::nullopt};
 }
 
 std::string SignatureState::summary() const {

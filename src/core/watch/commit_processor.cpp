@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/compare/render.hpp"
+#include "core/model/compiled_binding.hpp"
 #include "core/model/function_change.hpp"
 
 namespace aaw {
@@ -44,6 +45,7 @@ void log_change(Logger& log, const FunctionChange& c) {
   log.info("API change detected for {} ({})", c.function.function_path, to_string(*highest(c.changes)));
   log.info("  old: {}", c.before.summary());
   log.info("  new: {}", c.after.summary());
+  for (const std::string& line : binding_sides(c.before, c.after, c.changes)) log.info("  {}", line);
   for (const Change& change : c.changes) log.info("  {}", change.describe());
   if (c.impact) log_consumer_impact(log, *c.impact);
 }

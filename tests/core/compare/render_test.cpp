@@ -92,6 +92,29 @@ TEST(RenderTest, MarkdownNamesEveryFunctionAndChange) {
   EXPECT_NE(md.find("## `g` — no change"), std::string::npos) << md;
 }
 
+TEST(RenderTest, ABindingChangeShowsBothBindingsUnderTheSignatures) {
+  Comparison c = sample();
+  FunctionComparison& f = c.functions[0];
+  f.after = f.before;  // the stub unchanged
+  CompiledBinding binding;
+  binding.name = "f";
+  binding.module = "module_f";
+  binding.file = "csrc/include/rocm_ops.hpp";
+  binding.line = 7;
+  binding.signature = f.before.signature;
+  f.before.binding = binding;
+  binding.signature.parameters[1].default_value = "64";
+  f.after.binding = binding;
+  f.changes = diff_states(f.before, f.after);
+  std::string md = render_markdown(c);
+  EXPECT_NE(md.find("| old binding | `` pybind11 f(a, block_size=32) at csrc/include/rocm_ops.hpp:7 `` |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("behavioural: binding parameter 'block_size' default changed from '32' to '64'"),
+            std::string::npos)
+      << md;
+}
+
 TEST(RenderTest, MarkdownShowsAWaivedChangeAsAcceptedWithItsReason) {
   Comparison c = sample();
   GateOptions options;

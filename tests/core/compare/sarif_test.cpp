@@ -69,6 +69,33 @@ TEST(SarifTest, ARemovedFunctionPointsAtItsDefInTheOldCommit) {
   EXPECT_EQ(result["locations"][0]["physicalLocation"]["region"]["startLine"], 10);
 }
 
+TEST(SarifTest, ABindingChangePointsAtTheBindingAndItsRuleSaysDrift) {
+  Comparison c = testing::sample_gate_comparison();
+  FunctionComparison& f = c.functions[0];
+  CompiledBinding binding;
+  binding.name = "f";
+  binding.module = "module_f";
+  binding.file = "csrc/include/rocm_ops.hpp";
+  binding.line = 1372;
+  binding.signature = f.before.signature;
+  f.before.binding = binding;
+  f.after = f.before;
+  binding.signature.parameters[1].name = "b_renamed";
+  f.after.binding = binding;
+  f.changes = diff_states(f.before, f.after);
+  const Json sarif = sarif_of(c);
+  const Json& results = sarif["runs"][0]["results"];
+  ASSERT_FALSE(results.empty());
+  for (const Json& result : results) {
+    EXPECT_EQ(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+              "csrc/include/rocm_ops.hpp");
+    EXPECT_EQ(result["locations"][0]["physicalLocation"]["region"]["startLine"], 1372);
+  }
+  EXPECT_EQ(results.back()["ruleId"], "drift_appeared");
+  EXPECT_NE(results.back()["message"]["text"].get<std::string>().find("'b' is 'b_renamed' in the binding"),
+            std::string::npos);
+}
+
 TEST(SarifTest, BrokenConsumerCallSitesAreRelatedLocations) {
   const Json sarif = sarif_of(testing::sample_gate_comparison());
   const Json& result = sarif["runs"][0]["results"][0];
