@@ -8,6 +8,7 @@
 #include <set>
 #include <system_error>
 
+#include "core/model/compiled_binding.hpp"
 #include "util/files.hpp"
 #include "util/time.hpp"
 #include "util/url.hpp"
@@ -214,9 +215,15 @@ std::string sides_html(const TimelineEntry& entry) {
   if (entry.initial())
     return "<div class=\"sides single\"><div class=\"side new\"><h4>Initial signature</h4>" + after +
            "</div></div>";
+  // A change of the compiled binding: each side's binding under its signature.
+  std::vector<std::string> bindings = binding_sides(*entry.before, entry.after, entry.changes);
+  auto binding = [&](std::size_t side) {
+    return bindings.empty() ? std::string()
+                            : "<pre class=\"state\">" + html_escape(bindings[side]) + "</pre>";
+  };
   return "<div class=\"sides\"><div class=\"side old\"><h4>Before</h4>" +
-         signature_html(*entry.before, touched, mark_return) +
-         "</div><div class=\"side new\"><h4>After</h4>" + after + "</div></div>";
+         signature_html(*entry.before, touched, mark_return) + binding(0) +
+         "</div><div class=\"side new\"><h4>After</h4>" + after + binding(1) + "</div></div>";
 }
 
 std::string changes_html(const TimelineEntry& entry) {

@@ -52,6 +52,27 @@ Report sample(const std::string& repository_url = "https://github.com/ROCm/aiter
   return report;
 }
 
+TEST(HtmlReportTest, ABindingChangeShowsEachSidesBinding) {
+  Report report = sample();
+  SignatureState stub = SignatureState::ok(Signature{{param("x", std::nullopt, "str | None")}, "None"});
+  CompiledBinding binding;
+  binding.name = "fmoe";
+  binding.module = "module_moe_asm";
+  binding.file = "csrc/include/rocm_ops.hpp";
+  binding.line = 12;
+  binding.signature = Signature{{param("x")}, std::nullopt};
+  SignatureState before = stub;
+  before.binding = binding;
+  binding.signature.parameters[0].name = "input";
+  SignatureState after = stub;
+  after.binding = binding;
+  report.functions[0].timeline.push_back(entry(std::string(40, 'c'), before, after));
+  std::string html = render_html_report(report);
+  EXPECT_TRUE(contains(html, "old binding: pybind11 fmoe(x) at csrc/include/rocm_ops.hpp:12")) << html;
+  EXPECT_TRUE(contains(html, "new binding: pybind11 fmoe(input) at csrc/include/rocm_ops.hpp:12"));
+  EXPECT_TRUE(contains(html, "breaking: binding parameter &#39;x&#39; removed"));
+}
+
 TEST(HtmlReportTest, EscapesEveryCharacterThatMeansSomethingInHtml) {
   EXPECT_EQ(html_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }
