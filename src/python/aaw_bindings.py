@@ -259,6 +259,7 @@ class _ModuleRead:
         self.looked_up = set()
         self.ambiguous = {}
         self.expanded = {}  # name -> (header, line, body) of each macro expanded
+        self.texts = {}     # name -> what a digest reads of its m.defs (_bind_text)
         for variable, body in source.modules(path):
             expanded = aaw_cpp.expand(body, self._lookup)
             for definition in aaw_cpp.module_defs(variable, expanded):
@@ -315,6 +316,7 @@ class _ModuleRead:
         moved.classes = self.classes
         moved.looked_up = self.looked_up
         moved.ambiguous = self.ambiguous
+        moved.texts = self.texts
         moved.expanded = {name: (h, lines.get((h, line), line), body) for name, (h, line, body) in self.expanded.items()}
         moved.key = key
         moved.defs = {name: [_moved_def(d, self.expanded, lines) for d in defs] for name, defs in self.defs.items()}
@@ -454,9 +456,13 @@ def _module_read(tree, path):
 def _bind_text(read, name):
     if isinstance(read, str):
         return read
-    defs = read.defs.get(name, ())
-    ambiguous = sorted(m for m in read.ambiguous if m in read.looked_up)
-    return repr(([(d.file, d.named, d.parameters) for d in defs], ambiguous, read.classes.get(name)))
+    text = read.texts.get(name)
+    if text is None:  # lines are left out, so a reading moved to new lines shares these texts
+        defs = read.defs.get(name, ())
+        ambiguous = sorted(m for m in read.ambiguous if m in read.looked_up)
+        text = read.texts[name] = repr(([(d.file, d.named, d.parameters) for d in defs], ambiguous,
+                                        read.classes.get(name)))
+    return text
 
 
 _HOLDS_MODULE = aaw_lru.Lru(1 << 12)  # blob id -> whether its text holds a PYBIND11_MODULE
