@@ -88,8 +88,21 @@ def init_functions(host):
 
 def module_functions(host):
     """Every public module-level def of every importable module of aiter."""
-    functions = []
-    for path in sorted(p for p in host.blobs if p.startswith("aiter/") and p.endswith(".py")):
+    return [{"import_statement": "from %s import %s" % (module, name), "function_path": name}
+            for module, name, binding in _module_defs(host, "aiter/") if not name.startswith("_")]
+
+
+def stub_functions(host):
+    """Every module-level def under aiter/ops/ decorated with a call of compile_ops."""
+    return [{"import_statement": "from %s import %s" % (module, name), "function_path": name}
+            for module, name, binding in _module_defs(host, "aiter/ops/")
+            if any(called and dotted and dotted[-1] == "compile_ops" for dotted, called in binding.decorator_parts)]
+
+
+def _module_defs(host, prefix):
+    """(module, name, Def) of every module-level def (its last binding) of every importable module
+    under `prefix`, in path and name order."""
+    for path in sorted(p for p in host.blobs if p.startswith(prefix) and p.endswith(".py")):
         parts = path[:-3].split("/")
         if parts[-1] == "__init__":
             parts.pop()
@@ -98,30 +111,10 @@ def module_functions(host):
         summary = aaw_collector.summarize(host.read_blob(host.blobs[path]))
         if isinstance(summary, aaw_model.ParseFailure):
             continue
-        module = ".".join(parts)
-        for name in sorted(summary.bindings):
-            if not name.startswith("_") and isinstance(summary.bindings[name][-1][1], aaw_model.Def):
-                functions.append({"import_statement": "from %s import %s" % (module, name), "function_path": name})
-    return functions
-
-
-def stub_functions(host):
-    """Every module-level def under aiter/ops/ decorated with a call of compile_ops."""
-    functions = []
-    for path in sorted(p for p in host.blobs if p.startswith("aiter/ops/") and p.endswith(".py")):
-        parts = path[:-3].split("/")
-        if parts[-1] == "__init__":
-            parts.pop()
-        summary = aaw_collector.summarize(host.read_blob(host.blobs[path]))
-        if not all(part.isidentifier() for part in parts) or isinstance(summary, aaw_model.ParseFailure):
-            continue
-        module = ".".join(parts)
         for name in sorted(summary.bindings):
             binding = summary.bindings[name][-1][1]
-            if isinstance(binding, aaw_model.Def) and any(
-                    called and dotted and dotted[-1] == "compile_ops" for dotted, called in binding.decorator_parts):
-                functions.append({"import_statement": "from %s import %s" % (module, name), "function_path": name})
-    return functions
+            if isinstance(binding, aaw_model.Def):
+                yield ".".join(parts), name, binding
 
 
 def write(path, commit, comment, functions):

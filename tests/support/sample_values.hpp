@@ -27,6 +27,17 @@ inline Parameter param(std::string name, std::optional<std::string> default_valu
                    std::move(annotation)};
 }
 
+// A pybind11 binding of `f` in module_f at csrc/include/rocm_ops.hpp:`line`, taking `signature`.
+inline CompiledBinding binding_of(Signature signature, int line) {
+  CompiledBinding binding;
+  binding.name = "f";
+  binding.module = "module_f";
+  binding.file = "csrc/include/rocm_ops.hpp";
+  binding.line = line;
+  binding.signature = std::move(signature);
+  return binding;
+}
+
 // Parameter 'b' removed: a breaking change.
 inline const Change k_b_removed{ChangeKind::parameter_removed, Severity::breaking, "b", "b", std::nullopt};
 

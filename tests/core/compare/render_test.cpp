@@ -10,6 +10,7 @@
 
 #include "core/compare/gate.hpp"
 #include "support/sample_comparison.hpp"
+#include "support/sample_values.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw {
@@ -96,12 +97,7 @@ TEST(RenderTest, ABindingChangeShowsBothBindingsUnderTheSignatures) {
   Comparison c = sample();
   FunctionComparison& f = c.functions[0];
   f.after = f.before;  // the stub unchanged
-  CompiledBinding binding;
-  binding.name = "f";
-  binding.module = "module_f";
-  binding.file = "csrc/include/rocm_ops.hpp";
-  binding.line = 7;
-  binding.signature = f.before.signature;
+  CompiledBinding binding = test::binding_of(f.before.signature, 7);
   f.before.binding = binding;
   binding.signature.parameters[1].default_value = "64";
   f.after.binding = binding;

@@ -6,6 +6,7 @@
 
 #include "core/compare/gate.hpp"
 #include "support/sample_comparison.hpp"
+#include "support/sample_values.hpp"
 
 namespace aaw {
 namespace {
@@ -72,12 +73,7 @@ TEST(SarifTest, ARemovedFunctionPointsAtItsDefInTheOldCommit) {
 TEST(SarifTest, ABindingChangePointsAtTheBindingAndItsRuleSaysDrift) {
   Comparison c = testing::sample_gate_comparison();
   FunctionComparison& f = c.functions[0];
-  CompiledBinding binding;
-  binding.name = "f";
-  binding.module = "module_f";
-  binding.file = "csrc/include/rocm_ops.hpp";
-  binding.line = 1372;
-  binding.signature = f.before.signature;
+  CompiledBinding binding = test::binding_of(f.before.signature, 1372);
   f.before.binding = binding;
   f.after = f.before;
   binding.signature.parameters[1].name = "b_renamed";
