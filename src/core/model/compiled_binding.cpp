@@ -238,9 +238,16 @@ std::vector<Change> diff_bindings(const SignatureState& before, const SignatureS
     return out;
   }
   if (!a.resolved) return out;
-  for (Change& change : diff_signatures(a.signature, b.signature)) {
-    change.facet = Facet::binding;
-    if (!said_by(change, signature_changes)) out.push_back(std::move(change));
+  if (a.kind != b.kind) {
+    // aiter moving an op from pybind11 to ctypes: the caller's arguments are then bound by the stub's
+    // own signature (diffed as such), so no call breaks by the move itself; drift still counts below.
+    out.push_back(binding_change(ChangeKind::state_changed, Severity::compatible, std::nullopt,
+                                 binding_text(a), binding_text(b)));
+  } else {
+    for (Change& change : diff_signatures(a.signature, b.signature)) {
+      change.facet = Facet::binding;
+      if (!said_by(change, signature_changes)) out.push_back(std::move(change));
+    }
   }
   std::vector<Drift> was = binding_drift(before.signature, a);
   std::vector<Drift> now = binding_drift(after.signature, b);

@@ -167,6 +167,20 @@ TEST(BindingDiffTest, ABindingThatCannotBeReadAnyMoreIsUnknown) {
   EXPECT_EQ(changes[0].new_text, "unresolved: macro X is defined more than once");
 }
 
+TEST(BindingDiffTest, AnOpMovedFromPybind11ToCtypesIsOneCompatibleChange) {
+  // aiter moved ops to ctypes: the C parameters are positional, yet calls bind by the stub's names.
+  Signature stub = sig({param("out"), param("topk")});
+  CompiledBinding c_function = pybind({param("out"), param("topk")});
+  c_function.kind = BindingKind::ctypes;
+  for (Parameter& p : c_function.signature.parameters) p.kind = ParameterKind::positional_only;
+  auto changes =
+      diff_states(stub_state(stub, pybind({param("out"), param("topk")})), stub_state(stub, c_function));
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].kind, ChangeKind::state_changed);
+  EXPECT_EQ(changes[0].severity, Severity::compatible);
+  EXPECT_EQ(changes[0].new_text, "ctypes f(out, topk, /)");
+}
+
 TEST(BindingJsonTest, AStateWithABindingRoundTripsAndShowsItsDrift) {
   CompiledBinding b = pybind({param("gating_output"), param("topk_grp")});
   b.overloads.push_back(sig({param("gating_output")}));
