@@ -19,7 +19,7 @@ import re
 
 import aaw_cpp
 import aaw_lru
-from aaw_nodes import NameRef
+from aaw_nodes import Expression, NameRef
 from aaw_values import Function
 
 _DECORATOR = "compile_ops"
@@ -65,6 +65,8 @@ def binding_of(session, function, decorator_of):
         name, why = _constant(session, function, name, "fc_name")
     if why is None:
         ffi, why = _constant(session, function, ffi, "ffi_type")
+    if module_name is None and why is None:
+        why = "@compile_ops names no module"
     if name is None and why is None:
         name = function.definition.name
     kind = "ctypes" if ffi == "ctypes" else "pybind11"
@@ -90,6 +92,8 @@ def binding_of(session, function, decorator_of):
 def _constant(session, function, value, what):
     """(the literal `value` stands for, None) or (None, why not): a NameRef is looked up among the
     stub module's assignments of a literal."""
+    if isinstance(value, Expression):
+        return None, "%s of @compile_ops is an expression (%s), not read statically" % (what, value.text)
     if not isinstance(value, NameRef):
         if value is not None and not isinstance(value, str):
             return None, "%s of @compile_ops is not a string" % what

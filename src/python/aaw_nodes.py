@@ -193,9 +193,29 @@ class NameRef:
         return (NameRef, (self.id,))
 
 
+class Expression:
+    """A decorator's argument that is neither a literal nor a bare name: its text, to say so."""
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return "Expression(%r)" % self.text
+
+    def __eq__(self, other):
+        return isinstance(other, Expression) and other.text == self.text
+
+    def __hash__(self):
+        return hash(self.text)
+
+    def __reduce__(self):
+        return (Expression, (self.text,))
+
+
 def decorator_arguments(node):
     """(positional, {keyword: value}) of a called decorator, each value a literal, a NameRef, or
-    None when it is neither; None for a decorator not called or called without arguments."""
+    an Expression; None for a decorator not called or called without arguments."""
     if not isinstance(node, ast.Call) or not (node.args or node.keywords):
         return None
     return (tuple(_argument_value(a) for a in node.args),
@@ -207,7 +227,8 @@ def _argument_value(node):
         return NameRef(node.id)
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
         return node.value
-    return None
+    text = ast.unparse(node)
+    return Expression(text if len(text) <= 60 else text[:57] + "...")
 
 
 def base_parts(node):

@@ -73,6 +73,8 @@ _FILES = {
         "def ck_gemm(a, b) -> None: ...\n\n"
         "@compile_ops('module_missing')\n"
         "def nowhere(a) -> None: ...\n\n"
+        "@compile_ops(MD_NAME, fc_name=f'{MD_NAME}_x')\n"
+        "def computed(a) -> None: ...\n\n"
         "def plain(a, b=1):\n    return a\n"),
     "csrc/include/rocm_ops.hpp": _ROCM_OPS,
     "csrc/pybind/moe_op_pybind.cu": (
@@ -167,6 +169,7 @@ class Bindings(unittest.TestCase):
             "_quant_type": "binds 'QuantType' as a type (py::enum_)",
             "ck_gemm": "not followed: {CK_DIR}/example/ck_tile/gemm.cpp",
             "nowhere": "aiter/jit/optCompilerConfig.json has no entry 'module_missing'",
+            "computed": "fc_name of @compile_ops is an expression (f'{MD_NAME}_x'), not read statically",
         }
         for name, reason in cases.items():
             binding = self.binding(name)
