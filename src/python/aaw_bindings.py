@@ -98,13 +98,13 @@ def _constant(session, function, value, what):
         if value is not None and not isinstance(value, str):
             return None, "%s of @compile_ops is not a string" % what
         return value, None
-    session.tree.ask(function.module, value.id)
+    session.tree.ask(function.module, value.text)
     scope = session.tree.summary(function.module)
-    before = [binding for index, binding in scope.bindings.get(value.id, ()) if index < function.definition.index]
+    before = [binding for index, binding in scope.bindings.get(value.text, ()) if index < function.definition.index]
     literal = getattr(getattr(before[-1], "node", None), "value", None) if before else None
     if not isinstance(literal, str):
         return None, ("%s of @compile_ops is '%s', which %s does not assign a string literal before line %d"
-                      % (what, value.id, function.path, function.definition.line))
+                      % (what, value.text, function.path, function.definition.line))
     return literal, None
 
 
@@ -135,17 +135,21 @@ class _Reader:
             return self._extern_c(sources, name, module_name, skipped)
         return self._pybind(sources, name, module_name, skipped)
 
+    def _reader(self, path, blob):
+        """read() of the text of the file at `path` (blob `blob`), for the caches that read it once."""
+        return lambda: self.tree.call_host("read_blob", blob, "read '%s'" % path)
+
     def _config(self, path):
         blob = self.tree.blob(path)
         if blob is None:
             return "no %s beside the module defining compile_ops" % path
-        return _config_at(blob, lambda: self.tree.call_host("read_blob", blob, "read '%s'" % path), path)
+        return _config_at(blob, self._reader(path, blob), path)
 
     def _source(self, path):
         blob = self.tree.blob(path)
         if blob is None:
             return None
-        return aaw_cpp.source_of(blob, lambda: self.tree.call_host("read_blob", blob, "read '%s'" % path))
+        return aaw_cpp.source_of(blob, self._reader(path, blob))
 
     def _pybind(self, sources, name, module_name, skipped):
         modules = []
@@ -155,7 +159,7 @@ class _Reader:
                 continue
             # A kernel source is read only for whether it holds a module: editing it costs nothing,
             # and its text is not kept.
-            if _holds_module(blob, lambda: self.tree.call_host("read_blob", blob, "read '%s'" % path)):
+            if _holds_module(blob, self._reader(path, blob)):
                 modules.append((path, self._source(path)))
             else:
                 self.tree.read_partly(path, CPP + _MODULE)
@@ -277,7 +281,7 @@ class _ModuleRead:
         if found is None:
             return None
         header, source, defines = found
-        if len(defines) > 1 and len({d.body.replace("\\\n", "").strip() for d in defines}) > 1:
+        if _defined_differently(defines):
             self.ambiguous[name] = ["%s:%d" % (header, d.line) for d in defines]
         if defines[-1].function_like:
             return None
@@ -311,7 +315,7 @@ class _ModuleRead:
                 if was is not None or not defines[-1].function_like:
                     return None
                 continue
-            if len(defines) > 1 and len({d.body.replace("\\\n", "").strip() for d in defines}) > 1:
+            if _defined_differently(defines):
                 return None
             lines[(header, was[1])] = defines[-1].line
         moved = object.__new__(_ModuleRead)
@@ -342,6 +346,13 @@ def _moved_def(definition, expanded, lines):
 
 
 _LAST_READS = aaw_lru.Lru(256)  # path -> its last _ModuleRead, to move to new header versions
+
+
+def _defined_differently(defines):
+    """Whether a name's #defines in one file (under several #if branches) say different things."""
+    return len(defines) > 1 and len({d.body.replace("\\\n", "").strip() for d in defines}) > 1
+
+
 MODULES = aaw_lru.Lru(512)  # (path, (header, blob)...) -> _ModuleRead: aiter has ~100 modules
 
 

@@ -392,8 +392,7 @@ def _extern_c_function(toks, name):
             continue
         if _entry_point_macro(toks, index):  # AITER_CTYPES_DEFINE_ENTRYPOINT(name, (params), (args))
             close = _matching(toks, index + 2)
-            return token.line, [_parameter_name(part, name) for part in _split_arguments(toks[index + 3:close])
-                                if [t.text for t in part] not in ([], ["void"])]
+            return token.line, _c_parameters(toks[index + 3:close], name)
         if toks[index + 1].text != "(":
             continue
         if index > 0 and toks[index - 1].text in (".", "->", "::", "=", "(", ",", "return"):
@@ -404,8 +403,7 @@ def _extern_c_function(toks, name):
             continue
         if not (_in_blocks(index, blocks) or _c_linkage_before(toks, index)):
             continue
-        return token.line, [_parameter_name(part, name) for part in _split_arguments(toks[index + 2:close])
-                            if [t.text for t in part] not in ([], ["void"])]
+        return token.line, _c_parameters(toks[index + 2:close], name)
     return None
 
 
@@ -444,6 +442,12 @@ def _c_linkage_before(toks, index):
         if toks[back].kind == "name" and text.isupper() and ("C_ITFS" in text or "EXPORT" in text):
             return True
     return False
+
+
+def _c_parameters(toks, function):
+    """[(name, type text)] of a C parameter list's inside (`void` or nothing: none)."""
+    return [_parameter_name(part, function) for part in _split_arguments(toks)
+            if [t.text for t in part] not in ([], ["void"])]
 
 
 def _parameter_name(part, function):

@@ -173,44 +173,34 @@ def decorator_parts(node):
     return (dotted(node.func if called else node), called)
 
 
-class NameRef:
-    """A bare name given as a decorator's argument (`@compile_ops(MD_NAME)`), to look up later."""
-    __slots__ = ("id",)
-
-    def __init__(self, name):
-        self.id = name
-
-    def __repr__(self):
-        return "NameRef(%r)" % self.id
-
-    def __eq__(self, other):
-        return isinstance(other, NameRef) and other.id == self.id
-
-    def __hash__(self):
-        return hash(self.id)
-
-    def __reduce__(self):
-        return (NameRef, (self.id,))
-
-
-class Expression:
-    """A decorator's argument that is neither a literal nor a bare name: its text, to say so."""
+class _Marker:
+    """A decorator's argument kept as text, compared and pickled by its type and text."""
     __slots__ = ("text",)
 
     def __init__(self, text):
         self.text = text
 
     def __repr__(self):
-        return "Expression(%r)" % self.text
+        return "%s(%r)" % (type(self).__name__, self.text)
 
     def __eq__(self, other):
-        return isinstance(other, Expression) and other.text == self.text
+        return type(other) is type(self) and other.text == self.text
 
     def __hash__(self):
-        return hash(self.text)
+        return hash((type(self).__name__, self.text))
 
     def __reduce__(self):
-        return (Expression, (self.text,))
+        return (type(self), (self.text,))
+
+
+class NameRef(_Marker):
+    """A bare name given as a decorator's argument (`@compile_ops(MD_NAME)`), to look up later."""
+    __slots__ = ()
+
+
+class Expression(_Marker):
+    """A decorator's argument that is neither a literal nor a bare name: its text, to say so."""
+    __slots__ = ()
 
 
 def decorator_arguments(node):

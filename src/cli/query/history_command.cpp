@@ -82,13 +82,7 @@ void print_change_text(const Json& c) {
             << c.value("subject", "") << " [" << c.value("author", "") << "]"
             << (c.value("backfilled", false) ? " (back-filled)" : "") << "\n";
   std::cout << "  old: " << summary_of(c["old"]) << "\n  new: " << summary_of(c["new"]) << "\n";
-  std::vector<Change> changes;
-  for (const Json& change : c["changes"])
-    if (auto parsed = change_from_json(change)) changes.push_back(*parsed);
-  auto before = state_from_json(c["old"]);
-  auto after = state_from_json(c["new"]);
-  if (before && after)
-    for (const std::string& line : binding_sides(*before, *after, changes)) std::cout << "  " << line << "\n";
+  for (const std::string& line : binding_sides(c)) std::cout << "  " << line << "\n";
   for (const Json& change : c["changes"]) {
     auto parsed = change_from_json(change);
     std::cout << "  " << (parsed ? parsed->describe() : change.dump()) << "\n";

@@ -50,14 +50,8 @@ std::string markdown_change(const Json& change) {
 
 // "| old binding | ... |" rows when a change is of the compiled binding (docs/bindings.md).
 std::string markdown_binding_rows(const Json& f) {
-  auto before = state_from_json(f["old"]);
-  auto after = state_from_json(f["new"]);
-  std::vector<Change> changes;
-  for (const Json& c : f["changes"])
-    if (auto change = change_from_json(c)) changes.push_back(*change);
-  if (!before || !after) return "";
   std::string out;
-  for (const std::string& line : binding_sides(*before, *after, changes)) {
+  for (const std::string& line : binding_sides(f)) {
     auto colon = line.find(": ");
     out += "| " + line.substr(0, colon) + " | " + markdown_code_cell(line.substr(colon + 2)) + " |\n";
   }

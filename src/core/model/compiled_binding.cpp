@@ -226,6 +226,16 @@ std::vector<std::string> binding_sides(const SignatureState& before, const Signa
   return {"old binding: " + side(before), "new binding: " + side(after)};
 }
 
+std::vector<std::string> binding_sides(const Json& function_change) {
+  auto before = state_from_json(function_change["old"]);
+  auto after = state_from_json(function_change["new"]);
+  if (!before || !after) return {};
+  std::vector<Change> changes;
+  for (const Json& c : function_change["changes"])
+    if (auto change = change_from_json(c)) changes.push_back(*change);
+  return binding_sides(*before, *after, changes);
+}
+
 std::vector<Change> diff_bindings(const SignatureState& before, const SignatureState& after,
                                   const std::vector<Change>& signature_changes) {
   if (!before.binding || !after.binding) return {};

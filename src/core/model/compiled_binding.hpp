@@ -43,6 +43,8 @@ std::vector<std::string> describe_binding(const Signature& stub, const CompiledB
 // change's old and new signatures, which do not show the binding.
 std::vector<std::string> binding_sides(const SignatureState& before, const SignatureState& after,
                                        const std::vector<Change>& changes);
+// The same of a recorded change or a compare document's function: {"old", "new", "changes"}.
+std::vector<std::string> binding_sides(const Json& function_change);
 
 // The changes of the binding facet from `before` to `after` (both ok states): the binding's own
 // parameters changed (except what the stub's `signature_changes` already say), it became readable
