@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "cli/sandbox_record.hpp"
 #include "core/model/state_dir.hpp"
 #include "extract/runtime/runtime_source.hpp"
 #include "extract/source_registry.hpp"
@@ -64,6 +65,27 @@ void apply_extractor(Config& config, const std::string& override_value) {
   config.extractor = override_value;
 }
 
+namespace {
+
+// The sandbox of the config, with what builds must not read hidden from them: the token file, the
+// state directory (store, events, the mirror's config) and the config file. Which one it is and how
+// it confines is logged and kept in state_dir for `status`.
+Result<std::unique_ptr<Sandbox>> make_recorded_sandbox(const Config& config, const StateDir& state,
+                                                       Logger& log) {
+  HiddenPaths hidden;
+  if (!config.github.token_file.empty())
+    hidden.secrets.push_back(std::filesystem::absolute(config.github.token_file));
+  hidden.private_paths.push_back(std::filesystem::absolute(state.root()));
+  if (!config.file.empty()) hidden.private_paths.push_back(config.file);
+  auto sandbox = make_sandbox(config.sandbox, std::filesystem::absolute(state.sandbox()), log, hidden);
+  if (!sandbox) return sandbox;
+  log.info("Sandbox: {} ({})", (*sandbox)->kind(), (*sandbox)->confinement());
+  record_sandbox(state, **sandbox, log);
+  return sandbox;
+}
+
+}  // namespace
+
 std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitMirror& mirror,
                                                       Runtime& runtime, Logger& log,
                                                       std::function<bool()> stop_requested) {
@@ -83,14 +105,7 @@ std::unique_ptr<SignatureSource> make_source_or_throw(const Config& config, GitM
                     return open_work_tree(state.work_tree(), mirror.path(), mirror.display_url(), log,
                                           std::move(options));
                   },
-                  [&] {
-                    // The token file must stay out of reach of what builds and imports run.
-                    std::vector<std::filesystem::path> hidden;
-                    if (!config.github.token_file.empty())
-                      hidden.push_back(std::filesystem::absolute(config.github.token_file));
-                    return make_sandbox(config.sandbox, std::filesystem::absolute(state.sandbox()), log,
-                                        hidden);
-                  },
+                  [&] { return make_recorded_sandbox(config, state, log); },
                   embedded_python_executable(),
                   embedded_python_version(),
                   stop_requested,

@@ -103,4 +103,20 @@ std::string log_tail(const fs::path& file, std::size_t max_bytes) {
   return tail;
 }
 
+std::uint64_t disk_bytes(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(path, ec))) return fs::file_size(path, ec);
+  std::uint64_t total = 0;
+  for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec) && !it->is_symlink(size_ec)) {
+      const auto size = it->file_size(size_ec);
+      if (!size_ec) total += size;
+    }
+  }
+  return total;
+}
+
 }  // namespace aaw

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +18,10 @@ std::optional<std::string> read_file(const std::filesystem::path& file);
 // without waiting on a FIFO; nullopt otherwise. For files in directories a sandboxed build can
 // write to: what it left there can neither block the daemon nor point it at another file.
 std::optional<std::string> read_regular_file(const std::filesystem::path& file);
+
+// The bytes the regular files at or beneath `path` hold (links not followed; what cannot be read
+// is not counted). 0 when it does not exist.
+std::uint64_t disk_bytes(const std::filesystem::path& path);
 
 // Writes `text` beside `file` (a staging file made afresh: whatever was at its name is removed, and
 // a link planted there is never followed) and renames it into place: a reader never sees half a

@@ -89,7 +89,7 @@ TEST_F(ConfigTest, ReadsNestedSections) {
   auto loaded = parse_binary_config(with_functions(k_one_function, R"(, "extractor": "both",
       "log": {"file": "", "level": "debug", "max_files": 2},
       "build": {"command": ["make"], "env": {"X": "1"}, "timeout_seconds": 60, "paths": ["csrc"]},
-      "sandbox": {"kind": "process", "network": false},
+      "sandbox": {"kind": "landlock", "network": false, "accept_unconfined": true},
       "notify": {"github_issue": {"repo": "o/r", "labels": ["api"]}, "webhook": {"url": "http://127.0.0.1:9/h"}})"),
                                     "config.json");
   ASSERT_TRUE(loaded) << loaded.error().message();
@@ -101,6 +101,8 @@ TEST_F(ConfigTest, ReadsNestedSections) {
   EXPECT_EQ(c.build.env.at("X"), "1");
   EXPECT_EQ(c.build.env.count("PREBUILD_KERNELS"), 0u);
   EXPECT_FALSE(c.sandbox.network);
+  EXPECT_EQ(c.sandbox.kind, "landlock");
+  EXPECT_TRUE(c.sandbox.accept_unconfined);
   EXPECT_EQ(c.notify.sections.at("github_issue")["labels"], Json::array({"api"}));
   EXPECT_EQ(c.notify.sections.at("webhook")["url"], "http://127.0.0.1:9/h");
 }

@@ -70,6 +70,57 @@ TEST_F(RuntimeCliTest, CompareWithTheRuntimeExtractorPrintsThePlantedChanges) {
   EXPECT_TRUE(contains(r.out, "No API change for fixpkg.fused" + between)) << r.out;  // static cannot see it
 }
 
+// Landlock, as inside a container with `docker run` defaults: the same changes, the sandbox said
+// at start and by `status`, and the token file and the config out of the builds' reach.
+TEST_F(RuntimeCliTest, CompareUnderLandlockFindsTheSameChangesAndStatusNamesTheSandbox) {
+  const auto token = m_dir.path() / "token";
+  std::ofstream(token) << "ghp_planted_token_file\n";
+  auto cfg =
+      config("\"sandbox\": {\"kind\": \"landlock\"}, \"github\": {\"token_file\": \"" + token.string() +
+             "\"}, \"build\": {\"command\": [\"sh\", \"-c\", \"cat " + token.string() + " " +
+             (m_dir.path() / "config.json").string() + " > peek.txt 2>&1; {python} setup.py develop\"]}");
+  auto r = run({"compare", "--config", cfg.string(), m_commits.base, m_commits.default_changed});
+  if (contains(r.err, "Landlock cannot run here")) GTEST_SKIP() << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;  // fixpkg.product: at neither commit
+  EXPECT_TRUE(contains(r.out, "INFO - Sandbox: landlock (Landlock ABI ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "API change detected for combine between " + m_commits.base + " and " +
+                                  m_commits.default_changed + " (breaking)"))
+      << r.out;
+  const std::string peek = read_text(m_dir.path() / "state" / "work" / "peek.txt");
+  EXPECT_FALSE(contains(peek, "ghp_planted")) << peek;
+  EXPECT_FALSE(contains(peek, "functions_to_monitor")) << peek;
+  EXPECT_TRUE(contains(peek, "Permission denied")) << peek;
+
+  auto status = run({"status", "--config", cfg.string(), "--format", "json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const json doc = json::parse(status.out);
+  EXPECT_EQ(doc["sandbox"]["kind"], "landlock") << status.out;
+  EXPECT_GT(doc["disk"]["state_dir_bytes"].get<long long>(), 0) << status.out;
+  auto text = run({"status", "--config", cfg.string()});
+  EXPECT_TRUE(contains(text.out, "sandbox: landlock: Landlock ABI ")) << text.out;
+}
+
+TEST_F(RuntimeCliTest, TokenFileWithAnUnconfinedSandboxIsRefusedUnlessAccepted) {
+  const auto token = m_dir.path() / "token";
+  std::ofstream(token) << "ghp_planted_token_file\n";
+  const std::string github = "\"github\": {\"token_file\": \"" + token.string() + "\"}";
+  auto refused =
+      run({"compare", "--config", config("\"sandbox\": {\"kind\": \"process\"}, " + github).string(),
+           m_commits.base, m_commits.default_changed});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err << refused.out;
+  EXPECT_TRUE(contains(refused.err, "could read '" + token.string() + "' (github.token_file)"))
+      << refused.err;
+  EXPECT_FALSE(contains(refused.out, "Installing fixpkg")) << "refused before any build: " << refused.out;
+
+  auto accepted =
+      run({"compare", "--config",
+           config("\"sandbox\": {\"kind\": \"process\", \"accept_unconfined\": true}, " + github).string(),
+           m_commits.base, m_commits.default_changed});
+  EXPECT_EQ(accepted.exit_code, 2) << accepted.err;  // fixpkg.product, as always
+  EXPECT_TRUE(contains(accepted.out + accepted.err, "builds and imports run unconfined")) << accepted.out;
+  EXPECT_TRUE(contains(accepted.out, "API change detected for combine")) << accepted.out;
+}
+
 TEST_F(RuntimeCliTest, WatchRecordsMachineryFailuresGoesOnAndHistoryHoldsTheRealChangesOnly) {
   auto cfg = config("\"start_commit\": \"" + m_commits.base +
                     "\", \"runtime\": {\"extract_timeout_seconds\": 3, "

@@ -2,17 +2,20 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/command_context.hpp"
+#include "cli/sandbox_record.hpp"
 #include "core/model/function_change.hpp"
 #include "core/model/state_dir.hpp"
 #include "core/ports/state_store.hpp"
 #include "core/report/daemon_status.hpp"
 #include "io/git/libgit2_mirror.hpp"
+#include "util/files.hpp"
 #include "util/url.hpp"
 
 namespace aaw::cli {
@@ -27,7 +30,26 @@ std::string text_of(const Json& payload, const char* name) {
 
 constexpr const char* k_status_schema = "aiter-api-watcher/status/1";  // schemas/status-1.schema.json
 
-Json to_json(const Config& config, const DaemonStatus& s, int exit_code) {
+// What state_dir holds on disk, and how much of it is the mirrors (what grows with the history).
+struct DiskUse {
+  std::uint64_t state_dir = 0;
+  std::uint64_t mirrors = 0;
+};
+
+DiskUse disk_use(const StateDir& state) { return {disk_bytes(state.root()), disk_bytes(state.mirrors())}; }
+
+std::string megabytes(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+Json sandbox_json(const std::optional<SandboxRecord>& record) {
+  if (!record) return nullptr;
+  return {{"kind", record->kind}, {"confinement", record->confinement}, {"since", record->since}};
+}
+
+Json to_json(const Config& config, const DaemonStatus& s, const DiskUse& disk, int exit_code) {
   Json failed = Json::array();
   for (const OutboxItem& item : s.failed)
     failed.push_back({{"id", item.id},
@@ -57,12 +79,14 @@ Json to_json(const Config& config, const DaemonStatus& s, int exit_code) {
             {"failed", s.outbox.failed},
             {"failed_items", failed}}},
           {"last_error", optional_json(s.last_error)},
+          {"sandbox", sandbox_json(read_sandbox_record(StateDir(config.state_dir)))},
+          {"disk", {{"state_dir_bytes", disk.state_dir}, {"mirrors_bytes", disk.mirrors}}},
           {"healthy", s.healthy},
           {"health", s.health},
           {"exit_code", exit_code}};
 }
 
-void print_text(const Config& config, const DaemonStatus& s) {
+void print_text(const Config& config, const DaemonStatus& s, const DiskUse& disk) {
   auto or_never = [](const std::optional<std::string>& v, const char* none) {
     return v ? *v : std::string(none);
   };
@@ -89,6 +113,10 @@ void print_text(const Config& config, const DaemonStatus& s) {
               << text_of(item.payload, "commit").substr(0, 12) << " after " << item.attempts
               << " attempts: " << item.last_error << "\n";
   std::cout << "last error: " << or_never(s.last_error, "none") << "\n"
+            << "sandbox: " << describe_sandbox(config, read_sandbox_record(StateDir(config.state_dir)))
+            << "\n"
+            << "disk: state_dir " << megabytes(disk.state_dir) << " (mirrors " << megabytes(disk.mirrors)
+            << ")\n"
             << "health: " << s.health << "\n";
 }
 
@@ -118,10 +146,11 @@ int run_status(const StatusOptions& options) {
   DaemonStatus status = value_or_throw(read_daemon_status(
       store.get(), mirror.get(), config.check_interval_seconds, std::chrono::system_clock::now()));
   const int exit_code = options.check && !status.healthy ? 1 : 0;
+  const DiskUse disk = disk_use(state);
   if (options.format == "json") {
-    std::cout << to_json(config, status, exit_code).dump(2) << "\n";
+    std::cout << to_json(config, status, disk, exit_code).dump(2) << "\n";
   } else {
-    print_text(config, status);
+    print_text(config, status, disk);
   }
   return exit_code;
 }

@@ -106,8 +106,9 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
   });
   r.object("build", [&](JsonReader& b) { read_build(b, c.build); });
   r.object("sandbox", [&](JsonReader& s) {
-    s.choice("kind", c.sandbox.kind, {"auto", "bwrap", "process"});
+    s.choice("kind", c.sandbox.kind, {"auto", "bwrap", "landlock", "process"});
     s.boolean("network", c.sandbox.network);
+    s.boolean("accept_unconfined", c.sandbox.accept_unconfined);
   });
   r.object("runtime", [&](JsonReader& rt) {
     rt.integer("extract_timeout_seconds", c.runtime.extract_timeout_seconds, 1);
@@ -273,7 +274,10 @@ Result<LoadedConfig> load_config(const std::filesystem::path& path, const Config
     return Error(ErrorCode::io,
                  "cannot read config '" + path.string() + "': " + std::strerror(errno ? errno : EIO));
   auto loaded = parse_config(*text, path.string(), schema);
-  if (loaded) resolve_relative_paths(loaded->config, fs::absolute(path).parent_path());
+  if (loaded) {
+    resolve_relative_paths(loaded->config, fs::absolute(path).parent_path());
+    loaded->config.file = fs::absolute(path).lexically_normal();
+  }
   return loaded;
 }
 

@@ -52,8 +52,11 @@ struct BuildConfig {
 };
 
 struct SandboxConfig {
-  std::string kind = "auto";  // auto, bwrap, process
+  std::string kind = "auto";  // auto, bwrap, landlock, process
   bool network = true;
+  // Runs builds and imports unconfined (neither bubblewrap nor Landlock) even though they could
+  // read github.token_file: refused without it.
+  bool accept_unconfined = false;
 };
 
 struct RuntimeConfig {
@@ -133,6 +136,9 @@ struct Config {
   GithubConfig github;
   NotifyConfig notify;
   ConsumerConfig consumer;
+  // The file it was read from (absolute; empty when parsed from text): sandboxes hide it, as it may
+  // hold a webhook URL.
+  std::filesystem::path file;
   ReportConfig report;
   GateConfig gate;
 };

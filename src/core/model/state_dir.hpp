@@ -8,6 +8,7 @@
 //   sandbox/            HOME, TMPDIR and the extraction child's request and result files
 //   logs/               build and extraction logs of the newest commits
 //   last_build.json     what the last successful build was
+//   sandbox.json        which sandbox confines builds and imports, and how (for `status`)
 //   runtime.lock        one runtime extraction at a time
 //   writer.lock         one writer (watch, replay) at a time; holds the writer's PID
 #pragma once
@@ -29,6 +30,7 @@ class StateDir {
   std::filesystem::path sandbox() const { return m_root / "sandbox"; }
   std::filesystem::path logs() const { return m_root / "logs"; }
   std::filesystem::path last_build() const { return m_root / "last_build.json"; }
+  std::filesystem::path sandbox_mode() const { return m_root / "sandbox.json"; }
   std::filesystem::path runtime_lock() const { return m_root / "runtime.lock"; }
   std::filesystem::path writer_lock() const { return m_root / "writer.lock"; }
   // The consumer given as a repository: its checkout, and the last scan of its call sites.

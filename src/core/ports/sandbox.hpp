@@ -41,12 +41,16 @@ struct SandboxRequest {
   // a "[... N bytes omitted ...]" line between; the child is never blocked.
   std::uint64_t log_limit_bytes = 16u << 20;
   std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS when set
-  // Extra directories the child may write besides the sandbox root (the work tree, the venv). Only
-  // bwrap enforces the difference; the plain runner cannot stop writes anywhere. Must exist
-  // (not_found otherwise).
+  // Extra directories the child may write besides the sandbox root (the work tree, the venv).
+  // bwrap and Landlock enforce the difference; the plain runner cannot stop writes anywhere. Must
+  // exist (not_found otherwise).
   std::vector<std::filesystem::path> writable;
+  // Directories the child may read although the sandbox hides what holds them (a checkout reads
+  // the mirror in the hidden state directory). Paths that do not exist are skipped.
+  std::vector<std::filesystem::path> readable;
   // Whether the child may use the network, when not as the sandbox was made (sandbox.network): a
-  // checkout fetching submodules needs it whatever the builds get. Only bwrap enforces it.
+  // checkout fetching submodules needs it whatever the builds get. bwrap enforces it, Landlock for
+  // TCP from kernel ABI 4.
   std::optional<bool> network;
   // Polled while the child runs (about every 50 ms); once true, the whole group gets SIGTERM and,
   // after a short grace, SIGKILL, and the result is Outcome::cancelled. Empty: never.
@@ -81,7 +85,10 @@ class Sandbox {
   // An Error only when the child cannot be started (fork, log file, missing program, bad cwd): a
   // command that fails is a result, not an Error.
   virtual Result<SandboxResult> run(const SandboxRequest& request) = 0;
-  virtual std::string_view kind() const = 0;  // "process" or "bwrap"
+  virtual std::string_view kind() const = 0;  // "bwrap", "landlock" or "process"
+  // What confines a child here, in a line for the log and `status`: "user, PID and network
+  // namespaces; ...", "Landlock ABI 7 (filesystem, signals, abstract sockets)", "nothing: ...".
+  virtual std::string confinement() const = 0;
   const std::filesystem::path& root() const { return m_root; }
 
  protected:

@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "io/sandbox/escapee_sweep_posix.hpp"
+#include "io/sandbox/landlock_posix.hpp"
 #include "util/unique_fd.hpp"
 
 namespace aaw::detail {
@@ -108,7 +109,8 @@ struct ExecPlan {
         envp(spec.environment),
         cwd(spec.cwd.string()),
         parent(::getpid()),
-        drop_privileges(spec.drop_privileges) {
+        drop_privileges(spec.drop_privileges),
+        landlock(spec.landlock_ruleset.get()) {
     rlimit current{};
     ::getrlimit(RLIMIT_NOFILE, &current);
     const rlim_t limit = std::min(current.rlim_max, k_max_open_files);
@@ -126,6 +128,7 @@ struct ExecPlan {
   std::string cwd;
   pid_t parent;
   bool drop_privileges;
+  int landlock;  // a ruleset to restrict the child to, or -1
   rlimit open_files{};
   std::optional<rlimit> address_space;
   int max_fd = 0;  // for closing descriptors where close_range is missing
@@ -179,6 +182,9 @@ bool shed_privileges() {
   if (::getppid() != plan.parent) ::_exit(127);
   reset_signals();
   if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(out, 2) < 0) child_fail(status, ChildFailure::setup);
+  // Before the descriptors are closed: the ruleset is one of them. Landlock needs no_new_privs.
+  if (plan.drop_privileges && !shed_privileges()) child_fail(status, ChildFailure::setup);
+  if (plan.landlock >= 0 && !landlock_restrict_self(plan.landlock)) child_fail(status, ChildFailure::setup);
   close_other_fds(plan, status);
   status = 3;
   const rlimit no_core{0, 0};
@@ -186,7 +192,6 @@ bool shed_privileges() {
   ::setrlimit(RLIMIT_NOFILE, &plan.open_files);
   if (plan.address_space && ::setrlimit(RLIMIT_AS, &*plan.address_space) != 0)
     child_fail(status, ChildFailure::setup);
-  if (plan.drop_privileges && !shed_privileges()) child_fail(status, ChildFailure::setup);
   if (::chdir(plan.cwd.c_str()) != 0) child_fail(status, ChildFailure::chdir_failed);
   ::execve(plan.program.c_str(), plan.argv.get(), plan.envp.get());
   child_fail(status, ChildFailure::exec_failed);

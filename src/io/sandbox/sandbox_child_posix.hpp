@@ -13,6 +13,7 @@
 
 #include "core/ports/sandbox.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace aaw::detail {
 
@@ -34,6 +35,9 @@ struct ChildSpec {
   // process it left behind that became our child (a `setsid` daemon, reparented here) is killed
   // and reaped (escapee_sweep_posix.hpp). Not for bwrap, whose PID namespace ends with it.
   bool sweep_escapees = false;
+  // The Landlock runner's ruleset (landlock_posix.hpp), applied by the child after no_new_privs:
+  // what it may read and write from then on, its children included. Invalid: none.
+  UniqueFd landlock_ruleset;
 };
 
 // Runs `spec` in a new session (so its own process group), stdin /dev/null, stdout and stderr into

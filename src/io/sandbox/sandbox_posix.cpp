@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/ports/sandbox.hpp"
+#include "util/files.hpp"
 
 namespace aaw {
 namespace {
@@ -83,27 +84,50 @@ class ProcessSandbox final : public detail::PosixSandbox {
  public:
   ProcessSandbox(fs::path root, Logger& log) : PosixSandbox(std::move(root), log) {}
   std::string_view kind() const override { return "process"; }
+  std::string confinement() const override {
+    return "nothing: builds and imports run as the daemon's user with no_new_privs and can read and write "
+           "all it can (the state directory included)";
+  }
 
  protected:
-  detail::ChildSpec child_spec(const SandboxRequest& request,
-                               const detail::PreparedCommand& command) const override {
-    detail::ChildSpec spec = PosixSandbox::child_spec(request, command);
-    spec.drop_privileges = true;
-    spec.sweep_escapees = true;  // no PID namespace: what leaves the group is found as our orphan
+  Result<detail::ChildSpec> child_spec(const SandboxRequest& request,
+                                       const detail::PreparedCommand& command) const override {
+    auto spec = PosixSandbox::child_spec(request, command);
+    if (!spec) return spec;
+    spec->drop_privileges = true;
+    spec->sweep_escapees = true;  // no PID namespace: what leaves the group is found as our orphan
     return spec;
   }
 };
 
-// Without a mount namespace nothing can be hidden: say so once for each secret file a build can
-// read as this user.
-void warn_readable(const std::vector<fs::path>& hidden, Logger& log) {
-  for (const fs::path& file : hidden) {
-    if (::access(file.c_str(), R_OK) == 0)
-      log.warn(
-          "sandbox: without bubblewrap builds and imports run as this user and can read '{}'; pass the "
-          "token in GITHUB_TOKEN instead of github.token_file, or let bubblewrap run",
-          file.string());
+// The secrets a build could read under the plain runner.
+std::vector<fs::path> readable_secrets(const HiddenPaths& hidden) {
+  std::vector<fs::path> out;
+  for (const fs::path& file : hidden.secrets) {
+    if (::access(file.c_str(), R_OK) == 0) out.push_back(file);
   }
+  return out;
+}
+
+// The plain runner confines nothing: refused while a secret is readable, unless accepted; then
+// said once at start, with what it means.
+Result<std::unique_ptr<Sandbox>> unconfined(const SandboxConfig& config, const fs::path& root, Logger& log,
+                                            const HiddenPaths& hidden, const std::string& why) {
+  const std::vector<fs::path> secrets = readable_secrets(hidden);
+  const std::string reason = why.empty() ? "sandbox.kind is process" : why;
+  if (!secrets.empty() && !config.accept_unconfined)
+    return Error(
+        ErrorCode::invalid_input,
+        "sandbox: builds and imports would run unconfined (" + reason + ") and could read '" +
+            secrets.front().string() +
+            "' (github.token_file); pass the token in GITHUB_TOKEN instead, let bubblewrap or Landlock "
+            "run, or set sandbox.accept_unconfined to true to accept it");
+  log.warn(
+      "sandbox: {}; builds and imports run unconfined: they can read and write everything this user can "
+      "(the state directory, the store and the mirror included{}){}",
+      reason, secrets.empty() ? "" : ", and '" + secrets.front().string() + "'",
+      config.network ? "" : ", and use the network");
+  return detail::make_process_sandbox(root, log);
 }
 
 }  // namespace
@@ -113,10 +137,13 @@ namespace detail {
 Result<SandboxResult> PosixSandbox::run(const SandboxRequest& request) {
   auto command = prepare(request);
   if (!command) return command.error();
-  return run_child(child_spec(request, *command));
+  auto spec = child_spec(request, *command);
+  if (!spec) return spec.error();
+  return run_child(*spec);
 }
 
-ChildSpec PosixSandbox::child_spec(const SandboxRequest& request, const PreparedCommand& command) const {
+Result<ChildSpec> PosixSandbox::child_spec(const SandboxRequest& request,
+                                           const PreparedCommand& command) const {
   ChildSpec spec;
   spec.program = command.program;
   spec.argv = request.argv;
@@ -187,13 +214,36 @@ std::unique_ptr<Sandbox> make_process_sandbox(const fs::path& root, Logger& log)
   return std::make_unique<ProcessSandbox>(root, log);
 }
 
+Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what) {
+  // A probe runs `true`; anything slower than this is not a usable sandbox either.
+  constexpr std::chrono::seconds k_probe_timeout{20};
+  constexpr std::size_t k_probe_message_bytes = 600;
+  SandboxRequest probe;
+  probe.argv = {"/bin/sh", "-c", "exit 0"};  // by its path: whatever PATH holds
+  probe.timeout = k_probe_timeout;
+  probe.log_file = sandbox.root() / "tmp" / "probe.log";
+  probe.log_limit_bytes = 64 * 1024;
+  auto result = sandbox.run(probe);
+  std::string output = log_tail(probe.log_file, k_probe_message_bytes);
+  std::error_code ignored;
+  fs::remove(probe.log_file, ignored);
+  while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+  std::replace(output.begin(), output.end(), '\n', ' ');
+  if (!result) return Error(ErrorCode::invalid_input, what + " cannot run here: " + result.error().message());
+  if (!result->succeeded())
+    return Error(ErrorCode::invalid_input, what + " cannot run here: `true` " + result->describe() +
+                                               (output.empty() ? "" : ": " + output));
+  return {};
+}
+
 }  // namespace detail
 
 Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const fs::path& root, Logger& log,
-                                              const std::vector<fs::path>& hidden) {
-  if (config.kind != "auto" && config.kind != "bwrap" && config.kind != "process")
+                                              const HiddenPaths& hidden) {
+  if (config.kind != "auto" && config.kind != "bwrap" && config.kind != "landlock" &&
+      config.kind != "process")
     return Error(ErrorCode::invalid_input,
-                 "unknown sandbox kind '" + config.kind + "' (expected auto, bwrap or process)");
+                 "unknown sandbox kind '" + config.kind + "' (expected auto, bwrap, landlock or process)");
   for (const auto& dir : {root, root / "home", root / "tmp"}) {
     if (auto made = make_directory(dir); !made) return made.error();
   }
@@ -202,16 +252,20 @@ Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const
   const fs::path dir = fs::canonical(root, ec);
   if (ec)
     return Error(ErrorCode::io, "cannot use sandbox directory '" + root.string() + "': " + ec.message());
-  if (config.kind == "process") {
-    warn_readable(hidden, log);
-    return detail::make_process_sandbox(dir, log);
+  if (config.kind == "process") return unconfined(config, dir, log, hidden, "");
+  std::string why;
+  if (config.kind != "landlock") {
+    auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log, hidden);
+    if (bwrap || config.kind == "bwrap") return bwrap;
+    why = bwrap.error().message();
   }
-  auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log, hidden);
-  if (bwrap || config.kind == "bwrap") return bwrap;
-  log.warn("sandbox: {}; builds run without bubblewrap, so without a read-only filesystem{}",
-           bwrap.error().message(), config.network ? "" : " and with network access");
-  warn_readable(hidden, log);
-  return detail::make_process_sandbox(dir, log);
+  auto landlock = detail::make_landlock_sandbox(dir, config.network, log, hidden);
+  if (landlock) {
+    if (!why.empty()) log.info("sandbox: {}; builds and imports are confined with Landlock instead", why);
+    return landlock;
+  }
+  if (config.kind == "landlock") return landlock;
+  return unconfined(config, dir, log, hidden, why + "; " + landlock.error().message());
 }
 
 }  // namespace aaw

@@ -17,17 +17,27 @@
 
 namespace aaw {
 
+// What no sandboxed command may read.
+struct HiddenPaths {
+  // Credentials (github.token_file): a sandbox that cannot hide them is refused unless
+  // sandbox.accept_unconfined says so.
+  std::vector<std::filesystem::path> secrets;
+  // The state directory (the store, the events, the mirror's config) and the config file (a
+  // webhook URL): hidden where the runner can, the sandbox root and a request's writable and
+  // readable paths beneath them excepted.
+  std::vector<std::filesystem::path> private_paths;
+};
+
 // The sandbox chosen by `config.kind` with `root` as its writable directory (created when missing;
 // HOME is root/home and TMPDIR root/tmp). auto: bubblewrap when it can create namespaces here, else
-// the plain runner with one warning on `log`; bwrap: invalid_input when bubblewrap is missing or
-// cannot run here; process: the plain runner. io when root cannot be created. root() is its
+// Landlock when the kernel offers it, else the plain runner with a warning naming what is not
+// protected; bwrap and landlock: invalid_input when that runner cannot work here, saying why;
+// process: the plain runner. The plain runner cannot hide anything: with a secret that exists it is
+// invalid_input unless config.accept_unconfined. io when root cannot be created. root() is its
 // canonical path (bwrap binds it at that path). `log` must outlive the sandbox (it gets the
-// warnings about secrets dropped from a request's env). `hidden` are files no sandboxed command may
-// read (github.token_file): bubblewrap binds /dev/null over each that exists; the plain runner
-// cannot, and warns for each it could read.
+// warnings about secrets dropped from a request's env).
 Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const std::filesystem::path& root,
-                                              Logger& log,
-                                              const std::vector<std::filesystem::path>& hidden = {});
+                                              Logger& log, const HiddenPaths& hidden = {});
 
 }  // namespace aaw
 
@@ -49,7 +59,7 @@ class PosixSandbox : public Sandbox {
  protected:
   PosixSandbox(std::filesystem::path root, Logger& log) : Sandbox(std::move(root)), m_log(log) {}
   // What to execute for a prepared request (the plain runner: the command itself).
-  virtual ChildSpec child_spec(const SandboxRequest& request, const PreparedCommand& command) const;
+  virtual Result<ChildSpec> child_spec(const SandboxRequest& request, const PreparedCommand& command) const;
 
  private:
   Result<PreparedCommand> prepare(const SandboxRequest& request);
@@ -63,12 +73,22 @@ class PosixSandbox : public Sandbox {
 // The plain runner.
 std::unique_ptr<Sandbox> make_process_sandbox(const std::filesystem::path& root, Logger& log);
 
-// The bubblewrap runner, once `bwrap` found in our PATH has run `true` with the flags a request
-// would get (the probe). `hidden` files read as empty inside (/dev/null is bound over each). invalid_input
-// saying why otherwise (not installed, cannot create namespaces here, with bwrap's own message). `root` must
-// exist.
+// The bubblewrap runner, once `bwrap` found in our PATH has run `/bin/sh -c "exit 0"` with the flags a
+// request would get (the probe). Hidden files read as empty inside (/dev/null is bound over each), hidden
+// directories as empty (a tmpfs over each). invalid_input saying why otherwise (not installed,
+// cannot create namespaces here, with bwrap's own message). `root` must exist.
 Result<std::unique_ptr<Sandbox>> make_bwrap_sandbox(const std::filesystem::path& root, bool network,
-                                                    Logger& log,
-                                                    const std::vector<std::filesystem::path>& hidden);
+                                                    Logger& log, const HiddenPaths& hidden);
+
+// The Landlock runner (landlock_posix.hpp): the plain runner's child, restricted to reading all of
+// `/` but the hidden paths and to writing the sandbox root and a request's writable paths, once
+// it has run `/bin/sh -c "exit 0"` so (the probe). invalid_input saying why otherwise (no Landlock in this
+// kernel, refused by seccomp). `root` must exist.
+Result<std::unique_ptr<Sandbox>> make_landlock_sandbox(const std::filesystem::path& root, bool network,
+                                                       Logger& log, const HiddenPaths& hidden);
+
+// Runs `/bin/sh -c "exit 0"` in `sandbox` as every request would: the check that it works here. invalid_input
+// naming `what` and the child's own message when it does not.
+Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what);
 
 }  // namespace aaw::detail

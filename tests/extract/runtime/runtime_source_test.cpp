@@ -50,8 +50,12 @@ class RuntimeExtractorTest : public ::testing::Test {
     m_commits = RuntimeFixture::build(m_repo);
     m_mirror = value_of(open_mirror(m_repo.path().string(), state_dir() / "mirrors", {}));
     SandboxConfig sandbox;
-    sandbox.kind = "auto";
-    m_sandbox = value_of(make_sandbox(sandbox, state_dir() / "sandbox", *m_log));
+    sandbox.kind = sandbox_kind();
+    // As the daemon does: the state directory hidden from builds, the token file too.
+    std::ofstream(token_file()) << "ghp_planted_token_file\n";
+    auto made = make_sandbox(sandbox, state_dir() / "sandbox", *m_log, {{token_file()}, {state_dir()}});
+    if (!made) GTEST_SKIP() << made.error().message();
+    m_sandbox = std::move(*made);
     // As the daemon does: every checkout confined in the builds' sandbox.
     WorkTreeOptions confined;
     confined.sandbox = m_sandbox.get();
@@ -60,7 +64,9 @@ class RuntimeExtractorTest : public ::testing::Test {
         open_work_tree(state_dir() / "work", m_mirror->path(), m_mirror->display_url(), *m_log, confined));
   }
 
+  virtual std::string sandbox_kind() const { return "auto"; }
   fs::path state_dir() const { return m_tmp / "state"; }
+  fs::path token_file() const { return m_tmp / "token"; }
 
   RuntimeSourceOptions options() const {
     RuntimeSourceOptions options;
@@ -253,7 +259,8 @@ TEST_F(RuntimeExtractorTest, BuildRecordHoldsNoSecretOfBuildEnv) {
 }
 
 TEST_F(RuntimeExtractorTest, BuildCannotMakeTheNextCheckoutWriteOutsideTheWorkTree) {
-  if (m_sandbox->kind() != "bwrap") GTEST_SKIP() << "bubblewrap cannot run here: builds are not confined";
+  if (m_sandbox->kind() == "process")
+    GTEST_SKIP() << "neither bubblewrap nor Landlock: builds are not confined";
   const fs::path victim = m_tmp / "victim.txt";
   std::ofstream(victim) << "precious\n";
   RuntimeSourceOptions planting = options();
@@ -485,6 +492,50 @@ TEST(TopLevelPackageTest, IsThePackageTheImportStatementImports) {
             "aiter");
   EXPECT_EQ(top_level_package({"  import aiter", "aiter.fmoe"}), "aiter");
   EXPECT_EQ(top_level_package({"from . import x", "x.f"}), "x");
+}
+
+// The same extractor with builds, imports and checkouts confined by Landlock instead of namespaces,
+// as inside a container started with `docker run` defaults.
+class RuntimeExtractorLandlockTest : public RuntimeExtractorTest {
+ protected:
+  std::string sandbox_kind() const override { return "landlock"; }
+};
+
+TEST_F(RuntimeExtractorLandlockTest, StatesFollowThePlantedChanges) {
+  EXPECT_EQ(extract(m_commits.base)[scale].summary(), "(x: float, factor: float = 2.0) -> float");
+  EXPECT_EQ(extract(m_commits.param_removed)[combine].summary(), "(a, *, mode='sum')");
+  EXPECT_EQ(extract(m_commits.native_changed)[product].summary(), "(a, b)");
+}
+
+TEST_F(RuntimeExtractorLandlockTest, BuildReadsNeitherTheTokenNorTheStoreAndWritesOnlyItsTree) {
+  std::ofstream(state_dir() / "state.db") << "the store\n";
+  const fs::path victim = m_tmp / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  RuntimeSourceOptions hostile = options();
+  hostile.build.paths.clear();
+  hostile.build.command = {"sh", "-c",
+                           "cat " + token_file().string() + " " + (state_dir() / "state.db").string() +
+                               " > stolen.txt 2>&1; "
+                               "echo x > " +
+                               victim.string() + "; echo x > " + (state_dir() / "state.db").string() +
+                               "; "
+                               "rm -f README.md && ln -s " +
+                               victim.string() + " README.md; {python} setup.py develop"};
+  source(hostile);
+  auto states = extract(m_commits.native_changed);
+  EXPECT_EQ(states[scale].status, Status::ok) << states[scale].summary();
+  const std::string stolen = test::read_text(state_dir() / "work" / "stolen.txt");
+  EXPECT_FALSE(contains(stolen, "ghp_planted")) << stolen;
+  EXPECT_FALSE(contains(stolen, "the store")) << stolen;
+  extract(m_commits.docs_changed);  // the checkout rewrites README.md, the planted link
+  EXPECT_EQ(test::read_text(victim), "precious\n");
+  EXPECT_EQ(test::read_text(state_dir() / "state.db"), "the store\n");
+}
+
+TEST_F(RuntimeExtractorLandlockTest, SegfaultingImportIsExtractFailedAndTheNextCommitIsNormal) {
+  auto crashed = extract(m_commits.import_segfaults);
+  EXPECT_EQ(crashed[scale].status, Status::extract_failed);
+  EXPECT_EQ(extract(m_commits.base)[scale].status, Status::ok);
 }
 
 }  // namespace

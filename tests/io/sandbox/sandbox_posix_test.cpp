@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "core/ports/sandbox.hpp"
+#include "io/sandbox/landlock_posix.hpp"
 #include "support/scoped_env.hpp"
 #include "support/silent_listener.hpp"
 #include "support/temp_dir.hpp"
@@ -98,9 +99,15 @@ class SandboxTest : public ::testing::Test {
   }
 
   // The bubblewrap sandbox, or nullptr when bwrap cannot run here (the caller skips).
-  std::unique_ptr<Sandbox> make_bwrap(bool network = true, const std::vector<fs::path>& hidden = {}) {
+  std::unique_ptr<Sandbox> make_bwrap(bool network = true, const HiddenPaths& hidden = {}) {
+    return make_confined("bwrap", network, hidden);
+  }
+
+  // The sandbox of `kind` (bwrap or landlock), or nullptr when it cannot run here (the caller skips).
+  std::unique_ptr<Sandbox> make_confined(const std::string& kind, bool network = true,
+                                         const HiddenPaths& hidden = {}) {
     SandboxConfig config;
-    config.kind = "bwrap";
+    config.kind = kind;
     config.network = network;
     auto sandbox = make_sandbox(config, root(), m_log, hidden);
     if (!sandbox) {
@@ -145,6 +152,8 @@ class SandboxTest : public ::testing::Test {
 
 #define SKIP_WITHOUT_BWRAP(sandbox) \
   if (!(sandbox)) GTEST_SKIP() << "bubblewrap cannot run here: " << m_skip_reason
+#define SKIP_WITHOUT_LANDLOCK(sandbox) \
+  if (!(sandbox)) GTEST_SKIP() << "Landlock cannot run here: " << m_skip_reason
 
 // ---- environment -------------------------------------------------------------------------------
 
@@ -153,6 +162,7 @@ TEST_F(SandboxTest, SecretsFromOurEnvironmentOrTheRequestNeverReachTheChild) {
   ScopedEnv key("MY_API_KEY", "parent-key-value");
   ScopedEnv secret("X_SECRET", "parent-secret-value");
   auto sandbox = make("process");
+  const std::size_t unconfined = warnings().size();  // said at start: the plain runner confines nothing
   SandboxRequest request = shell("env");
   request.env = {{"GITHUB_TOKEN", "ghp_listedvalue"},
                  {"my_api_key", "listed-key-value"},
@@ -170,7 +180,7 @@ TEST_F(SandboxTest, SecretsFromOurEnvironmentOrTheRequestNeverReachTheChild) {
   }
   // One warning per dropped name, however many runs, naming it and never showing its value.
   const auto warned = warnings();
-  ASSERT_EQ(warned.size(), 3u);
+  ASSERT_EQ(warned.size(), unconfined + 3u);
   for (const auto& text : warned) EXPECT_EQ(text.find("value"), std::string::npos) << text;
 }
 
@@ -364,7 +374,7 @@ TEST_F(SandboxTest, BwrapHidesTheTokenFile) {
   const fs::path token = m_dir / "token.txt";
   write_file(token, "ghp_planted_token_file\n");
   fs::create_symlink(token, m_dir / "token-link");
-  auto sandbox = make_bwrap(true, {m_dir / "token-link"});
+  auto sandbox = make_bwrap(true, {{m_dir / "token-link"}, {}});
   SKIP_WITHOUT_BWRAP(sandbox);
   ASSERT_TRUE(run_ok(*sandbox, shell("cat " + token.string() + "; cat " + (m_dir / "token-link").string() +
                                      "; echo done"))
@@ -373,14 +383,173 @@ TEST_F(SandboxTest, BwrapHidesTheTokenFile) {
   EXPECT_NE(output().find("done"), std::string::npos);
 }
 
-TEST_F(SandboxTest, PlainRunnerWarnsThatItCannotHideTheTokenFile) {
+TEST_F(SandboxTest, PlainRunnerIsRefusedWhileItCouldReadTheTokenFileUnlessAccepted) {
   const fs::path token = m_dir / "token.txt";
   write_file(token, "ghp_planted_token_file\n");
   SandboxConfig config;
   config.kind = "process";
-  ASSERT_TRUE(make_sandbox(config, root(), m_log, {token}));
+  auto refused = make_sandbox(config, root(), m_log, {{token}, {}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::invalid_input);
+  EXPECT_NE(refused.error().message().find("could read '" + token.string() + "'"), std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(refused.error().message().find("sandbox.accept_unconfined"), std::string::npos);
+
+  config.accept_unconfined = true;
+  ASSERT_TRUE(make_sandbox(config, root(), m_log, {{token}, {}}));
   ASSERT_EQ(warnings().size(), 1u);
-  EXPECT_NE(warnings()[0].find("can read '" + token.string() + "'"), std::string::npos) << warnings()[0];
+  EXPECT_NE(warnings()[0].find("unconfined"), std::string::npos) << warnings()[0];
+  EXPECT_NE(warnings()[0].find("'" + token.string() + "'"), std::string::npos) << warnings()[0];
+}
+
+TEST_F(SandboxTest, BwrapHidesTheStateDirectoryButNotTheSandboxOrTheReadablePathsInIt) {
+  const fs::path state = m_dir / "state";
+  fs::create_directories(state / "mirror");
+  write_file(state / "state.db", "the store\n");
+  write_file(state / "mirror" / "config", "mirror config\n");
+  SandboxConfig config;
+  config.kind = "bwrap";
+  auto sandbox = make_sandbox(config, state / "sandbox", m_log, {{}, {state}});
+  if (!sandbox) GTEST_SKIP() << "bubblewrap cannot run here: " << sandbox.error().message();
+  SandboxRequest request = shell("cat " + (state / "state.db").string() + " || echo store hidden; cat " +
+                                 (state / "mirror/config").string() + "; echo x > out && echo sandbox ok");
+  request.readable = {state / "mirror"};
+  ASSERT_TRUE(run_ok(**sandbox, request).succeeded()) << output();
+  EXPECT_EQ(output().find("the store"), std::string::npos) << output();
+  EXPECT_NE(output().find("store hidden"), std::string::npos) << output();
+  EXPECT_NE(output().find("mirror config"), std::string::npos) << output();
+  EXPECT_NE(output().find("sandbox ok"), std::string::npos) << output();
+  EXPECT_EQ(read_text(state / "sandbox" / "out"), "x\n");
+}
+
+// ---- Landlock ----------------------------------------------------------------------------------
+
+// The layout the daemon gives a sandbox: the root, work tree and mirror inside a hidden state
+// directory; a token file beside it.
+class LandlockTest : public SandboxTest {
+ protected:
+  LandlockTest() {
+    fs::create_directories(state() / "work");
+    fs::create_directories(state() / "mirror");
+    fs::create_directories(m_dir / "outside");
+    write_file(state() / "state.db", "the store\n");
+    write_file(state() / "mirror" / "config", "mirror config\n");
+    write_file(token(), "ghp_planted_token_file\n");
+    fs::create_symlink(token(), m_dir / "outside" / "token-link");
+  }
+
+  std::unique_ptr<Sandbox> make_landlock(bool network = true) {
+    SandboxConfig config;
+    config.kind = "landlock";
+    config.network = network;
+    auto sandbox = make_sandbox(config, state() / "sandbox", m_log, {{token()}, {state()}});
+    if (!sandbox) {
+      m_skip_reason = sandbox.error().message();
+      return nullptr;
+    }
+    return std::move(*sandbox);
+  }
+
+  SandboxRequest in_work_tree(const std::string& script) const {
+    SandboxRequest request = shell(script);
+    request.cwd = state() / "work";
+    request.writable = {state() / "work"};
+    request.readable = {state() / "mirror"};
+    return request;
+  }
+
+  fs::path state() const { return m_dir / "state"; }
+  fs::path token() const { return m_dir / "token.txt"; }
+};
+
+TEST_F(LandlockTest, ReadsNeitherTheTokenNorTheStateDirectoryButTheMirrorItIsGiven) {
+  auto sandbox = make_landlock();
+  SKIP_WITHOUT_LANDLOCK(sandbox);
+  EXPECT_EQ(sandbox->kind(), "landlock");
+  const std::string script =
+      "cat " + token().string() + " || echo token refused; cat " + (m_dir / "outside/token-link").string() +
+      " || echo link refused; cat " + (state() / "state.db").string() + " || echo store refused; ls " +
+      state().string() + " || echo listing refused; cat " + (state() / "mirror/config").string() +
+      "; cat /etc/hostname >/dev/null && echo system ok";
+  ASSERT_TRUE(run_ok(*sandbox, in_work_tree(script)).succeeded()) << output();
+  for (const char* word :
+       {"token refused", "link refused", "store refused", "listing refused", "mirror config", "system ok"})
+    EXPECT_NE(output().find(word), std::string::npos) << word << " in: " << output();
+  EXPECT_EQ(output().find("ghp_planted"), std::string::npos) << output();
+  EXPECT_EQ(output().find("the store"), std::string::npos) << output();
+}
+
+TEST_F(LandlockTest, WritesOnlyTheWorkTreeAndTheSandboxNotThroughLinksItPlants) {
+  auto sandbox = make_landlock();
+  SKIP_WITHOUT_LANDLOCK(sandbox);
+  const fs::path outside = m_dir / "outside";
+  const std::string script =
+      "echo w > built.txt && echo work ok; echo t > \"$TMPDIR/t\" && echo tmp ok; "
+      "echo x > " +
+      (outside / "f").string() +
+      " || echo outside refused; "
+      "echo x > " +
+      (state() / "state.db").string() +
+      " || echo store refused; "
+      "echo x > " +
+      (state() / "mirror/config").string() +
+      " || echo mirror refused; "
+      "echo x > /tmp/aaw-landlock-test-$$ || echo tmp refused; "
+      "ln -s " +
+      outside.string() +
+      " planted && (echo x > planted/through || echo link refused); "
+      "mkdir sub && mv built.txt sub/ && echo rename ok";
+  ASSERT_TRUE(run_ok(*sandbox, in_work_tree(script)).succeeded()) << output();
+  for (const char* word : {"work ok", "tmp ok", "outside refused", "store refused", "mirror refused",
+                           "tmp refused", "link refused", "rename ok"})
+    EXPECT_NE(output().find(word), std::string::npos) << word << " in: " << output();
+  EXPECT_FALSE(fs::exists(outside / "f"));
+  EXPECT_FALSE(fs::exists(outside / "through"));
+  EXPECT_EQ(read_text(state() / "state.db"), "the store\n");
+  EXPECT_TRUE(fs::exists(state() / "work/sub/built.txt"));
+}
+
+TEST_F(LandlockTest, CannotSignalTheDaemonAndGetsNoNewPrivileges) {
+  auto sandbox = make_landlock();
+  SKIP_WITHOUT_LANDLOCK(sandbox);
+  const std::string script = "grep '^NoNewPrivs:' /proc/self/status; kill -0 " + std::to_string(::getpid()) +
+                             " && echo signal sent || echo signal refused";
+  ASSERT_TRUE(run_ok(*sandbox, in_work_tree(script)).succeeded()) << output();
+  EXPECT_NE(output().find("NoNewPrivs:\t1"), std::string::npos) << output();
+  if (sandbox->confinement().find("signals") != std::string::npos) {
+    EXPECT_NE(output().find("signal refused"), std::string::npos) << output();
+  }
+}
+
+TEST_F(LandlockTest, CutsTcpWhenAskedWhereTheKernelCan) {
+  test::SilentListener listener;
+  const std::string connect =
+      "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(listener.port()) + " && echo connected || echo refused";
+  SandboxRequest request = in_work_tree("");
+  request.argv = {"bash", "-c", connect};
+  auto open = make_landlock(true);
+  SKIP_WITHOUT_LANDLOCK(open);
+  ASSERT_TRUE(run_ok(*open, request).succeeded());
+  EXPECT_EQ(output(), "connected\n");
+  auto cut = make_landlock(false);
+  ASSERT_TRUE(cut);
+  if (cut->confinement().find("TCP") == std::string::npos)
+    GTEST_SKIP() << "Landlock ABI below 4: " << cut->confinement();
+  ASSERT_TRUE(run_ok(*cut, request).succeeded());
+  EXPECT_NE(output().find("refused\n"), std::string::npos) << output();
+  request.network = true;  // a checkout fetching submodules
+  ASSERT_TRUE(run_ok(*cut, request).succeeded());
+  EXPECT_EQ(output(), "connected\n");
+}
+
+TEST_F(LandlockTest, SetsidDaemonsAreKilledWithTheRun) {
+  auto sandbox = make_landlock();
+  SKIP_WITHOUT_LANDLOCK(sandbox);
+  const std::string marker = std::to_string(800000 + ::getpid() % 90000);
+  ASSERT_TRUE(run_ok(*sandbox, in_work_tree("setsid sleep " + marker + " >/dev/null 2>&1 < /dev/null &"))
+                  .succeeded());
+  EXPECT_TRUE(eventually([&] { return processes_with_argument(marker).empty(); }))
+      << processes_with_argument(marker).size() << " left";
 }
 
 // ---- output ------------------------------------------------------------------------------------
@@ -667,18 +836,30 @@ TEST_F(SandboxTest, ProcessKindIsThePlainRunnerWithItsDirectoriesCreated) {
   EXPECT_EQ(sandbox->root(), fs::canonical(root()));
   EXPECT_TRUE(fs::is_directory(root() / "home"));
   EXPECT_TRUE(fs::is_directory(root() / "tmp"));
-  EXPECT_TRUE(warnings().empty());
+  ASSERT_EQ(warnings().size(), 1u);
+  EXPECT_NE(warnings()[0].find("unconfined"), std::string::npos) << warnings()[0];
 }
 
-TEST_F(SandboxTest, AutoUsesBwrapWhereItWorksAndWarnsOnceWhereNot) {
+// What auto falls back to when bubblewrap cannot run: Landlock without a warning, else the plain
+// runner with one.
+void expect_fallback(const Sandbox& automatic, const std::vector<std::string>& warned) {
+  if (detail::landlock_abi() > 0) {
+    EXPECT_EQ(automatic.kind(), "landlock");
+    EXPECT_TRUE(warned.empty());
+  } else {
+    EXPECT_EQ(automatic.kind(), "process");
+    EXPECT_EQ(warned.size(), 1u);
+  }
+}
+
+TEST_F(SandboxTest, AutoUsesBwrapWhereItWorksThenLandlockThenThePlainRunnerWithAWarning) {
   auto bwrap = make_bwrap();
   auto automatic = make("auto");
   if (bwrap) {
     EXPECT_EQ(automatic->kind(), "bwrap");
     EXPECT_TRUE(warnings().empty());
   } else {
-    EXPECT_EQ(automatic->kind(), "process");
-    EXPECT_EQ(warnings().size(), 1u);
+    expect_fallback(*automatic, warnings());
   }
 }
 
@@ -691,9 +872,8 @@ TEST_F(SandboxTest, BwrapThatCannotRunMakesAutoFallBackAndBwrapKindFail) {
   ScopedEnv path("PATH", (m_dir / "fakebin").string() + ":/usr/bin:/bin");
 
   auto automatic = make("auto");
-  EXPECT_EQ(automatic->kind(), "process");
-  const auto warned = warnings();
-  ASSERT_EQ(warned.size(), 1u);
+  expect_fallback(*automatic, warnings());
+  const auto warned = warnings().size();
 
   SandboxConfig config;
   config.kind = "bwrap";
@@ -702,7 +882,7 @@ TEST_F(SandboxTest, BwrapThatCannotRunMakesAutoFallBackAndBwrapKindFail) {
   EXPECT_EQ(required.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(required.error().message().find("No permissions to creating new namespace"), std::string::npos)
       << required.error().message();
-  EXPECT_EQ(warnings().size(), 1u);
+  EXPECT_EQ(warnings().size(), warned);
 }
 
 TEST_F(SandboxTest, BwrapKindWithoutBwrapInstalledIsInvalidInput) {
@@ -717,8 +897,7 @@ TEST_F(SandboxTest, BwrapKindWithoutBwrapInstalledIsInvalidInput) {
       << required.error().message();
 
   auto automatic = make("auto");
-  EXPECT_EQ(automatic->kind(), "process");
-  EXPECT_EQ(warnings().size(), 1u);
+  expect_fallback(*automatic, warnings());
 }
 
 TEST_F(SandboxTest, UnknownKindIsInvalidInput) {
