@@ -31,9 +31,10 @@ std::optional<SandboxRecord> read_sandbox_record(const StateDir& state) {
 }
 
 std::string describe_sandbox(const Config& config, const std::optional<SandboxRecord>& record) {
+  // A record first: `--extractor runtime` may have been given to a command of a static config.
+  if (record) return record->kind + ": " + record->confinement + " (since " + record->since + ")";
   if (config.extractor == "static") return "none needed (static extraction runs nothing of the repository)";
-  if (!record) return "not chosen yet (runtime extraction has not started)";
-  return record->kind + ": " + record->confinement + " (since " + record->since + ")";
+  return "not chosen yet (runtime extraction has not started)";
 }
 
 }  // namespace aaw::cli

@@ -24,7 +24,8 @@ void record_sandbox(const StateDir& state, const Sandbox& sandbox, Logger& log);
 // The recorded sandbox; nullopt when none was recorded or the record cannot be read.
 std::optional<SandboxRecord> read_sandbox_record(const StateDir& state);
 
-// What `status` says of the sandbox for `config`: the record, or why there is none.
+// What `status` says of the sandbox: the record (whatever the config's extractor: `--extractor` may
+// have overridden it), or why there is none.
 std::string describe_sandbox(const Config& config, const std::optional<SandboxRecord>& record);
 
 }  // namespace aaw::cli

@@ -653,6 +653,36 @@ TEST_F(OutputSchemaTest, EveryLineOfEventsJsonlValidates) {
   EXPECT_NE(wrong[1], "") << "a change without its old state";
 }
 
+// A force-push seen by watch: the abandoned commits' changes as one history_rewritten line.
+TEST_F(OutputSchemaTest, HistoryRewrittenEventValidates) {
+  GitFixture repo(m_work.path() / "aiter");
+  const SyntheticProviderCommits commits = SyntheticConsumer::build_provider(repo);
+  Json c = read_json(compare_config());
+  c["repository_url"] = repo.path().string();
+  c["state_dir"] = (m_work.path() / "state").string();
+  c["log"] = {{"file", ""}};
+  c["start_commit"] = commits.base;  // the whole line processed, the merge base included
+  c.erase("consumer");
+  const fs::path path = m_work.path() / "config.json";
+  std::ofstream(path) << c.dump(2);
+  auto first = run_watcher(AAW_BINARY, m_work.path(), {"watch", "--config", path.string(), "--once"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  repo.git({"reset", "--hard", commits.compatible});
+  repo.write_file("NEWS", "rewritten\n");
+  repo.commit("After the force-push");
+  auto second = run_watcher(AAW_BINARY, m_work.path(), {"watch", "--config", path.string(), "--once"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(contains(second.out + second.err, "Upstream history was rewritten")) << second.out;
+  std::string rewrite;
+  std::istringstream text(read_text(m_work.path() / "state" / "events.jsonl"));
+  for (std::string line; std::getline(text, line);)
+    if (Json::parse(line)["type"] == "history_rewritten") rewrite = line;
+  ASSERT_FALSE(rewrite.empty()) << "no history_rewritten event";
+  EXPECT_EQ(Json::parse(rewrite)["merge_base"], commits.compatible);
+  EXPECT_FALSE(Json::parse(rewrite)["functions"].empty()) << rewrite;
+  expect_valid("event-1.schema.json", rewrite);
+}
+
 TEST_F(OutputSchemaTest, ShowJsonValidatesRecordedOrExtractedNow) {
   auto recorded = watcher({"show", "--config", config(), "--format", "json", s_commits.breaking});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;

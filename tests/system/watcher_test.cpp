@@ -21,6 +21,7 @@
 #include "support/shared_python.hpp"
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text.hpp"
 
 namespace aaw {
 namespace {
@@ -293,21 +294,51 @@ TEST_F(WatcherTest, AFunctionAddedToTheConfigIsBackFilledOverWhatWasProcessedAtS
   EXPECT_EQ(commit_count(), 8) << "no commit added twice";
 }
 
-TEST_F(WatcherTest, ForcePushDiffsTheNewLineAgainstWhatWasLastReported) {
+// The history_rewritten events recorded, oldest first.
+std::vector<Json> rewrites(StateStore& store) {
+  std::vector<Json> out;
+  const std::vector<StoredEvent> events = *store.events_after(0);
+  for (const StoredEvent& e : events)
+    if (e.event["type"] == "history_rewritten") out.push_back(e.event);
+  return out;
+}
+
+std::set<std::string> rewound_paths(const Json& rewrite) {
+  std::set<std::string> paths;
+  for (const Json& f : rewrite["functions"]) paths.insert(f["function_path"].get<std::string>());
+  return paths;
+}
+
+TEST_F(WatcherTest, ForcePushBlamesTheNewCommitForItsOwnChangeAndRecordsTheRestAsARewrite) {
   ASSERT_EQ(m_watcher->run(true), 0);
+  const std::set<Planted> before = history();
   std::string rewritten = force_push_divergent_commit();
   ASSERT_EQ(m_watcher->run(true), 0);
   std::set<Planted> found = history();
-  // Its own change (splitK lost Optional[int]), and the abandoned commits' changes undone: the
-  // reported changes add up to what the head now has.
-  EXPECT_TRUE(found.count({rewritten, "gemm_a8w8_CK", "annotation_changed"}));
-  EXPECT_TRUE(found.count({rewritten, "aiter.fmoe_fp8_blockscale_g1u1", "default_changed"}));
-  EXPECT_TRUE(found.count({rewritten, "legacy.old_fn", "function_added"}));
-  EXPECT_TRUE(found.count({rewritten, "ck_moe_2stages", "parameter_removed"}));
+  // Its own change only: splitK lost Optional[int] (diffed against its parent, the merge base).
+  std::set<Planted> added;
+  for (const Planted& p : found)
+    if (!before.count(p)) added.insert(p);
+  EXPECT_EQ(added, (std::set<Planted>{{rewritten, "gemm_a8w8_CK", "annotation_changed"}}));
+  // What the four abandoned commits had changed went back, said once.
+  const std::vector<Json> events = rewrites(*m_store);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["old_head"], m_commits.compatible);
+  EXPECT_EQ(events[0]["new_head"], rewritten);
+  EXPECT_EQ(events[0]["merge_base"], m_commits.inserted);
+  EXPECT_EQ(events[0]["abandoned_commits"], 4);
+  EXPECT_TRUE(events[0].contains("time"));
+  const std::set<std::string> paths = rewound_paths(events[0]);
+  for (const char* path :
+       {"aiter.fmoe_fp8_blockscale_g1u1", "legacy.old_fn", "ck_moe_2stages", "shuffle_weight"})
+    EXPECT_TRUE(paths.count(path)) << path << " did not go back";
+  EXPECT_FALSE(paths.count("gemm_a8w8_CK")) << "the abandoned commits did not change it";
   EXPECT_EQ(m_store->line_head()->value().hex, rewritten);
+  // In events.jsonl too.
+  EXPECT_NE(test::read_text(m_dir.path() / "events.jsonl").find("\"history_rewritten\""), std::string::npos);
 }
 
-TEST_F(WatcherTest, ForcePushBackToTheOriginalLineReportsTheDivergentChangeReverted) {
+TEST_F(WatcherTest, ForcePushBackToTheOriginalLineRecordsTheDivergentChangeGoneBack) {
   ASSERT_EQ(m_watcher->run(true), 0);
   std::string divergent = force_push_divergent_commit();
   ASSERT_EQ(m_watcher->run(true), 0);
@@ -315,8 +346,14 @@ TEST_F(WatcherTest, ForcePushBackToTheOriginalLineReportsTheDivergentChangeRever
   ASSERT_EQ(m_watcher->run(true), 0);
   std::set<Planted> found = history();
   EXPECT_TRUE(found.count({divergent, "gemm_a8w8_CK", "annotation_changed"}));
-  // The first commit of the line the head is on again undoes it.
-  EXPECT_TRUE(found.count({m_commits.defaults, "gemm_a8w8_CK", "annotation_changed"}));
+  // The divergent commit went back; the original line's commits are blamed for their own changes
+  // only, none for undoing it.
+  EXPECT_FALSE(found.count({m_commits.defaults, "gemm_a8w8_CK", "annotation_changed"}));
+  const std::vector<Json> events = rewrites(*m_store);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1]["old_head"], divergent);
+  EXPECT_EQ(events[1]["merge_base"], m_commits.inserted);
+  EXPECT_EQ(rewound_paths(events[1]), std::set<std::string>{"gemm_a8w8_CK"});
   EXPECT_EQ(m_store->line_head()->value().hex, m_commits.compatible);
   auto at_head = m_store->states_at(ObjectId{m_commits.compatible});
   ASSERT_TRUE(at_head);

@@ -133,7 +133,19 @@ Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advanc
     record.error.clear();
     record.states = std::move(*states);
   }
-  return m_store.record(record);
+  return this->record(record);
+}
+
+Result<void> CommitProcessor::record(CommitRecord& record) {
+  record.events.insert(record.events.begin(), m_pending_events.begin(), m_pending_events.end());
+  auto recorded = m_store.record(record);
+  if (recorded) m_pending_events.clear();
+  return recorded;
+}
+
+void CommitProcessor::add_event(Json event) {
+  event["time"] = iso8601_utc(m_clock.now());
+  m_pending_events.push_back(std::move(event));
 }
 
 Result<void> CommitProcessor::process(const ObjectId& commit, const std::optional<ObjectId>& against,
@@ -213,7 +225,7 @@ Result<void> CommitProcessor::process_advanced(const CommitInfo& info, bool adva
 // the next commit (process_advanced): a commit that changes nothing copies no state.
 Result<void> CommitProcessor::finish(CommitRecord& record, CommitStates states) {
   log_extraction_failures(m_log, record.commit.id, failures_of(record.states));
-  auto recorded = m_store.record(record);
+  auto recorded = this->record(record);
   if (!recorded) return recorded.error().context("recording " + record.commit.id.hex);
   ++m_tally.commits;
   if (!record.changes.empty()) ++m_tally.commits_with_changes;
@@ -233,7 +245,7 @@ Result<void> CommitProcessor::record_unchanged(const ObjectId& commit, const Com
   record.bisected = true;
   for (std::size_t i = 0; i < m_functions.size() && i < states.size(); ++i)
     record.states.push_back({m_functions[i], states[i]});
-  auto recorded = m_store.record(record);
+  auto recorded = this->record(record);
   if (!recorded) return recorded.error().context("recording " + commit.hex);
   ++m_tally.commits;
   return {};

@@ -77,6 +77,11 @@ class CommitProcessor {
   // the commit is not recorded as processed.
   Result<void> record_new_functions(const ObjectId& commit);
 
+  // An event that is no commit's own (history_rewritten), recorded first in the next commit's
+  // transaction, whatever its outcome: it reaches events.jsonl with that commit's. Its "time" is
+  // added here.
+  void add_event(Json event);
+
   // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
   Result<void> flush_events();
 
@@ -115,6 +120,7 @@ class CommitProcessor {
              const SignatureState* base, CommitRecord& record);
   Json event(const char* type, Json function_change) const;
   Result<void> record_failure(const ObjectId& commit, bool advances_line, const Error& error);
+  Result<void> record(CommitRecord& record);
   void assess(FunctionChange& change, const SignatureState& base);
   bool notifies(const NotificationTarget& target, const FunctionChange& change) const;
 
@@ -130,6 +136,7 @@ class CommitProcessor {
   std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
   bool m_batching = false;         // between begin_batch() and end_batch(): events wait for the end
   ChangeTally m_tally;
+  std::vector<Json> m_pending_events;  // add_event(): for the next record
   bool m_backfilling = false;  // during backfill(): changes are marked, not notified nor logged as news
 };
 

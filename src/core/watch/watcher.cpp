@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/model/function_change.hpp"
+#include "core/watch/history_rewrite.hpp"
 #include "core/watch/poll_status.hpp"
 
 namespace aaw {
@@ -143,24 +144,59 @@ Result<void> Watcher::add_new_functions() {
   return m_deps.processor.record_new_functions(**line);
 }
 
-// The first pending commit is diffed against what was last reported, the old line head, also after
-// a force-push: the changes reported then add up to the new head's API, so a change of abandoned
-// commits (a divergent line, or the original one left and come back to) is reported as reverted
-// instead of silently disappearing.
+// After a force-push (the line head no longer an ancestor of the tip) the new commits are diffed
+// against the merge base when it was recorded, and what the abandoned commits had changed is one
+// history_rewritten event (history_rewrite.hpp): no new commit is blamed for it. When the merge
+// base was never recorded (the histories are unrelated, or it precedes the first processed
+// commit), the first new commit is diffed against the old line head, as the only states there are.
 Result<void> Watcher::continue_line(const ObjectId& line_head, const ObjectId& tip) {
   auto ancestor = m_deps.mirror.is_ancestor(line_head, tip);
   if (!ancestor) return ancestor.error();
+  ObjectId against = line_head;
   if (!*ancestor) {
-    auto base = m_deps.mirror.merge_base(line_head, tip);
-    if (!base) return base.error();
-    m_deps.log.warn(
-        "Upstream history was rewritten: {} is no longer an ancestor of {}; continuing from {}, diffed "
-        "against {} (the last reported)",
-        line_head.hex, tip.hex, *base ? (*base)->hex : std::string("the new history"), line_head.hex);
+    auto rewound = rewind(line_head, tip);
+    if (!rewound) return rewound.error();
+    against = *rewound;
   }
-  auto range = m_deps.mirror.first_parent_range(line_head, tip);
+  auto range = m_deps.mirror.first_parent_range(against, tip);
   if (!range) return range.error();
-  return process_range(*range, line_head);
+  return process_range(*range, against);
+}
+
+Result<ObjectId> Watcher::rewind(const ObjectId& line_head, const ObjectId& tip) {
+  auto base = m_deps.mirror.merge_base(line_head, tip);
+  if (!base) return base.error();
+  std::optional<CommitStatus> recorded;
+  if (*base) {
+    auto status = m_deps.store.commit_status(**base);
+    if (!status) return status.error();
+    if (*status && (*status)->outcome == CommitOutcome::processed) recorded = **status;
+  }
+  if (!recorded) {
+    m_deps.log.warn(
+        "Upstream history was rewritten: {} is no longer an ancestor of {}, and their merge base {} was "
+        "never "
+        "processed; the new commits are diffed against {} (the last reported)",
+        line_head.hex, tip.hex, *base ? (*base)->hex : std::string("(none: unrelated histories)"),
+        line_head.hex);
+    return line_head;
+  }
+  auto abandoned = m_deps.mirror.first_parent_range(**base, line_head);
+  if (!abandoned) return abandoned.error();
+  HistoryRewrite rewrite{line_head, tip, **base, abandoned->size()};
+  auto functions = rewound_functions(m_deps.store, rewrite, m_deps.processor.functions());
+  if (!functions) return functions.error();
+  m_deps.log.warn(
+      "Upstream history was rewritten: {} is no longer an ancestor of {}; the {} commit(s) after merge base "
+      "{} "
+      "were abandoned, {} function(s) went back to their state there, and the new commits are diffed against "
+      "it",
+      line_head.hex, tip.hex, rewrite.abandoned, rewrite.merge_base.hex, functions->size());
+  for (const RewoundFunction& f : *functions)
+    m_deps.log.warn("History rewritten: {} went back from {} to {}", f.function.function_path,
+                    f.at_old_head.summary(), f.at_merge_base.summary());
+  m_deps.processor.add_event(rewrite_event(rewrite, *functions));
+  return rewrite.merge_base;
 }
 
 Result<void> Watcher::process_range(const std::vector<ObjectId>& commits, std::optional<ObjectId> against) {

@@ -82,6 +82,9 @@ class Watcher {
   void announce_mirror_ready();
   Result<void> start_line(const ObjectId& tip);
   Result<void> continue_line(const ObjectId& line_head, const ObjectId& tip);
+  // After a force-push: records the history_rewritten event and returns what the new commits are
+  // diffed against (the merge base when recorded, else the old line head).
+  Result<ObjectId> rewind(const ObjectId& line_head, const ObjectId& tip);
   Result<void> continue_from_replay(const ObjectId& replayed, const ObjectId& tip);
   Result<void> add_new_functions();
   Result<void> process_range(const std::vector<ObjectId>& commits, std::optional<ObjectId> against);

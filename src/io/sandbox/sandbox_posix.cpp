@@ -215,7 +215,7 @@ std::unique_ptr<Sandbox> make_process_sandbox(const fs::path& root, Logger& log)
 }
 
 Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what) {
-  // A probe runs `true`; anything slower than this is not a usable sandbox either.
+  // A probe runs an empty shell script; anything slower than this is not a usable sandbox either.
   constexpr std::chrono::seconds k_probe_timeout{20};
   constexpr std::size_t k_probe_message_bytes = 600;
   SandboxRequest probe;
@@ -231,7 +231,7 @@ Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what) {
   std::replace(output.begin(), output.end(), '\n', ' ');
   if (!result) return Error(ErrorCode::invalid_input, what + " cannot run here: " + result.error().message());
   if (!result->succeeded())
-    return Error(ErrorCode::invalid_input, what + " cannot run here: `true` " + result->describe() +
+    return Error(ErrorCode::invalid_input, what + " cannot run here: an empty shell script " + result->describe() +
                                                (output.empty() ? "" : ": " + output));
   return {};
 }
