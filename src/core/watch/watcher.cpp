@@ -87,7 +87,14 @@ void Watcher::check_reopen() {
 Result<void> Watcher::ensure_fetched(const ObjectId& head) {
   if (m_deps.mirror.commit_info(head)) return {};  // already here: the head did not move
   m_deps.log.info("Fetching {}", m_deps.mirror.display_url());
-  return m_deps.mirror.fetch();
+  if (auto fetched = m_deps.mirror.fetch(); !fetched) return fetched;
+  // Never fatal: a mirror that could not be repacked still holds every object.
+  auto maintained = m_deps.mirror.maintain();
+  if (!maintained)
+    m_deps.log.warn("Cannot repack the mirror: {}", maintained.error().message());
+  else if (*maintained)
+    m_deps.log.info("{}", **maintained);
+  return {};
 }
 
 Result<void> Watcher::poll() {

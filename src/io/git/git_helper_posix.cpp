@@ -54,6 +54,8 @@ std::optional<RemoteRequest> request_from(const Json& json) {
     request.op = RemoteOp::clone;
   } else if (op == "ls-remote") {
     request.op = RemoteOp::ls_remote;
+  } else if (op == "repack") {
+    request.op = RemoteOp::repack;
   } else if (op != "fetch") {
     return std::nullopt;
   }

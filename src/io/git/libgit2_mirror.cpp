@@ -32,6 +32,7 @@
 #include "io/git/git_helper_posix.hpp"
 #include "io/git/libgit2_handles.hpp"
 #include "io/git/libgit2_remote.hpp"
+#include "io/git/libgit2_repack.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
 #include "util/url.hpp"
@@ -323,6 +324,7 @@ class Libgit2Mirror final : public GitMirror {
   fs::path path() const override { return m_directory; }
 
   Result<void> fetch() override;
+  Result<std::optional<std::string>> maintain() override;
   Result<ObjectId> resolve(std::string_view revision) override;
   Result<CommitInfo> commit_info(const ObjectId& commit) override;
   Result<std::unique_ptr<SourceTree>> tree(const ObjectId& commit) override;
@@ -434,6 +436,24 @@ Result<void> Libgit2Mirror::fetch() {
   if (m_checkout) return refuse_remote(m_directory);
   if (!repository()) return clone();  // clone_on_first_fetch: the first fetch makes the mirror
   return without_value(on_remote(detail::RemoteOp::fetch, m_directory));
+}
+
+Result<std::optional<std::string>> Libgit2Mirror::maintain() {
+  if (m_checkout || !repository()) return std::optional<std::string>();
+  const detail::ObjectStoreUse before = detail::object_store_use(m_directory);
+  if (before.packs <= m_options.repack_after_packs) return std::optional<std::string>();
+  const auto started = std::chrono::steady_clock::now();
+  if (auto repacked = on_remote(detail::RemoteOp::repack, m_directory); !repacked) return repacked.error();
+  // The packs this process had open are gone: what it reads next comes from the new one.
+  if (auto renewed = renew_object_database(repository()); !renewed) return renewed.error();
+  const detail::ObjectStoreUse after = detail::object_store_use(m_directory);
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "Repacked the mirror: %zu packs, %zu loose objects, %.1f MB -> %zu pack%s, %.1f MB in %.1f s",
+                before.packs, before.loose, static_cast<double>(before.bytes) / 1e6, after.packs,
+                after.packs == 1 ? "" : "s", static_cast<double>(after.bytes) / 1e6, seconds);
+  return std::optional<std::string>(line);
 }
 
 Result<void> Libgit2Mirror::require_clone() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/git/libgit2_handles.hpp"
+#include "io/git/libgit2_repack.hpp"
 #include "util/strings.hpp"
 #include "util/url.hpp"
 
@@ -67,6 +68,8 @@ std::string_view op_name(RemoteOp op) {
       return "fetch";
     case RemoteOp::ls_remote:
       return "ls-remote";
+    case RemoteOp::repack:
+      return "repack";
   }
   return "fetch";
 }
@@ -333,6 +336,9 @@ Result<std::optional<ObjectId>> run_remote(const RemoteRequest& request, const R
     }
     case RemoteOp::clone:
       if (auto cloned = clone_remote(state); !cloned) return cloned.error();
+      return std::optional<ObjectId>();
+    case RemoteOp::repack:
+      if (auto repacked = repack_repository(request.repository); !repacked) return repacked.error();
       return std::optional<ObjectId>();
     case RemoteOp::fetch:
       break;

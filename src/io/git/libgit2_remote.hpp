@@ -16,12 +16,15 @@
 
 namespace aaw::detail {
 
-enum class RemoteOp { clone, fetch, ls_remote };
+// repack: the mirror's maintenance (libgit2_repack.hpp), which needs no remote but runs in the
+// helper all the same: it can take a minute, and a child can be stopped.
+enum class RemoteOp { clone, fetch, ls_remote, repack };
 
 struct RemoteRequest {
   RemoteOp op = RemoteOp::fetch;
   std::string url;  // as configured (credentials included), a local path made absolute
-  // clone: an empty directory that becomes the bare mirror; fetch: the mirror; ls_remote: unused.
+  // clone: an empty directory that becomes the bare mirror; fetch, repack: the mirror; ls_remote:
+  // unused.
   std::filesystem::path repository;
   std::string branch;  // ls_remote: the branch whose head is wanted
   std::string token;   // sent as Basic credentials to http(s) remotes on the URL's host only
@@ -37,7 +40,7 @@ using RemoteProgress = std::function<void()>;
 // git or io for local failures. The token never appears in a message.
 Result<std::optional<ObjectId>> run_remote(const RemoteRequest& request, const RemoteProgress& progress);
 
-// "clone", "fetch", "ls-remote": the operation's name in the helper's request.
+// "clone", "fetch", "ls-remote", "repack": the operation's name in the helper's request.
 std::string_view op_name(RemoteOp op);
 // "cannot clone|fetch|reach '<redacted URL>'": how a failure of `request` begins.
 std::string what_failed(const RemoteRequest& request);

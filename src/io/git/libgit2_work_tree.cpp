@@ -337,7 +337,7 @@ Result<void> Libgit2WorkTree::checkout_confined(const ObjectId& commit, bool sub
   run.log_file = dir / "checkout.log";
   run.writable = {m_directory};
   run.readable = {m_mirror};  // the mirror lives in the state directory, which sandboxes hide
-  run.network = true;  // submodules are fetched whatever the builds may do
+  run.network = true;         // submodules are fetched whatever the builds may do
   run.stop_requested = m_options.stop_requested;
   const std::string what = "checking out " + commit.hex;
   auto result = sandbox.run(run);

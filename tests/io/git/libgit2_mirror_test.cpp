@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/ports/git_mirror.hpp"
+#include "io/git/libgit2_repack.hpp"
 #include "support/git_daemon.hpp"
 #include "support/git_fixture.hpp"
 #include "support/git_http_server.hpp"
@@ -852,6 +853,54 @@ TEST(Libgit2MirrorNamesTest, DirectoryNameKeepsToSafeCharacters) {
     EXPECT_NE(name.front(), '.') << name;
     EXPECT_NE(name.front(), '-') << name;
   }
+}
+
+// ---- maintenance -------------------------------------------------------------------------------
+
+// Months of polls in miniature: a fetch after each of a few pushes (a pack each), then a
+// force-push that abandons a commit. Past repack_after_packs, maintain() leaves one pack with every
+// object the refs reach, and the abandoned commit gone; reads go on through the same mirror.
+TEST_F(Libgit2MirrorTest, MaintainRepacksPiledUpPacksAndDropsWhatAForcePushAbandoned) {
+  MirrorOptions options;
+  options.repack_after_packs = 3;
+  auto mirror = open(m_origin.path().string(), options);
+  EXPECT_EQ(value_of(mirror->maintain()), std::nullopt) << "one pack: nothing to do";
+  std::string last;
+  for (int i = 0; i < 4; ++i) {
+    m_origin.write_file("aiter/ops/gemm.py", "def gemm(a, b, c=" + std::to_string(i) + "):\n    pass\n");
+    last = m_origin.commit("push " + std::to_string(i));
+    ASSERT_TRUE(mirror->fetch());
+  }
+  m_origin.git({"tag", "-a", "v1", "-m", "annotated", last});
+  m_origin.git({"reset", "--hard", "HEAD~1"});
+  m_origin.write_file("aiter/ops/gemm.py", "def gemm(a, b, *, c=9):\n    pass\n");
+  const std::string rewritten = m_origin.commit("force-pushed");
+  m_origin.git({"tag", "-d", "v1"});
+  ASSERT_TRUE(mirror->fetch());
+  const auto packs_before = detail::object_store_use(mirror->path()).packs;
+  ASSERT_GT(packs_before, 3u);
+  ASSERT_TRUE(mirror->commit_info(ObjectId{last})) << "the abandoned commit is still there";
+
+  auto done = value_of(mirror->maintain());
+  ASSERT_TRUE(done);
+  EXPECT_NE(done->find("Repacked the mirror: " + std::to_string(packs_before) + " packs"), std::string::npos)
+      << *done;
+  const auto after = detail::object_store_use(mirror->path());
+  EXPECT_EQ(after.packs, 1u);
+  EXPECT_EQ(after.loose, 0u);
+  // What the force-push abandoned is dropped (asked of git: this process may still hold the commit
+  // in libgit2's object cache, which is harmless).
+  EXPECT_NE(test::run_process({"git", "-C", mirror->path().string(), "cat-file", "-e", last}).exit_code, 0)
+      << test::run_process({"git", "-C", mirror->path().string(), "show-ref"}).out;
+  // Every reachable object, read through the mirror that was open during the repack.
+  auto tree = value_of(mirror->tree(ObjectId{rewritten}));
+  auto blob = value_of(tree->find_blob("aiter/ops/gemm.py"));
+  ASSERT_TRUE(blob);
+  EXPECT_EQ(value_of(tree->read_blob(*blob)), "def gemm(a, b, *, c=9):\n    pass\n");
+  EXPECT_EQ(value_of(mirror->first_parent_range(ObjectId{m_first}, ObjectId{rewritten})).size(), 5u);
+  EXPECT_EQ(value_of(mirror->maintain()), std::nullopt) << "one pack again: nothing to do";
+  // git agrees the repository is whole.
+  EXPECT_EQ(test::run_process({"git", "-C", mirror->path().string(), "fsck", "--strict"}).exit_code, 0);
 }
 
 }  // namespace
