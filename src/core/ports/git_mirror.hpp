@@ -49,7 +49,8 @@ struct MirrorOptions {
   // daemon wants, whose first start must retry an unreachable remote like any later outage. Until
   // then every read is not_found ("has not been cloned yet") and remote_head() works.
   bool clone_on_first_fetch = false;
-  // maintain() repacks the mirror once it holds more packs than this (each fetch adds one).
+  // maintain() repacks the mirror once it holds more packs than this (each fetch adds one), or
+  // sooner when the fetched packs together weigh half the largest.
   std::size_t repack_after_packs = 50;
 };
 
@@ -62,9 +63,9 @@ class GitMirror {
   // The directory of the bare mirror.
   virtual std::filesystem::path path() const = 0;
 
-  // Keeps the mirror small over months of fetches: once the fetches have piled up packs, every
-  // object the refs reach goes into one pack and the rest (what force-pushes abandoned) is dropped.
-  // What it did in a line for the log ("Repacked the mirror: 51 packs, 12 loose objects, 48.2 MB ->
+  // Keeps the mirror small over months of fetches: once the fetches have piled up packs (many, or
+  // heavy: libgit2 stores fetched trees without deltas), every object the refs reach goes into one
+  // pack and the rest (what force-pushes abandoned) is dropped. What it did in a line for the log ("Repacked the mirror: 51 packs, 12 loose objects, 48.2 MB ->
   // 1 pack, 41.9 MB in 3.1 s"), nullopt when nothing needed doing. Reads stay valid afterwards.
   virtual Result<std::optional<std::string>> maintain() { return std::optional<std::string>(); }
 

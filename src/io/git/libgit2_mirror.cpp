@@ -441,7 +441,7 @@ Result<void> Libgit2Mirror::fetch() {
 Result<std::optional<std::string>> Libgit2Mirror::maintain() {
   if (m_checkout || !repository()) return std::optional<std::string>();
   const detail::ObjectStoreUse before = detail::object_store_use(m_directory);
-  if (before.packs <= m_options.repack_after_packs) return std::optional<std::string>();
+  if (!detail::repack_pays(before, m_options.repack_after_packs)) return std::optional<std::string>();
   const auto started = std::chrono::steady_clock::now();
   if (auto repacked = on_remote(detail::RemoteOp::repack, m_directory); !repacked) return repacked.error();
   // The packs this process had open are gone: what it reads next comes from the new one.

@@ -2,6 +2,7 @@
 
 #include <git2.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -83,12 +84,21 @@ ObjectStoreUse object_store_use(const fs::path& repository) {
     const auto size = it->file_size(entry_ec);
     if (!entry_ec) use.bytes += size;
     const fs::path& path = it->path();
-    if (path.extension() == ".pack")
+    if (path.extension() == ".pack") {
       ++use.packs;
-    else if (is_hex_pair(path.parent_path().filename().string()))
+      if (!entry_ec) {
+        use.pack_bytes += size;
+        use.largest_pack = std::max<std::uint64_t>(use.largest_pack, size);
+      }
+    } else if (is_hex_pair(path.parent_path().filename().string()))
       ++use.loose;
   }
   return use;
+}
+
+bool repack_pays(const ObjectStoreUse& use, std::size_t max_packs) {
+  if (use.packs > max_packs) return true;
+  return use.packs > 1 && use.pack_bytes - use.largest_pack > use.largest_pack / 2;
 }
 
 Result<void> repack_repository(const fs::path& repository) {

@@ -18,10 +18,18 @@ struct ObjectStoreUse {
   std::size_t packs = 0;  // pack files (.pack)
   std::size_t loose = 0;  // loose object files
   std::uint64_t bytes = 0;
+  std::uint64_t pack_bytes = 0;    // of the .pack files
+  std::uint64_t largest_pack = 0;  // bytes of the largest .pack
 };
 
 // `repository`'s objects directory as it is now; zeros where it cannot be read.
 ObjectStoreUse object_store_use(const std::filesystem::path& repository);
+
+// Whether `use` is worth a repack: more than `max_packs` packs, or packs besides the largest that
+// together weigh more than half of it. libgit2 stores what it fetches without deltas against what
+// the mirror has (a commit touching one file of aiter/ costs a whole copy of that directory's
+// tree, about 100 kB), so the fetched packs outgrow the history long before they are many.
+bool repack_pays(const ObjectStoreUse& use, std::size_t max_packs);
 
 // Repacks the bare repository at `repository` as said above. Objects nothing reaches (what a
 // force-push abandoned) are dropped; a pack with a .keep file is kept. The new pack is complete

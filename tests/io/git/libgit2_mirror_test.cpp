@@ -903,5 +903,16 @@ TEST_F(Libgit2MirrorTest, MaintainRepacksPiledUpPacksAndDropsWhatAForcePushAband
   EXPECT_EQ(test::run_process({"git", "-C", mirror->path().string(), "fsck", "--strict"}).exit_code, 0);
 }
 
+TEST(RepackPaysTest, ManyPacksOrFetchedPacksHeavierThanHalfTheLargest) {
+  detail::ObjectStoreUse one{1, 0, 42'000'000, 42'000'000, 42'000'000};
+  EXPECT_FALSE(detail::repack_pays(one, 50));
+  detail::ObjectStoreUse light{3, 0, 0, 42'000'000 + 2'000'000, 42'000'000};
+  EXPECT_FALSE(detail::repack_pays(light, 50));
+  detail::ObjectStoreUse heavy{3, 0, 0, 42'000'000 + 21'000'001, 42'000'000};
+  EXPECT_TRUE(detail::repack_pays(heavy, 50));
+  detail::ObjectStoreUse many{51, 0, 0, 42'000'000 + 51'000, 42'000'000};
+  EXPECT_TRUE(detail::repack_pays(many, 50));
+}
+
 }  // namespace
 }  // namespace aaw
