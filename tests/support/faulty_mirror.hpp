@@ -19,6 +19,7 @@ class FaultyMirror final : public GitMirror {
 
   std::string display_url() const override { return m_inner.display_url(); }
   std::filesystem::path path() const override { return m_inner.path(); }
+  Result<std::optional<std::string>> maintain() override { return m_inner.maintain(); }
   Result<void> fetch() override {
     ++m_fetches;
     if (auto e = injected()) return *e;

@@ -59,7 +59,7 @@ class WatcherTest : public ::testing::Test {
   }
 
   void open() {
-    auto mirror = open_mirror(m_config.repository_url, m_dir.path() / "mirrors", {});
+    auto mirror = open_mirror(m_config.repository_url, m_dir.path() / "mirrors", m_mirror_options);
     ASSERT_TRUE(mirror) << mirror.error().message();
     m_real_mirror = std::move(*mirror);
     m_mirror = std::make_unique<test::FaultyMirror>(*m_real_mirror);
@@ -132,6 +132,7 @@ class WatcherTest : public ::testing::Test {
   std::unique_ptr<test::FaultyMirror> m_mirror;
   std::unique_ptr<StateStore> m_store;
   std::unique_ptr<EventLog> m_events;
+  MirrorOptions m_mirror_options;
   std::shared_ptr<Logger> m_log;
   std::unique_ptr<StaticExtractor> m_extractor;
   std::unique_ptr<IncrementalStaticSource> m_static;
@@ -336,6 +337,22 @@ TEST_F(WatcherTest, ForcePushBlamesTheNewCommitForItsOwnChangeAndRecordsTheRestA
   EXPECT_EQ(m_store->line_head()->value().hex, rewritten);
   // In events.jsonl too.
   EXPECT_NE(test::read_text(m_dir.path() / "events.jsonl").find("\"history_rewritten\""), std::string::npos);
+}
+
+// With a repack after every poll: what the force-push abandoned is dropped from the mirror only
+// once the poll that saw the rewrite is done with the old head.
+TEST_F(WatcherTest, ForcePushWithTheMirrorRepackedAfterEveryPollRecordsTheSameRewrite) {
+  m_mirror_options.repack_after_packs = 0;
+  open();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  std::string rewritten = force_push_divergent_commit();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  const std::vector<Json> events = rewrites(*m_store);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["merge_base"], m_commits.inserted);
+  EXPECT_TRUE(history().count({rewritten, "gemm_a8w8_CK", "annotation_changed"}));
+  EXPECT_EQ(m_store->line_head()->value().hex, rewritten);
+  EXPECT_NE(test::read_text(m_dir.path() / "watcher.log").find("Repacked the mirror"), std::string::npos);
 }
 
 TEST_F(WatcherTest, ForcePushBackToTheOriginalLineRecordsTheDivergentChangeGoneBack) {

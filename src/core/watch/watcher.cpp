@@ -87,14 +87,18 @@ void Watcher::check_reopen() {
 Result<void> Watcher::ensure_fetched(const ObjectId& head) {
   if (m_deps.mirror.commit_info(head)) return {};  // already here: the head did not move
   m_deps.log.info("Fetching {}", m_deps.mirror.display_url());
-  if (auto fetched = m_deps.mirror.fetch(); !fetched) return fetched;
-  // Never fatal: a mirror that could not be repacked still holds every object.
+  return m_deps.mirror.fetch();
+}
+
+// Only once the poll's commits are processed: a repack drops what no ref reaches, and until then
+// the old line head of a force-push is still needed (its merge base, its states' diff). Never
+// fatal: a mirror that could not be repacked still holds every object.
+void Watcher::maintain_mirror() {
   auto maintained = m_deps.mirror.maintain();
   if (!maintained)
     m_deps.log.warn("Cannot repack the mirror: {}", maintained.error().message());
   else if (*maintained)
     m_deps.log.info("{}", **maintained);
-  return {};
 }
 
 Result<void> Watcher::poll() {
@@ -108,11 +112,17 @@ Result<void> Watcher::poll() {
     m_deps.log.warn("Cannot record the remote head in the state store: {}", recorded.error().message());
   if (auto fetched = ensure_fetched(*head); !fetched) return fetched.error();
   announce_mirror_ready();
+  auto done = follow(*head);
+  if (done && !m_deps.control.stop_requested()) maintain_mirror();
+  return done;
+}
+
+Result<void> Watcher::follow(const ObjectId& head) {
   auto line = m_deps.store.line_head();
   if (!line) return line.error();
-  if (!*line) return start_line(*head);
-  if (**line == *head) return {};
-  return continue_line(**line, *head);
+  if (!*line) return start_line(head);
+  if (**line == head) return {};
+  return continue_line(**line, head);
 }
 
 std::optional<ObjectId> Watcher::configured_start() const {

@@ -80,6 +80,9 @@ class Watcher {
  private:
   // Runs deps.mirror_ready the first time only.
   void announce_mirror_ready();
+  // Processes what is pending up to `head` on the watched line.
+  Result<void> follow(const ObjectId& head);
+  void maintain_mirror();
   Result<void> start_line(const ObjectId& tip);
   Result<void> continue_line(const ObjectId& line_head, const ObjectId& tip);
   // After a force-push: records the history_rewritten event and returns what the new commits are
