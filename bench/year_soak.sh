@@ -3,7 +3,7 @@
 # real main (its 42 MB of history), to which COMMITS small commits are pushed in polls of 100
 # (git fast-import, one file of aiter/ changed each, a monitored signature every 50th). Each poll
 # is a new `watch --once` process (a restart every time), fetching into the same state dir; every
-# 20th poll is preceded by a force-push that rewinds 50 commits, every 30th finds the remote gone
+# 10th poll is preceded by a force-push that rewinds 50 commits, every 7th finds the remote gone
 # (an outage: exit 2, then back). A "month" is a twelfth of the polls.
 #
 #   bench/year_soak.sh AITER_GIT [COMMITS]     COMMITS defaults to 20000 (200 polls)
@@ -75,11 +75,11 @@ echo "| month | commits pushed | state_dir MB | mirror MB | peak RSS MB | repack
 echo "|---:|---:|---:|---:|---:|---:|"
 first_state="" first_mirror="" first_rss=0 last_rss=0 month_rss=0
 for poll in $(seq 1 "$polls"); do
-  if [ $((poll % 20)) -eq 0 ]; then
+  if [ $((poll % 10)) -eq 0 ]; then
     git -C "$work/upstream.git" update-ref refs/heads/main "$(git -C "$work/upstream.git" rev-parse main~50)"
   fi
   push_commits "$per_poll"
-  if [ $((poll % 30)) -eq 0 ]; then
+  if [ $((poll % 7)) -eq 0 ]; then
     mv "$work/upstream.git" "$work/upstream.away"
     "$binary" watch --config "$work/config.json" --once >/dev/null 2>&1 && { echo "the outage was not seen" >&2; exit 1; }
     mv "$work/upstream.away" "$work/upstream.git"
