@@ -42,7 +42,7 @@ class BwrapSandbox final : public PosixSandbox {
                                      "/dev",     "--dev-bind-try", "/dev/kfd", "/dev/kfd", "--dev-bind-try",
                                      "/dev/dri", "/dev/dri",       "--proc",   "/proc"};
     // Secrets and the state directory by their canonical paths, so a link to them resolves there too.
-    for (const fs::path& path : hidden_paths()) {
+    for (const fs::path& path : m_hidden.all()) {
       std::error_code ec;
       const fs::path real = fs::canonical(path, ec);
       if (ec) continue;
@@ -51,7 +51,7 @@ class BwrapSandbox final : public PosixSandbox {
       else if (fs::is_regular_file(real, ec))
         argv.insert(argv.end(), {"--ro-bind", "/dev/null", real.string()});
     }
-    for (const fs::path& dir : writable_dirs(command)) {
+    for (const fs::path& dir : writable_paths(command)) {
       argv.insert(argv.end(), {"--bind", dir.string(), dir.string()});
     }
     for (const fs::path& dir : request.readable) {
@@ -69,18 +69,6 @@ class BwrapSandbox final : public PosixSandbox {
   }
 
  private:
-  std::vector<fs::path> writable_dirs(const PreparedCommand& command) const {
-    std::vector<fs::path> dirs = {root()};
-    dirs.insert(dirs.end(), command.writable.begin(), command.writable.end());
-    return dirs;
-  }
-
-  std::vector<fs::path> hidden_paths() const {
-    std::vector<fs::path> paths = m_hidden.secrets;
-    paths.insert(paths.end(), m_hidden.private_paths.begin(), m_hidden.private_paths.end());
-    return paths;
-  }
-
   fs::path m_bwrap;
   bool m_network;
   HiddenPaths m_hidden;

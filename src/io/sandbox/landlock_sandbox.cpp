@@ -31,10 +31,8 @@ class LandlockSandbox final : public PosixSandbox {
     auto spec = PosixSandbox::child_spec(request, command);
     if (!spec) return spec;
     LandlockPolicy policy;
-    policy.hidden = m_hidden.secrets;
-    policy.hidden.insert(policy.hidden.end(), m_hidden.private_paths.begin(), m_hidden.private_paths.end());
-    policy.writable = {root()};
-    policy.writable.insert(policy.writable.end(), command.writable.begin(), command.writable.end());
+    policy.hidden = m_hidden.all();
+    policy.writable = writable_paths(command);
     policy.readable = request.readable;
     policy.network = request.network.value_or(m_network);
     auto ruleset = make_landlock_ruleset(policy, m_abi);

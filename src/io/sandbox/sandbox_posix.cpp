@@ -231,8 +231,8 @@ Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what) {
   std::replace(output.begin(), output.end(), '\n', ' ');
   if (!result) return Error(ErrorCode::invalid_input, what + " cannot run here: " + result.error().message());
   if (!result->succeeded())
-    return Error(ErrorCode::invalid_input, what + " cannot run here: an empty shell script " + result->describe() +
-                                               (output.empty() ? "" : ": " + output));
+    return Error(ErrorCode::invalid_input, what + " cannot run here: an empty shell script " +
+                                               result->describe() + (output.empty() ? "" : ": " + output));
   return {};
 }
 

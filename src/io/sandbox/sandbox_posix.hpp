@@ -26,6 +26,13 @@ struct HiddenPaths {
   // webhook URL): hidden where the runner can, the sandbox root and a request's writable and
   // readable paths beneath them excepted.
   std::vector<std::filesystem::path> private_paths;
+
+  // Both lists: everything a runner that can hide hides.
+  std::vector<std::filesystem::path> all() const {
+    std::vector<std::filesystem::path> paths = secrets;
+    paths.insert(paths.end(), private_paths.begin(), private_paths.end());
+    return paths;
+  }
 };
 
 // The sandbox chosen by `config.kind` with `root` as its writable directory (created when missing;
@@ -60,6 +67,12 @@ class PosixSandbox : public Sandbox {
   PosixSandbox(std::filesystem::path root, Logger& log) : Sandbox(std::move(root)), m_log(log) {}
   // What to execute for a prepared request (the plain runner: the command itself).
   virtual Result<ChildSpec> child_spec(const SandboxRequest& request, const PreparedCommand& command) const;
+  // What a confining runner lets the child write: the root, then the request's writable paths.
+  std::vector<std::filesystem::path> writable_paths(const PreparedCommand& command) const {
+    std::vector<std::filesystem::path> dirs = {root()};
+    dirs.insert(dirs.end(), command.writable.begin(), command.writable.end());
+    return dirs;
+  }
 
  private:
   Result<PreparedCommand> prepare(const SandboxRequest& request);
