@@ -211,7 +211,7 @@ class ClassRules:
     def _method_state(self, found, path):
         if isinstance(found, Function):
             self.location = (found.module.path, found.definition.line)
-            return aaw_signature.ok(found.definition, drop_first=True, note=self._decorator_note(found))
+            return self._decorated(found, drop_first=True)
         return self._final_state(found, path)
 
 

@@ -12,11 +12,11 @@ import gc
 import sys
 from typing import Optional, Union
 
-from aaw_model import (Alias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure, Partial,
-                       Passthrough, Scope, Star)
-from aaw_nodes import (calls_dynamic_import, dotted, getattr_cases, is_main_guard, is_namespace_call,
-                       is_type_checking, literal_strings, may_import_dynamically, names_in, passthrough_chain, short,
-                       string_map)
+from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
+                       Partial, Passthrough, Scope, Star)
+from aaw_nodes import (NameRef, calls_dynamic_import, decorator_arguments, dotted, getattr_cases, is_main_guard,
+                       is_namespace_call, is_type_checking, literal_strings, may_import_dynamically, names_in,
+                       passthrough_chain, short, string_map)
 
 
 class BodyNeeded(Exception):
@@ -181,6 +181,10 @@ class Collector:
             mapping = string_map(value)
             if mapping is not None and module_level:
                 scope.maps[target.id] = mapping
+            called = _call_alias(value, index, line)
+            if called is not None:
+                scope.bind(target.id, index, called)
+                return
             scope.bind(target.id, index, Opaque("an expression", line, short(value)))
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
@@ -315,6 +319,20 @@ def _partial(value, index, line):
         return None
     return Partial(callee, function, len(value.args) - 1, [(k.arg, ast.unparse(k.value)) for k in value.keywords],
                    index, line)
+
+
+def _call_alias(value, index, line):
+    """A CallAlias for `f(...)` / `a.b.f(...)` given at least one bare name."""
+    if not isinstance(value, ast.Call):
+        return None
+    callee = dotted(value.func)
+    arguments = decorator_arguments(value)
+    if callee is None or arguments is None:
+        return None
+    positional, keywords = arguments
+    if not any(isinstance(a, NameRef) for a in list(positional) + list(keywords.values())):
+        return None
+    return CallAlias(callee, positional, keywords, index, line, short(value))
 
 
 def _extend_all(scope, value):

@@ -14,8 +14,8 @@ import hashlib
 from typing import Any, Dict, List, Optional, Union
 
 import aaw_lru
-from aaw_model import (Alias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure, Partial,
-                       Passthrough, Scope, Star)
+from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
+                       Partial, Passthrough, Scope, Star)
 
 
 # Pseudo-names for digest(): not identifiers, so no binding can be called so.
@@ -31,7 +31,8 @@ _UNBOUND = "<unbound>"  # the key in Scope.digests of the digest of names the mo
 
 def body_of(name: str) -> str:
     """The pseudo-name under which what a def's body says (whether it returns its first argument,
-    whether as a decorator it replaces a function without functools.wraps) enters a digest: only
+    what as a decorator it does to what it is given: aaw_nodes.decorator_effect), with the header
+    its parameter names are matched against, enters a digest: only
     resolutions that use it depend on it, so other body edits still keep the digest."""
     return _BODY + name
 
@@ -99,7 +100,7 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", _all_repr(summary), summary.all_dynamic, bool(summary.dynamic)))
     for name in sorted(n for n in wanted if n.startswith(_BODY)):
-        parts.append((name, [(b.returns_first_argument, b.replaces_without_wraps)
+        parts.append((name, [(b.returns_first_argument, b.effect, _def_dump(b))
                              for _, b in summary.bindings.get(name[len(_BODY):], ()) if isinstance(b, Def)]))
     if IMPORTS in wanted:
         parts.append((IMPORTS, sorted(summary.imports), summary.dynamic_imports))
@@ -252,6 +253,8 @@ def _binding_repr(binding):
         return "passthrough %r" % (binding.callees,)
     if isinstance(binding, Partial):
         return "partial %r %r %r %r" % (binding.callee, binding.function, binding.positional, binding.keywords)
+    if isinstance(binding, CallAlias):
+        return "call %r %r %r" % (binding.callee, binding.positional, sorted(binding.keywords.items()))
     if isinstance(binding, Deleted):
         return "deleted"
     if isinstance(binding, Opaque):

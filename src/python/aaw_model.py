@@ -18,7 +18,7 @@ from aaw_nodes import (base_parts, body_facts, decorator_arguments, decorator_na
 
 class Def:
     __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts",
-                 "decorator_arguments", "mangle", "replaces_without_wraps", "returns_first_argument")
+                 "decorator_arguments", "mangle", "effect", "returns_first_argument")
 
     def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None):
         self.name = node.name
@@ -46,12 +46,11 @@ class Def:
         self.decorator_arguments = arguments if any(a is not None for a in arguments) else None
         self.mangle = mangle  # the class whose body defines it: `__x` parameters are `_Class__x`
         # What the body says, read from `node`, or for a def of a skeleton (whose node has no
-        # body) from its blanked body when it was checked (`facts`). replaces_without_wraps: as a
-        # decorator, it returns a new function that does not copy the one it wraps (no
-        # functools.wraps), so what callers meet is that function's signature.
+        # body) from its blanked body when it was checked (`facts`). effect: what it does, as a
+        # decorator, to what it is given (aaw_nodes.decorator_effect).
         # returns_first_argument: every return gives back its first argument (a class
         # "decorator" called as X = f(X)).
-        self.replaces_without_wraps, returned = body_facts(node) if facts is None else facts
+        self.effect, returned = body_facts(node) if facts is None else facts
         self.returns_first_argument = bool(first_parameter) and returned == first_parameter
 
     @property
@@ -164,6 +163,18 @@ class Partial:  # `g = functools.partial(f, 1, b=2)`: f with arguments bound
         self.keywords = keywords      # [(name, default text)] it binds by keyword
         self.index = index
         self.line = line
+
+
+class CallAlias:  # `g = make(f, "g")`: a call of a function with plain arguments
+    __slots__ = ("callee", "positional", "keywords", "index", "line", "node")
+
+    def __init__(self, callee, positional, keywords, index, line, node):
+        self.callee = callee          # dotted parts of what is called
+        self.positional = positional  # its arguments (aaw_nodes.decorator_arguments' values)
+        self.keywords = keywords
+        self.index = index
+        self.line = line
+        self.node = node              # for a detail
 
 
 class Opaque:  # bound to something we do not follow (a call, a loop variable, ...)

@@ -141,9 +141,9 @@ _NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their return
 
 
 def body_facts(node):
-    """(replaces_without_wraps, the name every return of the body gives back or None): what Def
-    reads from a def's body, which needs nothing of its header."""
-    return _replaces_without_wraps(node), _returned_name(node.body)
+    """(decorator_effect, the name every return of the body gives back or None): what Def reads
+    from a def's body, which needs nothing of its header."""
+    return decorator_effect(node), _returned_name(node.body)
 
 
 def _returned_name(body):
@@ -284,38 +284,91 @@ def _returned_import(body, parameter):
     return None
 
 
-def _replaces_without_wraps(node):
-    """Whether this def, used as a decorator (or a decorator factory), returns a nested function
-    that does not copy the decorated one's signature (no functools.wraps / update_wrapper)."""
+def decorator_effect(node):
+    """What this def does to what it is given, read from its body alone (its parameters are
+    named, not known here), for the decorator model (aaw_decorators.py):
+      ("returns", NAME)  every return gives back the name NAME (or typing.cast(T, NAME));
+      ("nested", COPIES, ARGS, RETURNS, INNER)  every return gives back a function the body
+          defines: COPIES is the dotted text of what it copies the signature of
+          (functools.wraps / update_wrapper), or None; ARGS and RETURNS its own parameters and
+          return annotation as source text; INNER its own effect (when this def is a factory,
+          called as @deco(...), the nested function is the decorator);
+      None  anything else (no return, several different ones, an expression).
+    Hashable and picklable: summaries cross processes and digests render it."""
+    returns = _own_returns(node.body)
+    if not returns:
+        return None
     nested = {}
-    for statement in node.body:
+    for statement in _own_statements(node.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            nested[statement.name] = statement
-    for statement in node.body:
-        if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
-            inner = nested.get(statement.value.id)
-            if inner is None:
+            nested.setdefault(statement.name, []).append(statement)
+    effects = set()
+    for statement in returns:
+        value = _uncast(statement.value)
+        if not isinstance(value, ast.Name):
+            return None
+        defs = nested.get(value.id)
+        if defs is None:
+            effects.add(("returns", value.id))
+            continue
+        for inner in defs:
+            copies = _copied(inner, node)
+            effects.add(("nested", copies, ast.unparse(inner.args),
+                         None if inner.returns is None else ast.unparse(inner.returns),
+                         decorator_effect(inner)))
+        if len(effects) > 1 and len({e[:2] for e in effects}) == 1 and all(e[1] for e in effects):
+            # Wrappers defined in two branches that copy the same function: what they take apart
+            # from that does not reach callers, who meet the copied signature.
+            effects = {min(effects, key=repr)}
+    return effects.pop() if len(effects) == 1 else None
+
+
+def _uncast(value):
+    """x for typing.cast(T, x), else value."""
+    if isinstance(value, ast.Call) and len(value.args) == 2 and (dotted(value.func) or [""])[-1] == "cast":
+        return value.args[1]
+    return value
+
+
+def _own_statements(statements):
+    """Every statement of a body, through its compound statements but not into nested functions
+    or classes."""
+    blocks = [statements]
+    while blocks:
+        for statement in blocks.pop():
+            yield statement
+            if not isinstance(statement, _NOT_OWN):
+                for field in ("body", "orelse", "finalbody"):
+                    block = getattr(statement, field, None)
+                    if block:
+                        blocks.append(block)
+                for handler in getattr(statement, "handlers", ()):
+                    blocks.append(handler.body)
+                for case in getattr(statement, "cases", ()):
+                    blocks.append(case.body)
+
+
+def _copied(inner, outer):
+    """The dotted text of what the nested def `inner` copies the signature of: `@wraps(X)` on it,
+    or `update_wrapper(inner, X)` / `inner = wraps(X)(inner)` in the body around it; None."""
+    for decorator in inner.decorator_list:
+        if isinstance(decorator, ast.Call) and decorator_name(decorator) == "wraps" and decorator.args:
+            return ast.unparse(decorator.args[0])
+    for statement in _own_statements(outer.body):
+        for call in ast.walk(statement) if isinstance(statement, (ast.Expr, ast.Assign, ast.Return)) else ():
+            if not isinstance(call, ast.Call):
                 continue
-            if _copies_signature(inner):
-                return False
-            # A factory: the nested def is the decorator itself; look one level down.
-            return _replaces_without_wraps(inner) if _returns_nested(inner) else bool(inner.args.args or
-                                                                                      inner.args.vararg)
-    return False
+            name = (dotted(call.func) or [""])[-1]
+            if name == "update_wrapper" and len(call.args) >= 2 and _is_name(call.args[0], inner.name):
+                return ast.unparse(call.args[1])
+            if (isinstance(call.func, ast.Call) and decorator_name(call.func) == "wraps" and call.func.args
+                    and call.args and _is_name(call.args[0], inner.name)):
+                return ast.unparse(call.func.args[0])
+    return None
 
 
-def _returns_nested(node):
-    nested = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return any(isinstance(s, ast.Return) and isinstance(s.value, ast.Name) and s.value.id in nested
-               for s in node.body)
-
-
-def _copies_signature(node):
-    for decorator in node.decorator_list:
-        if decorator_name(decorator) == "wraps":
-            return True
-    return any(isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1] in ("update_wrapper", "wraps")
-               for n in ast.walk(node))
+def _is_name(node, name):
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def decorator_name(node):

@@ -20,13 +20,14 @@ import aaw_model
 import aaw_signature
 import aaw_summary
 from aaw_classes import ClassRules
+from aaw_decorators import DecoratorRules
 from aaw_finder import ModuleFinder, absolute_name
 from aaw_tree import Tree
 from aaw_values import (ClassValue, Computed, Function, HostFailure, Module, NotFound, Outside, SyntaxFailure,
                         TooDeep)
 
 
-class Session(ClassRules):
+class Session(ClassRules, DecoratorRules):
     """One resolve_all call: the host's answers are cached for the call (self.tree), parsed modules
     for longer (aaw_summary's cache); the paths each function looked at are in self.tree.consulted."""
 
@@ -299,6 +300,8 @@ class Session(ClassRules):
             return self._partial(module, binding, before)
         if isinstance(binding, aaw_model.Passthrough):
             return self._passthrough(module, binding, name)
+        if isinstance(binding, aaw_model.CallAlias):
+            return self._call_alias(module, binding, name)
         if isinstance(binding, aaw_model.Deleted):
             return NotFound("missing", "'%s' is deleted at %s:%d" % (name, module.path,
                                                                      binding.line))
@@ -316,9 +319,31 @@ class Session(ClassRules):
             keeps = (isinstance(callee, Function) and callee.definition.returns_first_argument) or \
                 (isinstance(callee, Outside) and callee.name in _PASSTHROUGH_FUNCTIONS)
             if not keeps:
-                opaque = aaw_model.Opaque("an expression", binding.line, binding.node)
-                return NotFound("unresolved", _opaque_detail(name, opaque, module.path))
+                return self._unverified_passthrough(module, binding, name, callee_parts)
         return self.member(module, name, binding.index)
+
+    def _unverified_passthrough(self, module, binding, name, callee_parts):
+        """`X = f(X)` through a callee that does not return its argument (a currying class, a
+        registry's wrapper): the earlier X's signature, unverified."""
+        opaque = aaw_model.Opaque("an expression", binding.line, binding.node)
+        earlier = self.member(module, name, binding.index)
+        if not isinstance(earlier, (Function, ClassValue)):
+            return NotFound("unresolved", _opaque_detail(name, opaque, module.path))
+        state = self._final_state(earlier, name)
+        if state.get("status") != "ok":
+            return NotFound("unresolved", _opaque_detail(name, opaque, module.path))
+        why = ("'%s' is remade by calling %s(...) at %s:%d, which the resolver cannot follow; this is the "
+               "signature it was given" % (name, ".".join(callee_parts), module.path, binding.line))
+        return Computed(state["signature"]["parameters"], state["signature"]["return_annotation"],
+                        state.get("detail"), state.get("unverified") or why)
+
+    def _call_alias(self, module, binding, name):
+        """`name = f(args)`: the argument f gives back (aaw_decorators), or unresolved."""
+        value = self._called_alias(module, binding, name)
+        if value is None:
+            opaque = aaw_model.Opaque("a call", binding.line, binding.node)
+            return NotFound("unresolved", _opaque_detail(name, opaque, module.path))
+        return value
 
     def _partial(self, module, binding, before):
         """functools.partial(f, ...) of a function the repository defines: the signature
@@ -465,16 +490,18 @@ class Session(ClassRules):
         if isinstance(value, Function):
             definition = value.definition
             self.location = (value.module.path, definition.line)
-            note = self._decorator_note(value)
             if value.method_of is None:
-                return self._with_binding(aaw_signature.ok(definition, drop_first=False, note=note), value)
+                return self._with_binding(self._decorated(value, drop_first=False), value)
             decorators = definition.decorators
             if "property" in decorators or "cached_property" in decorators or any(
                     d in ("setter", "getter", "deleter") for d in decorators):
                 return aaw_signature.failed("unresolved", "'%s' is a property, not a method" % path)
-            return aaw_signature.ok(definition, drop_first="classmethod" in decorators, note=note)
+            return self._decorated(value, drop_first="classmethod" in decorators)
         if isinstance(value, Computed):
-            return aaw_signature.with_parameters(value.parameters, value.returns, value.note)
+            state = aaw_signature.with_parameters(value.parameters, value.returns, value.note)
+            if value.unverified:
+                state["unverified"] = value.unverified
+            return state
         if isinstance(value, ClassValue):
             self.location = (value.module.path, value.cls.line)
             return self._constructor_state(value, path)
@@ -503,35 +530,10 @@ class Session(ClassRules):
             self.tree.identity -= 1
         return decorator
 
-    def _decorator_note(self, value):
-        """Names the decorators of the repository that replace the function without
-        functools.wraps: callers then meet the replacement's signature, not the def's."""
-        replacing = []
-        for parts, called in value.definition.decorator_parts:
-            if parts is None or parts[-1] in _SIGNATURE_KEEPING_DECORATORS:
-                continue
-            # What the decorator is matters, and what its body says, not its own parameters.
-            decorator = self._decorator_value(value, parts)
-            if isinstance(decorator, Function):
-                self.tree.ask(decorator.module, aaw_digest.body_of(decorator.definition.name))
-            if isinstance(decorator, Function) and decorator.definition.replaces_without_wraps:
-                replacing.append("@%s (%s:%d)" % (".".join(parts), decorator.path, decorator.definition.line))
-        if not replacing:
-            return None
-        return ("decorated with %s, which returns a new function without functools.wraps: callers may meet "
-                "that function's signature" % ", ".join(replacing))
-
-
 # Modules one resolution may pass through at once (star imports, re-exports, aliases): real
 # packages need a handful; this stays well inside Python's recursion limit, so a longer chain is
 # reported as such instead of failing the whole call.
 _MAX_CHAIN = 100
-
-
-# Decorators known to keep the decorated function's signature (or to be handled elsewhere).
-_SIGNATURE_KEEPING_DECORATORS = {"staticmethod", "classmethod", "property", "cached_property", "setter", "getter",
-                                 "deleter", "wraps", "lru_cache", "cache", "overload", "abstractmethod", "final",
-                                 "override", "contextmanager"}
 
 
 # A bound on the modules the loaded-submodule rule walks before it gives up (and assumes loaded).

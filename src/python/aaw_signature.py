@@ -26,12 +26,22 @@ def ok(definition, drop_first: bool, note: Optional[str] = None) -> dict:
     without the first one (self, cls) when `drop_first`. The C++ side renders the text. `note`
     becomes the state's detail (what a reader should know of an ok signature)."""
     parameters, returns = _rendered_def(definition)
-    if drop_first:
-        if not parameters or parameters[0]["kind"] in ("KEYWORD_ONLY", "VAR_KEYWORD"):
-            return failed("unresolved", "invalid method signature for '%s'" % definition.name)
-        if parameters[0]["kind"] != "VAR_POSITIONAL":
-            parameters = parameters[1:]
-    return with_parameters(parameters, returns, note)
+    state = with_parameters(parameters, returns, note)
+    return dropped_first(state, definition.name) if drop_first else state
+
+
+def dropped_first(state: dict, name: str) -> dict:
+    """An ok STATE without its first parameter (self, cls), as a bound method shows it."""
+    if state.get("status") != "ok":
+        return state
+    parameters = state["signature"]["parameters"]
+    if not parameters or parameters[0]["kind"] in ("KEYWORD_ONLY", "VAR_KEYWORD"):
+        return failed("unresolved", "invalid method signature for '%s'" % name)
+    if parameters[0]["kind"] == "VAR_POSITIONAL":
+        return state
+    state = dict(state)
+    state["signature"] = dict(state["signature"], parameters=parameters[1:])
+    return state
 
 
 def _rendered_def(definition):

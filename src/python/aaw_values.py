@@ -39,13 +39,15 @@ class ClassValue:
 
 
 class Computed:
-    """A signature made here, not read off one def (a functools.partial of a function)."""
-    __slots__ = ("parameters", "returns", "note")
+    """A signature made here, not read off one def (a functools.partial of a function); with the
+    reason the resolver cannot vouch for it, when it cannot (`unverified`)."""
+    __slots__ = ("parameters", "returns", "note", "unverified")
 
-    def __init__(self, parameters, returns, note):
+    def __init__(self, parameters, returns, note, unverified=None):
         self.parameters = parameters
         self.returns = returns
         self.note = note
+        self.unverified = unverified
 
 
 class Outside:

@@ -216,19 +216,17 @@ class ConsultedTest(unittest.TestCase):
         plain = resolve(files, "import pkg", "pkg.f")
         self.assertNotIn(aaw_digest.POSITIONS, sum((p.get("names") or [] for p in plain["consulted"]), []))
 
-    def test_a_decorator_is_asked_for_its_identity_and_its_body_not_its_parameters(self):
+    def test_a_decorator_is_asked_for_its_identity_its_body_and_its_parameters(self):
         files = {"pkg/__init__.py": "from .m import *\n",
-                 "pkg/deco.py": "def compile_ops(name, fallback=None):\n    def wrap(fn):\n        return fn\n"
+                 "pkg/deco.py": "def register(name, fallback=None):\n    def wrap(fn):\n        return fn\n"
                                 "    return wrap\n",
-                 "pkg/m.py": "from .deco import compile_ops\n@compile_ops('x')\ndef f(a, b): pass\n"}
+                 "pkg/m.py": "from .deco import register\n@register('x')\ndef f(a, b): pass\n"}
         entry = resolve(files, "import pkg", "pkg.f")
         self.assertEqual(names(entry), ["a", "b"])
         asked = {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
-        # (and its positions: the state's detail quotes the line of a decorator that replaces
-        # the function without functools.wraps)
         self.assertEqual(set(asked["pkg/deco.py"]) - {aaw_digest.POSITIONS},
-                         {aaw_digest.identity_of("compile_ops"), aaw_digest.body_of("compile_ops")})
-        self.assertIn(aaw_digest.identity_of("compile_ops"), asked["pkg/m.py"])
+                         {aaw_digest.identity_of("register"), aaw_digest.body_of("register")})
+        self.assertIn(aaw_digest.identity_of("register"), asked["pkg/m.py"])
         self.assertIn("f", asked["pkg/m.py"])
         probe = next(c for c in entry["consulted"] if c["path"] == "pkg/deco.py")
 
@@ -236,8 +234,10 @@ class ConsultedTest(unittest.TestCase):
             host = DictHost(dict(files, **{"pkg/deco.py": text}))
             query = {"blob": host.find_blob("pkg/deco.py"), "names": probe["names"]}
             return aaw_static.module_digests({"queries": [query]}, host)[0]
-        self.assertEqual(digest_of(files["pkg/deco.py"].replace("fallback=None", "fallback=None, *, cache=True")),
-                         probe["digest"], "the decorator's own parameters")
+        self.assertNotEqual(digest_of(files["pkg/deco.py"].replace("name, fallback", "fallback, name")),
+                            probe["digest"], "the decorator's own parameters: its call's arguments bind to them")
+        self.assertEqual(digest_of(files["pkg/deco.py"] + "def other(y): pass\n"), probe["digest"],
+                         "another def of the module")
         self.assertNotEqual(digest_of(files["pkg/deco.py"].replace("return wrap", "return fn")), probe["digest"],
                             "what its body says: it now returns its first argument")
 

@@ -260,7 +260,8 @@ class SkeletonTest(unittest.TestCase):
             for name in ("replace", "keep", "other"):
                 self.assertEqual(aaw_digest.digest(from_skeleton, [name, aaw_digest.body_of(name)]),
                                  aaw_digest.digest(full, [name, aaw_digest.body_of(name)]), name)
-            self.assertTrue(from_skeleton.bindings["replace"][0][1].replaces_without_wraps)
+            self.assertEqual(from_skeleton.bindings["replace"][0][1].effect,
+                             ("nested", None, "*args", None, None))
             self.assertTrue(from_skeleton.bindings["keep"][0][1].returns_first_argument)
             self.assertFalse(from_skeleton.bindings["other"][0][1].returns_first_argument)
             self.assertEqual(from_skeleton.bindings["other"][0][1].line, 9)

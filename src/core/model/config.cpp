@@ -103,6 +103,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     s.string_map("module_aliases", c.static_extraction.module_aliases);
     s.integer("cache_mb", c.static_extraction.cache_mb, 1);
     s.boolean("parse_ahead", c.static_extraction.parse_ahead);
+    s.choice("unverified", c.static_extraction.unverified, {"ok", "unresolved"});
   });
   r.object("build", [&](JsonReader& b) { read_build(b, c.build); });
   r.object("sandbox", [&](JsonReader& s) {

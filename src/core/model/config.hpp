@@ -30,6 +30,10 @@ struct StaticConfig {
   // Whether a second process parses the modules a replay will need ahead of it (on a machine with
   // more than one CPU; src/core/ports/summary_prefetch.hpp).
   bool parse_ahead = true;
+  // What a signature the resolver cannot vouch for (a decorator it cannot follow) is recorded as:
+  // "ok" keeps it ok with its `unverified` flag; "unresolved" records it unresolved, so that a
+  // gate treats it as unknown.
+  std::string unverified = "ok";
 };
 
 struct LogConfig {

@@ -138,15 +138,22 @@ const Parameter* Signature::find(std::string_view name) const {
 }
 
 SignatureState SignatureState::ok(Signature signature) {
-  return SignatureState{Status::ok, std::move(signature), "", std::nullopt};
+  SignatureState state;
+  state.status = Status::ok;
+  state.signature = std::move(signature);
+  return state;
 }
 
 SignatureState SignatureState::failed(Status status, std::string detail) {
-  return SignatureState{status, Signature{}, std::move(detail), std::nullopt};
+  SignatureState state;
+  state.status = status;
+  state.detail = std::move(detail);
+  return state;
 }
 
 std::string SignatureState::summary() const {
-  if (is_ok()) return signature.text();
+  if (is_ok())
+    return unverified.empty() ? signature.text() : signature.text() + "  [unverified: " + unverified + "]";
   std::string out(to_string(status));
   if (!detail.empty()) out += ": " + detail;
   return out;
@@ -224,6 +231,7 @@ Json to_json(const SignatureState& state) {
     out["text"] = state.signature.text();
     out["signature"] = to_json(state.signature);
     if (!state.detail.empty()) out["detail"] = state.detail;  // a note on the signature
+    if (!state.unverified.empty()) out["unverified"] = state.unverified;
     if (state.binding) {
       out["binding"] = to_json(*state.binding);
       Json drift = Json::array();
@@ -272,6 +280,11 @@ Result<SignatureState> state_from_json(const Json& json) {
   SignatureState state = SignatureState::ok(std::move(*signature));
   if (auto note = json.find("detail"); note != json.end() && note->is_string())
     state.detail = note->get<std::string>();
+  if (auto unverified = json.find("unverified"); unverified != json.end()) {
+    if (!unverified->is_string())
+      return bad_field("unverified", "a string (why the signature is not vouched for)");
+    state.unverified = unverified->get<std::string>();
+  }
   if (auto binding = json.find("binding"); binding != json.end() && !binding->is_null()) {
     auto parsed = binding_from_json(*binding);
     if (!parsed) return parsed.error();

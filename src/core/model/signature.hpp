@@ -102,18 +102,24 @@ struct SignatureState {
   std::string detail;   // why, for every status but ok; for ok, an optional note (a decorator
                         // that may replace the function, a functools.partial)
   std::optional<CompiledBinding> binding;  // for ok: the compiled binding of a compile_ops stub
+  // For ok: why the tool cannot vouch for this signature (a decorator it cannot follow: what
+  // callers meet may differ); empty when it can. Shown beside the signature everywhere and
+  // counted, never diffed: a change of the flag alone is no API change.
+  std::string unverified;
 
   static SignatureState ok(Signature signature);
   static SignatureState failed(Status status, std::string detail);
 
   bool is_ok() const { return status == Status::ok; }
-  // One line: the signature text when ok, else "<status>: <detail>".
+  bool is_unverified() const { return is_ok() && !unverified.empty(); }
+  // One line: the signature text when ok (with "  [unverified: <why>]" when it is), else
+  // "<status>: <detail>".
   std::string summary() const;
   bool operator==(const SignatureState&) const = default;
 };
 
-// The contract's STATE object: {"status", "text", "signature": {...}, "detail", "binding",
-// "binding_drift"} (the last two for a compile_ops stub; the drift is computed, never read back).
+// The contract's STATE object: {"status", "text", "signature": {...}, "detail", "unverified",
+// "binding", "binding_drift"} (the last two for a compile_ops stub; the drift is computed, never read back).
 Json to_json(const SignatureState& state);
 Json to_json(const Signature& signature);
 // Reads a STATE object; invalid_input naming the bad field when it does not fit the contract.

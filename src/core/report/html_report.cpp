@@ -82,6 +82,7 @@ ul.changes { margin: 4px 0; padding-left: 18px; }
 table.details { margin: 6px 0; }
 table.details caption { text-align: left; font-weight: 600; padding: 2px 0; }
 .note { color: var(--muted); }
+.unverified { color: #9a6700; font-style: italic; }
 .empty { color: var(--muted); font-style: italic; }
 body.hide-breaking li.entry.sev-breaking, body.hide-unknown li.entry.sev-unknown,
 body.hide-behavioural li.entry.sev-behavioural, body.hide-compatible li.entry.sev-compatible,
@@ -205,7 +206,10 @@ std::string signature_html(const SignatureState& state, const std::set<std::stri
   out += parts.empty() ? ")" : "\n)";
   if (state.signature.return_annotation)
     out += " -> " + marked(*state.signature.return_annotation, mark_return);
-  return out + "</pre>";
+  out += "</pre>";
+  if (state.is_unverified())
+    out += "<p class=\"unverified\">unverified: " + html_escape(state.unverified) + "</p>";
+  return out;
 }
 
 std::string sides_html(const TimelineEntry& entry) {

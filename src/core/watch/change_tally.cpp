@@ -17,6 +17,12 @@ std::string describe(const ChangeTally& tally) {
     text += " at " + count(tally.commits_with_changes, "commit", "commits");
   }
   if (tally.failed > 0) text += "; " + count(tally.failed, "commit", "commits") + " could not be processed";
+  if (tally.unverified > 0 || tally.unresolved > 0) {
+    text += "; at the last commit, ";
+    if (tally.unverified > 0) text += count(tally.unverified, "function", "functions") + " unverified";
+    if (tally.unverified > 0 && tally.unresolved > 0) text += ", ";
+    if (tally.unresolved > 0) text += count(tally.unresolved, "function", "functions") + " unresolved";
+  }
   return text;
 }
 

@@ -217,6 +217,9 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
     if (!extraction) {
       return extraction.error().context("static extraction of '" + functions[i].function_path + "'");
     }
+    if (m_options.unverified == "unresolved" && extraction->state.is_unverified())
+      extraction->state =
+          SignatureState::failed(Status::unresolved, "unverified: " + extraction->state.unverified);
     extractions.push_back(std::move(*extraction));
   }
   return extractions;

@@ -105,5 +105,25 @@ TEST(SignatureNoteTest, OkStateNoteRoundTrips) {
   EXPECT_FALSE(to_json(state).contains("detail"));
 }
 
+// An ok state the resolver cannot vouch for says so in its JSON and in its one-line text, which
+// every log line, history entry and `show` prints.
+TEST(SignatureNoteTest, UnverifiedFlagRoundTripsAndIsPrinted) {
+  SignatureState state =
+      SignatureState::ok(Signature{{Parameter{"a", ParameterKind::positional_or_keyword, {}, {}}}, {}});
+  state.unverified = "decorated with @dispatch: an instance of class dispatch replaces the function";
+  Json json = to_json(state);
+  EXPECT_EQ(json["unverified"], state.unverified);
+  EXPECT_EQ(*state_from_json(json), state);
+  EXPECT_TRUE(state.is_unverified());
+  EXPECT_EQ(
+      state.summary(),
+      "(a)  [unverified: decorated with @dispatch: an instance of class dispatch replaces the function]");
+  json["unverified"] = 3;
+  auto bad = state_from_json(json);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("unverified"), std::string::npos);
+  EXPECT_FALSE(SignatureState::failed(Status::unresolved, "x").is_unverified());
+}
+
 }  // namespace
 }  // namespace aaw

@@ -255,10 +255,31 @@ TEST_F(StaticExtractorTest, FollowsImportAsRename) {
 }
 
 TEST_F(StaticExtractorTest, ReportsNameBoundToExpressionAsUnresolved) {
+  write("pkg/__init__.py", "import functools\n\ndef f(a, b):\n    pass\n\ng = make(1) + 2\n");
+
+  EXPECT_EQ(resolve("import pkg", "pkg.g"),
+            "unresolved: 'g' is bound to an expression at pkg/__init__.py:6: make(1) + 2");
+}
+
+TEST_F(StaticExtractorTest, ReportsNameMadeByACallItCannotFollowAsUnverified) {
   write("pkg/__init__.py", "import functools\n\ndef f(a, b):\n    pass\n\ng = make(f, 1)\n");
 
   EXPECT_EQ(resolve("import pkg", "pkg.g"),
-            "unresolved: 'g' is bound to an expression at pkg/__init__.py:6: make(f, 1)");
+            "(a, b)  [unverified: 'g' is made by calling make(...) at pkg/__init__.py:6, which the resolver "
+            "cannot follow; this is the signature of its argument f]");
+}
+
+TEST_F(StaticExtractorTest, StaticUnverifiedUnresolvedRecordsWhatItCannotVouchForAsUnresolved) {
+  write("pkg/__init__.py", "import somelib\n@somelib.memoize\ndef f(a): pass\ndef g(b): pass\n");
+  StaticConfig strict;
+  strict.unverified = "unresolved";
+  StaticExtractor extractor{test::shared_python(), strict};
+  auto states = extractor.extract(m_tree, {{"import pkg", "pkg.f"}, {"import pkg", "pkg.g"}});
+  ASSERT_TRUE(states) << states.error().message();
+  EXPECT_EQ((*states)[0].state.status, Status::unresolved);
+  EXPECT_THAT((*states)[0].state.detail, HasSubstr("unverified: decorated with @somelib.memoize"));
+  EXPECT_EQ((*states)[1].state.summary(), "(b)");
+  EXPECT_THAT(resolve("import pkg", "pkg.f"), HasSubstr("(a)  [unverified: decorated with @somelib.memoize"));
 }
 
 // As inspect.signature(functools.partial(f, 1)): the first positional parameter is bound.
@@ -505,9 +526,10 @@ TEST_F(StaticExtractorTest, ADecoratorsBodyIsReadThroughItsSkeleton) {
 
   auto states = extract({{"import pkg", "pkg.f"}, {"import pkg", "pkg.g"}});
   ASSERT_EQ(states.size(), 2u);
-  EXPECT_THAT(states[0].state.detail,
-              HasSubstr("decorated with @plain (pkg/m.py:2), which returns a new function"));
+  EXPECT_THAT(states[0].state.unverified,
+              HasSubstr("decorated with @plain (pkg/m.py:2), which returns a (*args, **kwargs) wrapper"));
   EXPECT_EQ(states[1].state.detail, "");
+  EXPECT_EQ(states[1].state.unverified, "");
 }
 
 TEST_F(StaticExtractorTest, ReportsDeletedModuleAsMissing) {

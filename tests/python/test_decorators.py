@@ -1,0 +1,201 @@
+"""The decorator model (aaw_decorators.py): each rule on a synthetic package, checked against what
+Python itself says: the package is also written to disk, imported, and read with
+inspect.signature. A state is either right (the same parameter names, kinds and defaults) or
+flagged unverified; never a plain ok that Python contradicts."""
+
+import importlib
+import inspect
+import itertools
+import os
+import sys
+import tempfile
+import unittest
+
+import aaw_summary
+from test_rules import resolve
+
+_PACKAGES = itertools.count()
+
+
+def runtime_shape(files, function_path):
+    """[(name, kind, default repr or None)] of `pkg.<function_path>` as inspect.signature gives it,
+    the files written under a fresh package name."""
+    name = "aawdeco%d" % next(_PACKAGES)
+    with tempfile.TemporaryDirectory() as root:
+        for path, text in files.items():
+            target = os.path.join(root, path.replace("pkg/", name + "/", 1))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w") as f:
+                f.write(text.replace("from pkg", "from " + name))
+        sys.path.insert(0, root)
+        try:
+            value = importlib.import_module(name)
+            for part in function_path.split("."):
+                value = getattr(value, part)
+            signature = inspect.signature(value)
+        finally:
+            sys.path.remove(root)
+    return [(p.name, p.kind.name, None if p.default is p.empty else repr(p.default))
+            for p in signature.parameters.values()]
+
+
+def static_shape(state):
+    return [(p["name"], p["kind"], p["default"]) for p in state["signature"]["parameters"]]
+
+
+class DecoratorModelTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def judge(self, files, path):
+        """The static state of pkg.<path>, asserted to agree with Python unless unverified."""
+        state = resolve(files, "import pkg", "pkg." + path)
+        self.assertEqual(state["status"], "ok", state)
+        if "unverified" not in state:
+            self.assertEqual(static_shape(state), runtime_shape(files, path), state)
+        return state
+
+    def test_a_wrapper_with_wraps_keeps_the_signature(self):
+        files = {"pkg/__init__.py": "import functools\n"
+                                    "def logged(f):\n    @functools.wraps(f)\n    def inner(*a, **k):\n"
+                                    "        return f(*a, **k)\n    return inner\n"
+                                    "@logged\ndef f(x, y=2): pass\n"}
+        self.assertNotIn("unverified", self.judge(files, "f"))
+
+    def test_update_wrapper_after_the_def_keeps_it_too(self):
+        files = {"pkg/__init__.py": "import functools\n"
+                                    "def logged(f):\n    def inner(*a, **k):\n        return f(*a, **k)\n"
+                                    "    functools.update_wrapper(inner, f)\n    return inner\n"
+                                    "@logged\ndef f(x, *, y=2): pass\n"}
+        self.assertNotIn("unverified", self.judge(files, "f"))
+
+    def test_a_wrapper_without_wraps_is_its_own_parameters(self):
+        files = {"pkg/__init__.py": "def loose(f):\n    def inner(a, *rest, flag=False):\n        return f(a)\n"
+                                    "    return inner\n@loose\ndef f(x, y): pass\n"}
+        state = self.judge(files, "f")
+        self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["a", "rest", "flag"])
+        self.assertIn("@loose", state["detail"])
+
+    def test_a_factory_is_followed_to_the_decorator_it_returns(self):
+        files = {"pkg/__init__.py": "import functools\n"
+                                    "def retry(times, delay=0):\n    def deco(fn):\n"
+                                    "        @functools.wraps(fn)\n        def call(*a, **k):\n"
+                                    "            return fn(*a, **k)\n        return call\n    return deco\n"
+                                    "def register(name):\n    def deco(fn):\n        return fn\n    return deco\n"
+                                    "@retry(3)\ndef f(x, y=1): pass\n@register('g')\ndef g(z): pass\n"}
+        self.assertNotIn("unverified", self.judge(files, "f"))
+        self.assertNotIn("unverified", self.judge(files, "g"))
+
+    def test_wraps_of_a_factorys_argument_is_that_functions_signature(self):
+        # pyparsing's style: @alias_of(one_of) def oneOf(): ... is one_of's signature.
+        files = {"pkg/__init__.py": "from functools import wraps\n"
+                                    "def alias_of(target):\n    def deco(stub):\n        @wraps(target)\n"
+                                    "        def call(*a, **k):\n            return target(*a, **k)\n"
+                                    "        return call\n    return deco\n"
+                                    "def one_of(strs, caseless=False, *, as_keyword=False): pass\n"
+                                    "@alias_of(one_of)\ndef oneOf(): pass\n"}
+        state = self.judge(files, "oneOf")
+        self.assertNotIn("unverified", state)
+        self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["strs", "caseless", "as_keyword"])
+
+    def test_wraps_on_the_def_itself_is_the_wrapped_functions_signature(self):
+        files = {"pkg/__init__.py": "import functools\ndef base(a, b=3): pass\n"
+                                    "@functools.wraps(base)\ndef f(*args, **kwargs): pass\n"}
+        self.assertNotIn("unverified", self.judge(files, "f"))
+
+    def test_a_decorator_class_is_unverified(self):
+        # networkx's style: an instance replaces the function and computes __signature__.
+        files = {"pkg/__init__.py": "import inspect\n"
+                                    "class dispatch:\n    def __init__(self, f):\n        self.f = f\n"
+                                    "    @property\n    def __signature__(self):\n"
+                                    "        s = inspect.signature(self.f)\n"
+                                    "        return s.replace(parameters=list(s.parameters.values()) + [\n"
+                                    "            inspect.Parameter('backend', inspect.Parameter.KEYWORD_ONLY, "
+                                    "default=None)])\n"
+                                    "    def __call__(self, *a, **k):\n        return self.f(*a, **k)\n"
+                                    "@dispatch\ndef f(G, weight=None): pass\n"}
+        state = self.judge(files, "f")
+        self.assertIn("instance of class dispatch", state["unverified"])
+
+    def test_a_decorator_of_another_package_is_unverified_unless_known(self):
+        files = {"pkg/__init__.py": "import functools, contextlib\nimport somelib\n"
+                                    "@somelib.memoize\ndef f(x): pass\n"
+                                    "@functools.lru_cache(maxsize=None)\ndef g(x): pass\n"
+                                    "@contextlib.contextmanager\ndef h(x):\n    yield x\n"}
+        state = resolve(files, "import pkg", "pkg.f")
+        self.assertIn("somelib.memoize", state["unverified"])
+        self.assertNotIn("unverified", self.judge(dict(files, **{"pkg/__init__.py": files["pkg/__init__.py"].replace(
+            "import somelib\n@somelib.memoize\ndef f(x): pass\n", "")}), "g"))
+        self.assertNotIn("unverified", resolve(files, "import pkg", "pkg.h"))
+
+    def test_a_decorator_returning_something_else_is_unverified(self):
+        files = {"pkg/__init__.py": "REGISTRY = {}\n"
+                                    "def odd(f):\n    return REGISTRY.setdefault(f.__name__, lambda *a: f(*a))\n"
+                                    "@odd\ndef f(x): pass\n"}
+        self.assertIn("@odd", self.judge(files, "f")["unverified"])
+
+    def test_decorators_apply_innermost_first(self):
+        # An outer wrapper without wraps hides what the inner unverified decorator did.
+        files = {"pkg/__init__.py": "import somelib\n"
+                                    "def loose(f):\n    def inner(q):\n        return f(q)\n    return inner\n"
+                                    "@loose\n@somelib.jit\ndef f(x): pass\n"
+                                    "@somelib.jit\n@loose\ndef g(x): pass\n"}
+        state = resolve(files, "import pkg", "pkg.f")
+        self.assertEqual(([p["name"] for p in state["signature"]["parameters"]], "unverified" in state),
+                         (["q"], False))
+        self.assertIn("somelib.jit", resolve(files, "import pkg", "pkg.g")["unverified"])
+
+    def test_a_decorated_method_drops_self_after_the_decorators(self):
+        files = {"pkg/__init__.py": "def loose(f):\n    def inner(self, q, r=1):\n        return f(self, q)\n"
+                                    "    return inner\n"
+                                    "class K:\n    @loose\n    def m(self, x): pass\n"
+                                    "    @classmethod\n    @loose\n    def c(cls, x): pass\n"}
+        self.assertNotIn("unverified", self.judge(files, "K.m"))
+        self.assertEqual([p["name"] for p in resolve(files, "import pkg", "pkg.K.c")["signature"]["parameters"]],
+                         ["q", "r"])
+
+
+class CallAliasTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def judge(self, files, path):
+        return DecoratorModelTest.judge(self, files, path)
+
+    def test_an_alias_made_by_a_function_copying_its_argument_is_that_argument(self):
+        # pyparsing's replaced_by_pep8("replaceWith", replace_with): a wraps(fn) wrapper, defined
+        # in two branches, returned through typing.cast.
+        files = {"pkg/__init__.py": "from functools import wraps\nfrom typing import cast\n"
+                                    "def pep8(compat_name, fn):\n    fn = getattr(fn, '__func__', fn)\n"
+                                    "    if compat_name:\n        @wraps(fn)\n        def _inner(self, *a, **k):\n"
+                                    "            return fn(self, *a, **k)\n    else:\n        @wraps(fn)\n"
+                                    "        def _inner(*a, **k):\n            return fn(*a, **k)\n"
+                                    "    return cast(object, _inner)\n"
+                                    "def replace_with(repl_str, *, count=1): pass\n"
+                                    "replaceWith = pep8('replaceWith', replace_with)\n"}
+        state = self.judge(files, "replaceWith")
+        self.assertNotIn("unverified", state)
+        self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["repl_str", "count"])
+
+    def test_an_alias_made_by_a_function_returning_its_argument_is_that_argument(self):
+        files = {"pkg/__init__.py": "def export(name, f):\n    return f\ndef g(a, b=1): pass\nh = export('h', g)\n"}
+        self.assertNotIn("unverified", self.judge(files, "h"))
+
+    def test_an_alias_made_by_a_call_the_resolver_cannot_follow_is_unverified(self):
+        # toolz's style: take = curry(take), curry a class computing its own __signature__.
+        files = {"pkg/__init__.py": "class curry:\n    def __init__(self, f):\n        self.f = f\n"
+                                    "    def __call__(self, *a, **k):\n        return self.f(*a, **k)\n"
+                                    "def take(n, seq): pass\ntake = curry(take)\n"
+                                    "def drop(n, seq): pass\ndropper = curry(drop)\n"}
+        for name in ("take", "dropper"):
+            state = resolve(files, "import pkg", "pkg." + name)
+            self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["n", "seq"])
+            self.assertIn("curry(...)", state["unverified"])
+
+    def test_a_call_given_no_function_stays_unresolved(self):
+        files = {"pkg/__init__.py": "def make(n):\n    return lambda: n\nLIMIT = 3\nf = make(LIMIT)\n"}
+        self.assertEqual(resolve(files, "import pkg", "pkg.f")["status"], "unresolved")
+
+
+if __name__ == "__main__":
+    unittest.main()
