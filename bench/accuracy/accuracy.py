@@ -14,9 +14,19 @@ Then, per (commit, function) where the commit imports at all:
   - false changes: the tool reported a change (any severity but annotation) where the truth did not
     change, and false "function removed" in particular;
   - missed changes: the truth changed (names, kinds, defaults by value, appeared, disappeared) and
-    the tool reported nothing for that function at that commit.
+    the tool reported nothing for that function at that commit;
+  - flagged: the tool says itself that it cannot vouch for its answer: an `ok` state with
+    `"unverified": "<reason>"`, or `unresolved` (but not "not found in the tree", which is read as
+    "absent" above); "agree or flagged" counts the pairs that agree or are flagged;
+  - plain ok disagreeing: an `ok` state without the flag whose parameter names, kinds or default
+    presence differ from the truth (or the truth has no signature, or is absent): a wrong answer
+    given as right. Plain ok states differing from the truth only in a literal default's value are
+    counted apart, and so are the remaining unflagged disagreements (static missing or absent where
+    the truth is not, or no static state).
+--last N judges only the last N first-parent commits (the replay then starts at the first of them),
+for histories too long to replay whole.
 usage: accuracy.py --binary BIN --repo REPO.git --functions F.json [--branch main] [--cache DIR]
-                   [--jobs 2] [--json OUT] [--show N]
+                   [--jobs 2] [--last N] [--json OUT] [--show N]
 """
 
 import argparse
@@ -155,6 +165,36 @@ def shape(state):
     return None
 
 
+def flagged(static_state):
+    """The tool's own reason for not vouching for its answer, or None."""
+    if static_state is None:
+        return None
+    status = static_state.get("status")
+    if status == "ok" and static_state.get("unverified"):
+        return "unverified: %s" % static_state["unverified"]
+    if status == "unresolved" and "not found in the tree" not in static_state.get("detail", ""):
+        return "unresolved: %s" % static_state.get("detail", "")
+    return None
+
+
+def plain_ok_mismatch(static_state, truth_shape):
+    """For a plain ok static state (no unverified flag): "shape" when its parameter names, kinds or
+    default presence differ from the truth's (or the truth is not ok), "default" when only a literal
+    default's value differs, None when it agrees. Not a plain ok state: None."""
+    if static_state is None or static_state.get("status") != "ok" or static_state.get("unverified"):
+        return None
+    static_shape = shape(static_state)
+    if same(static_shape, truth_shape):
+        return None
+    if truth_shape is None or truth_shape[0] != "ok":
+        return "shape"
+    a, b = static_shape[1], truth_shape[1]
+    if len(a) != len(b) or any(x[0] != y[0] or x[1] != y[1] or (x[2] is None) != (y[2] is None)
+                               for x, y in zip(a, b)):
+        return "shape"
+    return "default"
+
+
 def same(static_shape, truth_shape):
     if static_shape is None or truth_shape is None or static_shape[0] != truth_shape[0]:
         return False
@@ -217,8 +257,10 @@ def evaluate(commits, functions, truth, states, changes):
     """Agreement on every (commit, function) the truth can judge; false and missed changes only
     between two consecutive commits that both import (a change is judged against the commit the
     tool diffed it with)."""
-    report = {"pairs": 0, "agree": 0, "skipped_commits": 0, "judged_steps": 0, "false_changes": [],
-              "false_removals": [], "missed_changes": [], "unknown_changes": [], "disagreements": []}
+    report = {"pairs": 0, "agree": 0, "flagged": 0, "flagged_agreeing": 0, "agree_or_flagged": 0,
+              "skipped_commits": 0, "judged_steps": 0, "false_changes": [], "false_removals": [],
+              "missed_changes": [], "unknown_changes": [], "disagreements": [], "flagged_pairs": [],
+              "plain_ok_disagreements": [], "plain_ok_default_differences": [], "other_disagreements": []}
     previous = None  # the truth shapes at the previous commit, when it imported
     for commit in commits:
         t = truth.get(commit)
@@ -236,10 +278,26 @@ def evaluate(commits, functions, truth, states, changes):
             shapes[name] = truth_shape
             static_state = states.get(key)
             report["pairs"] += 1
-            if same(shape(static_state), truth_shape):
+            agree = same(shape(static_state), truth_shape)
+            reason = flagged(static_state)
+            if agree:
                 report["agree"] += 1
             else:
                 report["disagreements"].append((commit, name, static_state, truth_state))
+            if reason is not None:
+                report["flagged"] += 1
+                report["flagged_agreeing"] += agree
+                report["flagged_pairs"].append((commit, name, reason))
+            if agree or reason is not None:
+                report["agree_or_flagged"] += 1
+            mismatch = plain_ok_mismatch(static_state, truth_shape)
+            if mismatch == "shape":
+                report["plain_ok_disagreements"].append((commit, name, static_state, truth_state))
+            elif mismatch == "default":
+                report["plain_ok_default_differences"].append((commit, name, static_state, truth_state))
+            elif not agree and reason is None:
+                # Unflagged and not ok: the tool says missing (or has no state) where the truth differs.
+                report["other_disagreements"].append((commit, name, static_state, truth_state))
             before = previous.get(name) if previous is not None else None
             if before is None or truth_shape is None:
                 continue
@@ -258,6 +316,26 @@ def evaluate(commits, functions, truth, states, changes):
     return report
 
 
+def signature_text(state):
+    """A state in one short line: (a, b=1, /, *, c) for ok states, else status: detail."""
+    if state is None:
+        return "(no state)"
+    if state.get("status") != "ok":
+        return ("%s: %s" % (state.get("status"), state.get("detail", "")))[:200]
+    parameters = state["signature"]["parameters"]
+    text, star = [], False
+    for i, p in enumerate(parameters):
+        if p["kind"] == "KEYWORD_ONLY" and not star:
+            text.append("*")
+        star = star or p["kind"] in ("KEYWORD_ONLY", "VAR_POSITIONAL")
+        prefix = {"VAR_POSITIONAL": "*", "VAR_KEYWORD": "**"}.get(p["kind"], "")
+        text.append(prefix + p["name"] + ("" if p["default"] is None else "=" + p["default"]))
+        if p["kind"] == "POSITIONAL_ONLY" and (i + 1 == len(parameters) or parameters[i + 1]["kind"] != "POSITIONAL_ONLY"):
+            text.append("/")
+    flag = " [unverified: %s]" % state["unverified"] if state.get("unverified") else ""
+    return ("(%s)%s" % (", ".join(text), flag))[:300]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
@@ -266,6 +344,8 @@ def main():
     parser.add_argument("--branch", default="main")
     parser.add_argument("--cache", default=None)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--last", type=int, default=None,
+                        help="judge only the last N first-parent commits (the replay starts at the first of them)")
     parser.add_argument("--json", default=None, help="write the whole report here")
     parser.add_argument("--show", type=int, default=10, help="examples of each kind to print")
     args = parser.parse_args()
@@ -277,6 +357,11 @@ def main():
     functions_file = cache / "functions.json"
     functions_file.write_text(json.dumps(functions))
     commits = first_parent_commits(repo, args.branch)
+    history = len(commits)
+    if args.last is not None:
+        if args.last < 1:
+            sys.exit("--last needs a positive number")
+        commits = commits[-args.last:]
     tops = top_packages(functions)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         truths = list(pool.map(lambda c: truth_at(repo, c, str(functions_file), tops, cache), commits))
@@ -286,9 +371,29 @@ def main():
                                         pathlib.Path(tmp))
     report = evaluate(commits, functions, truth, states, changes)
     pct = 100.0 * report["agree"] / max(report["pairs"], 1)
-    print("%s: %d commits (%d skipped: nothing imports), %d functions" %
-          (name, len(commits), report["skipped_commits"], len(functions)))
+    pct_flagged = 100.0 * report["agree_or_flagged"] / max(report["pairs"], 1)
+    report["summary"] = {
+        "package": name, "branch": args.branch, "commits": len(commits), "history_commits": history,
+        "first_commit": commits[0], "last_commit": commits[-1], "skipped_commits": report["skipped_commits"],
+        "functions": len(functions), "pairs": report["pairs"], "agree": report["agree"], "agreement_pct": pct,
+        "flagged": report["flagged"], "flagged_agreeing": report["flagged_agreeing"],
+        "agree_or_flagged": report["agree_or_flagged"], "agree_or_flagged_pct": pct_flagged,
+        "plain_ok_disagreeing": len(report["plain_ok_disagreements"]),
+        "plain_ok_default_value_differences": len(report["plain_ok_default_differences"]),
+        "other_unflagged_disagreeing": len(report["other_disagreements"]),
+        "judged_steps": report["judged_steps"], "false_changes": len(report["false_changes"]),
+        "false_removals": len(report["false_removals"]), "missed_changes": len(report["missed_changes"]),
+        "unknown_changes": len(report["unknown_changes"])}
+    print("%s: %d commits%s (%d skipped: nothing imports), %d functions" %
+          (name, len(commits), " (the last of %d)" % history if len(commits) < history else "",
+           report["skipped_commits"], len(functions)))
     print("  agreement: %d / %d (commit, function) pairs = %.2f %%" % (report["agree"], report["pairs"], pct))
+    print("  flagged by the tool (unverified ok, or unresolved): %d (%d of them agree anyway)" %
+          (report["flagged"], report["flagged_agreeing"]))
+    print("  agree or flagged: %d / %d = %.2f %%" % (report["agree_or_flagged"], report["pairs"], pct_flagged))
+    print("  plain ok disagreeing (names, kinds or default presence): %d; plain ok with another literal default: %d"
+          % (len(report["plain_ok_disagreements"]), len(report["plain_ok_default_differences"])))
+    print("  other unflagged disagreeing (static missing or absent, or no state): %d" % len(report["other_disagreements"]))
     print("  (commit, function) steps judged for changes: %d" % report["judged_steps"])
     print("  false changes: %d (false 'function removed': %d)" %
           (len(report["false_changes"]), len(report["false_removals"])))
@@ -302,6 +407,21 @@ def main():
         commit, static_state, truth_state = items[0]
         print("  disagree %4d x %s, e.g. at %s:\n      static %s\n      truth  %s" %
               (len(items), fn, commit[:12], json.dumps(static_state)[:300], json.dumps(truth_state)[:300]))
+    for label, key in (("plain ok disagreeing", "plain_ok_disagreements"),
+                       ("plain ok, other default", "plain_ok_default_differences"),
+                       ("other unflagged", "other_disagreements")):
+        grouped = {}
+        for commit, fn, static_state, truth_state in report[key]:
+            grouped.setdefault(fn, []).append((commit, static_state, truth_state))
+        for fn, items in sorted(grouped.items(), key=lambda kv: -len(kv[1]))[:args.show]:
+            commit, static_state, truth_state = items[0]
+            print("  %s %4d x %s, e.g. at %s:\n      static %s\n      truth  %s" %
+                  (label, len(items), fn, commit[:12], signature_text(static_state), signature_text(truth_state)))
+    flags = {}
+    for commit, fn, reason in report["flagged_pairs"]:
+        flags.setdefault(fn, []).append((commit, reason))
+    for fn, items in sorted(flags.items(), key=lambda kv: -len(kv[1]))[:args.show]:
+        print("  flagged %4d x %s, e.g. at %s: %s" % (len(items), fn, items[0][0][:12], items[0][1][:200]))
     for commit, fn, kinds in report["false_changes"][:args.show]:
         print("  false change %s %s: %s" % (commit[:12], fn, json.dumps(kinds)[:300]))
     for commit, fn, before, after in report["missed_changes"][:args.show]:

@@ -3,17 +3,32 @@
 # aiter's vLLM surface. Repositories are bare clones given as arguments (fetch them; their code is
 # never committed here):
 #   bench/accuracy/run.sh BIN PKGS_DIR [AITER_GIT]
-# PKGS_DIR holds bare clones click.git attrs.git packaging.git pluggy.git requests.git (function lists are in
-# bench/accuracy/functions/);
+# PKGS_DIR holds bare clones click.git attrs.git packaging.git pluggy.git requests.git toolz.git tenacity.git
+# pyparsing.git networkx.git (function lists are in bench/accuracy/functions/; toolz and pyparsing are on
+# master; pyparsing is judged on its last 500 first-parent commits and networkx on its last 400, the
+# others on their whole history);
 # AITER_GIT, when given, is a clean bare clone of ROCm/aiter main.
-# Truth is cached under bench/accuracy/.cache/ (importing ~4,500 commits takes minutes once).
+# Truth is cached under bench/accuracy/.cache/ (importing ~6,200 commits takes minutes once).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "$1"); pkgs=$(realpath "$2"); aiter=${3:-}
-for name in click attrs packaging pluggy requests; do
+# One package a line: its name, then accuracy.py's options for it.
+while read -r name options; do
   [ -d "$pkgs/$name.git" ] || { echo "skipping $name: no $pkgs/$name.git"; continue; }
-  python3 "$here/accuracy.py" --binary "$bin" --repo "$pkgs/$name.git" --functions "$here/functions/$name.json" --show 3
-done
+  # shellcheck disable=SC2086 # options are words
+  python3 "$here/accuracy.py" --binary "$bin" --repo "$pkgs/$name.git" --functions "$here/functions/$name.json" \
+    --show 3 $options </dev/null
+done <<'PACKAGES'
+click
+attrs
+packaging
+pluggy
+requests
+toolz --branch master
+tenacity
+pyparsing --branch master --last 500
+networkx --last 400
+PACKAGES
 [ -n "$aiter" ] || exit 0
 aiter=$(realpath "$aiter")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
