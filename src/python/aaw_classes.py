@@ -54,14 +54,17 @@ class ClassRules:
                 return Function(binding, value.module, value)
             if isinstance(binding, aaw_model.Class):
                 return ClassValue(binding, value.module)
-            if isinstance(binding, aaw_model.Alias):
+            def lookup(bare, at=index):
                 # A class body sees its own earlier names first, then the module's.
-                found = self._own_member(value, binding.parts[0], binding.index)
-                if found is None:
-                    found = self.member(value.module, binding.parts[0], cls.index)
+                found = self._own_member(value, bare, at)
+                return found if found is not None else self.member(value.module, bare, cls.index)
+            if isinstance(binding, aaw_model.Alias):
+                found = lookup(binding.parts[0])
                 for attribute in binding.parts[1:]:
                     found = self.attribute(found, attribute)
                 return found
+            if isinstance(binding, aaw_model.CallAlias):
+                return self._call_alias(value.module, binding, name, lookup)
             return self._binding_value(value.module, cls.scope, binding, name, cls.index)
         return None
 

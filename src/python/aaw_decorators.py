@@ -143,12 +143,16 @@ class DecoratorRules:
         copied["detail"] = "decorated with %s: the signature of %s" % (where, text)
         return copied
 
-    def _called_alias(self, module, binding, name):
+    def _called_alias(self, module, binding, name, lookup=None):
         """What `name = f(args)` (aaw_model.CallAlias) is: when f, defined in the repository,
         returns one of its arguments or a function copying one's signature, that argument; when
         it cannot be followed, the signature of the function it is given, unverified (a Computed);
-        None when no argument is a function the resolver finds."""
-        callee = self.member(module, binding.callee[0], binding.index)
+        None when no argument is a function the resolver finds. `lookup(bare name)` finds the
+        names the statement uses (a class body sees its own earlier names first)."""
+        if lookup is None:
+            def lookup(bare):
+                return self.member(module, bare, binding.index)
+        callee = lookup(binding.callee[0])
         for attribute in binding.callee[1:]:
             callee = self.attribute(callee, attribute)
         if isinstance(callee, Function):
@@ -157,11 +161,11 @@ class DecoratorRules:
             given = effect[1] if effect is not None and effect[0] in ("returns", "nested") else None
             argument = _bound_arguments(callee.definition.args, (binding.positional, binding.keywords)).get(given)
             if isinstance(argument, NameRef):
-                return self.member(module, argument.text, binding.index)
+                return lookup(argument.text)
         for argument in list(binding.positional) + list(binding.keywords.values()):
             if not isinstance(argument, NameRef):
                 continue
-            target = self.member(module, argument.text, binding.index)
+            target = lookup(argument.text)
             if not isinstance(target, (Function, ClassValue)):
                 continue
             state = self._final_state(target, argument.text)

@@ -337,9 +337,9 @@ class Session(ClassRules, DecoratorRules):
         return Computed(state["signature"]["parameters"], state["signature"]["return_annotation"],
                         state.get("detail"), state.get("unverified") or why)
 
-    def _call_alias(self, module, binding, name):
+    def _call_alias(self, module, binding, name, lookup=None):
         """`name = f(args)`: the argument f gives back (aaw_decorators), or unresolved."""
-        value = self._called_alias(module, binding, name)
+        value = self._called_alias(module, binding, name, lookup)
         if value is None:
             opaque = aaw_model.Opaque("a call", binding.line, binding.node)
             return NotFound("unresolved", _opaque_detail(name, opaque, module.path))

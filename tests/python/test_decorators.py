@@ -177,6 +177,17 @@ class CallAliasTest(unittest.TestCase):
         self.assertNotIn("unverified", state)
         self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["repl_str", "count"])
 
+    def test_an_alias_made_by_a_call_in_a_class_body_finds_the_classs_own_names(self):
+        # pyparsing's ParserElement: parseString = replaced_by_pep8("parseString", parse_string).
+        files = {"pkg/__init__.py": "from functools import wraps\n"
+                                    "def pep8(compat_name, fn):\n    @wraps(fn)\n    def _inner(*a, **k):\n"
+                                    "        return fn(*a, **k)\n    return _inner\n"
+                                    "class P:\n    def parse_string(self, instring, parse_all=False): pass\n"
+                                    "    parseString = pep8('parseString', parse_string)\n"}
+        state = self.judge(files, "P.parseString")
+        self.assertNotIn("unverified", state)
+        self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["self", "instring", "parse_all"])
+
     def test_an_alias_made_by_a_function_returning_its_argument_is_that_argument(self):
         files = {"pkg/__init__.py": "def export(name, f):\n    return f\ndef g(a, b=1): pass\nh = export('h', g)\n"}
         self.assertNotIn("unverified", self.judge(files, "h"))

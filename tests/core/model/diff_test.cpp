@@ -43,6 +43,25 @@ TEST_F(DiffTest, IdenticalSignaturesHaveNoChange) {
   EXPECT_TRUE(diff_states(ok({p("a"), p("b", "1")}), ok({p("a"), p("b", "1")})).empty());
 }
 
+SignatureState unverified(SignatureState state, std::string why) {
+  state.unverified = std::move(why);
+  return state;
+}
+
+// The unverified flag alone is no change; a reading that went from one basis to another (a
+// decorator the resolver cannot follow appeared or went) cannot say what changed for callers.
+TEST_F(DiffTest, TheUnverifiedFlagIsNoChangeButChangesAcrossItAreUnknown) {
+  EXPECT_TRUE(diff_states(ok({p("a")}), unverified(ok({p("a")}), "@jit")).empty());
+  auto c = only_change(unverified(ok({p("self")}), "@factory(...)"), ok({p("self"), p("s")}));
+  EXPECT_EQ(c.kind, ChangeKind::state_changed);
+  EXPECT_EQ(c.severity, Severity::unknown);
+  EXPECT_NE(c.old_text.value_or("").find("unverified: @factory(...)"), std::string::npos);
+  // Both read through the same decorator: the def's own change is reported as usual.
+  auto same = only_change(unverified(ok({p("a")}), "@jit"), unverified(ok({p("a"), p("b")}), "@jit"));
+  EXPECT_EQ(same.kind, ChangeKind::parameter_added);
+  EXPECT_EQ(same.severity, Severity::breaking);
+}
+
 TEST_F(DiffTest, FunctionRemovedIsBreaking) {
   auto c = only_change(ok({p("a")}), SignatureState::failed(Status::missing, "'f' not found"));
   EXPECT_EQ(c.kind, ChangeKind::function_removed);
