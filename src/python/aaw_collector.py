@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
                        Partial, Passthrough, Scope, Star)
-from aaw_nodes import (NameRef, calls_dynamic_import, decorator_arguments, dotted, getattr_cases, is_main_guard,
+from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, is_main_guard,
                        is_namespace_call, is_type_checking, literal_strings, may_import_dynamically, names_in,
                        passthrough_chain, short, string_map)
 
@@ -322,16 +322,13 @@ def _partial(value, index, line):
 
 
 def _call_alias(value, index, line):
-    """A CallAlias for `f(...)` / `a.b.f(...)` given at least one bare name."""
+    """A CallAlias for `f(...)` / `a.b.f(...)`."""
     if not isinstance(value, ast.Call):
         return None
     callee = dotted(value.func)
-    arguments = decorator_arguments(value)
-    if callee is None or arguments is None:
+    if callee is None:
         return None
-    positional, keywords = arguments
-    if not any(isinstance(a, NameRef) for a in list(positional) + list(keywords.values())):
-        return None
+    positional, keywords = decorator_arguments(value) or ((), {})
     return CallAlias(callee, positional, keywords, index, line, short(value))
 
 

@@ -155,6 +155,13 @@ class DecoratorRules:
         callee = lookup(binding.callee[0])
         for attribute in binding.callee[1:]:
             callee = self.attribute(callee, attribute)
+        functions = [a for a in list(binding.positional) + list(binding.keywords.values())
+                     if isinstance(a, NameRef) and isinstance(lookup(a.text), (Function, ClassValue))]
+        if isinstance(callee, ClassValue) and not functions:
+            # An instance of a class of the repository given no function to wrap: what calling it
+            # takes is its __call__'s (a class given one may copy it: update_wrapper(self, f)).
+            return self._instance_call(callee, "'%s = %s(...)' at %s:%d" % (name, ".".join(binding.callee),
+                                                                          module.path, binding.line))
         if isinstance(callee, Function):
             self.tree.ask(callee.module, aaw_digest.body_of(callee.definition.name))
             effect = callee.definition.effect
@@ -162,12 +169,8 @@ class DecoratorRules:
             argument = _bound_arguments(callee.definition.args, (binding.positional, binding.keywords)).get(given)
             if isinstance(argument, NameRef):
                 return lookup(argument.text)
-        for argument in list(binding.positional) + list(binding.keywords.values()):
-            if not isinstance(argument, NameRef):
-                continue
+        for argument in functions:
             target = lookup(argument.text)
-            if not isinstance(target, (Function, ClassValue)):
-                continue
             state = self._final_state(target, argument.text)
             if state.get("status") == "ok":
                 why = state.get("unverified") or (

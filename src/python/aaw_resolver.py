@@ -340,8 +340,10 @@ class Session(ClassRules, DecoratorRules):
     def _call_alias(self, module, binding, name, lookup=None):
         """`name = f(args)`: the argument f gives back (aaw_decorators), or unresolved."""
         value = self._called_alias(module, binding, name, lookup)
+        if isinstance(value, NotFound):
+            return value
         if value is None:
-            opaque = aaw_model.Opaque("a call", binding.line, binding.node)
+            opaque = aaw_model.Opaque("an expression", binding.line, binding.node)
             return NotFound("unresolved", _opaque_detail(name, opaque, module.path))
         return value
 

@@ -208,5 +208,51 @@ class CallAliasTest(unittest.TestCase):
         self.assertEqual(resolve(files, "import pkg", "pkg.f")["status"], "unresolved")
 
 
+class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def judge(self, files, path):
+        return DecoratorModelTest.judge(self, files, path)
+
+    def test_a_callable_instance_is_its_classs_call_without_self(self):
+        # tenacity's stop_never = _stop_never(); render = Renderer(option).
+        files = {"pkg/__init__.py": "class _Never:\n    def __call__(self, retry_state, *, why=None): pass\n"
+                                    "never = _Never()\n"
+                                    "class Renderer:\n    def __init__(self, option): pass\n"
+                                    "    def __call__(self, text): pass\n"
+                                    "render = Renderer(3)\n"}
+        self.assertNotIn("unverified", self.judge(files, "never"))
+        self.assertNotIn("unverified", self.judge(files, "render"))
+
+    def test_an_instance_whose_class_may_give_another_signature_is_unverified(self):
+        files = {"pkg/__init__.py": "import inspect\n"
+                                    "class Sig:\n    __signature__ = inspect.Signature()\n"
+                                    "    def __call__(self, a): pass\n"
+                                    "s = Sig()\n"
+                                    "class Plain:\n    pass\n"
+                                    "p = Plain()\n"}
+        self.assertIn("__signature__", self.judge(files, "s")["unverified"])
+        state = resolve(files, "import pkg", "pkg.p")
+        self.assertEqual(state["status"], "unresolved")
+        self.assertIn("no __call__", state["detail"])
+
+    def test_a_named_tuple_is_built_from_its_fields(self):
+        files = {"pkg/__init__.py": "import typing\nfrom typing import NamedTuple, ClassVar\n"
+                                    "class Point(NamedTuple):\n    x: int\n    y: int = 0\n"
+                                    "    label: 'str' = 'p'\n    def norm(self): pass\n"
+                                    "class Pair(typing.NamedTuple):\n    a: str\n"}
+        self.assertEqual([p[0] for p in static_shape(self.judge(files, "Point"))], ["x", "y", "label"])
+        self.judge(files, "Pair")
+
+    def test_what_type_gives_every_class_is_not_missing(self):
+        # Retrying.__call__ with no __call__ in the class: Python finds type.__call__.
+        files = {"pkg/__init__.py": "class Retrying:\n    def __init__(self, stop=None): pass\n"}
+        state = resolve(files, "import pkg", "pkg.Retrying.__call__")
+        self.assertEqual(state["status"], "unresolved")
+        self.assertIn("metaclass", state["detail"])
+        self.assertEqual(resolve(files, "import pkg", "pkg.Retrying.wait")["status"], "missing")
+
+
 if __name__ == "__main__":
     unittest.main()
