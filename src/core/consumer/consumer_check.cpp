@@ -102,11 +102,19 @@ std::string summary_line(const ConsumerCheck& check) {
     out << (i == 0 ? " (" : ", ") << causes[i].second << " " << text << (i + 1 == causes.size() ? ")" : "");
   }
   out << ", " << check.count(Verdict::binds) << " bind";
+  if (std::size_t n = check.unverified_sites(); n > 0)
+    out << " (" << n << (n == 1 ? " site is" : " sites are")
+        << " bound against a signature the tool cannot vouch for: 'unverified')";
   if (!check.unchecked.empty())
     out << "; " << check.unchecked.size()
         << (check.unchecked.size() == 1 ? " more place reaches" : " more places reach")
         << " the package in ways that cannot be checked (listed as 'not checked')";
   return out.str();
+}
+
+std::size_t ConsumerCheck::unverified_sites() const {
+  return static_cast<std::size_t>(std::count_if(
+      sites.begin(), sites.end(), [](const SiteVerdict& s) { return s.state.is_unverified(); }));
 }
 
 Json summary_json(const ConsumerCheck& check) {
@@ -117,6 +125,7 @@ Json summary_json(const ConsumerCheck& check) {
   for (const auto& [cause, n] : check.unknown_causes()) causes[cause] = n;
   summary["unknown_by_cause"] = causes;
   summary["not_checked"] = check.unchecked.size();
+  summary["unverified"] = check.unverified_sites();
   return summary;
 }
 
@@ -217,6 +226,7 @@ std::string describe(const SiteVerdict& s) {
     if (s.bound_from) out += "; it bound only from " + s.bound_from->short_hex() + " on";
     out += ")";
   }
+  if (s.state.is_unverified()) out += " [signature unverified: " + s.state.unverified + "]";
   return out;
 }
 
@@ -244,7 +254,8 @@ Json to_json(const SiteVerdict& s) {
           {"cause", s.binding.verdict == Verdict::unknown ? Json(s.binding.cause) : Json(nullptr)},
           {"not_importable", s.not_importable},
           {"broken_since", s.broken_since ? Json(s.broken_since->hex) : Json(nullptr)},
-          {"bound_from", s.bound_from ? Json(s.bound_from->hex) : Json(nullptr)}};
+          {"bound_from", s.bound_from ? Json(s.bound_from->hex) : Json(nullptr)},
+          {"unverified", s.state.is_unverified() ? Json(s.state.unverified) : Json(nullptr)}};
 }
 
 Json consumer_check_to_json(const ConsumerCheck& check) {

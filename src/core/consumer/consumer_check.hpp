@@ -35,6 +35,9 @@ struct ConsumerCheck {
   // report lists and counts them.
   std::vector<UncheckedSite> unchecked;
   std::size_t count(Verdict verdict) const;
+  // The sites whose function's signature is ok but unverified (SignatureState::unverified):
+  // their verdicts stand on a reading the tool cannot vouch for.
+  std::size_t unverified_sites() const;
   // The unknown sites counted by Binding::cause, causes in a fixed order, none with no site.
   std::vector<std::pair<std::string, std::size_t>> unknown_causes() const;
 };
@@ -43,7 +46,8 @@ struct ConsumerCheck {
 // their own, 2 signature not readable statically), 154 bind; 2 more places reach the package in
 // ways that cannot be checked (listed as 'not checked')": what every report ends with.
 std::string summary_line(const ConsumerCheck& check);
-// {"breaks", "guarded", "unknown", "binds", "unknown_by_cause": {cause: n}, "not_checked": n}
+// {"breaks", "guarded", "unknown", "binds", "unknown_by_cause": {cause: n}, "not_checked": n,
+// "unverified": n}
 Json summary_json(const ConsumerCheck& check);
 // "not checked vllm/x.py:12 (f): call of torch.ops.aiter.op", one line per unchecked place.
 std::string describe(const UncheckedSite& site);
@@ -80,7 +84,8 @@ std::string describe(const SiteVerdict& site);
 // cannot be checked, the places not checked and the summary, which still counts every site.
 std::string render_consumer_text(const ConsumerCheck& check, bool problems_only = false);
 // {"schema": "aiter-api-watcher/check/1", "commit", "summary": summary_json, "call_sites": [{"function_path",
-// "import_statement", "file", "line", "caller", "verdict", "reason", "cause", "broken_since"}],
+// "import_statement", "file", "line", "caller", "verdict", "reason", "cause", "broken_since",
+// "unverified"}],
 // "not_checked": [{"file", "line", "caller", "what"}], "exit_code"}
 Json consumer_check_to_json(const ConsumerCheck& check);
 std::string render_consumer_markdown(const ConsumerCheck& check);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -66,6 +67,30 @@ TEST_F(ConsumerCheckCoreTest, NothingBrokenExitsZero) {
   ASSERT_TRUE(check);
   EXPECT_EQ(check->count(Verdict::binds), 3u);
   EXPECT_EQ(consumer_exit_code(*check), 0);
+}
+
+// A verdict against a signature the tool cannot vouch for says so on its line, in the JSON and in
+// the summary's count.
+TEST_F(ConsumerCheckCoreTest, SitesBoundAgainstAnUnverifiedSignatureAreMarkedAndCounted) {
+  m_source.state = [](const std::string&, const std::string& function) {
+    SignatureState state = test::params(function == "aiter.a" ? 3 : 0);
+    if (function == "aiter.a") state.unverified = "decorated with @somelib.jit";
+    return state;
+  };
+  auto check = check_consumer(m_scan, m_source, m_binder, ObjectId{"c5"});
+  ASSERT_TRUE(check);
+  EXPECT_EQ(check->unverified_sites(), 2u);
+  EXPECT_NE(summary_line(*check).find("(2 sites are bound against a signature the tool cannot vouch for"),
+            std::string::npos)
+      << summary_line(*check);
+  EXPECT_EQ(summary_json(*check)["unverified"], 2);
+  const SiteVerdict& a = *std::find_if(check->sites.begin(), check->sites.end(),
+                                       [](const SiteVerdict& s) { return s.site->file == "a.py"; });
+  EXPECT_NE(describe(a).find("[signature unverified: decorated with @somelib.jit]"), std::string::npos);
+  EXPECT_EQ(to_json(a)["unverified"], "decorated with @somelib.jit");
+  const SiteVerdict& m = *std::find_if(check->sites.begin(), check->sites.end(),
+                                       [](const SiteVerdict& s) { return s.site->file == "m.py"; });
+  EXPECT_TRUE(to_json(m)["unverified"].is_null());
 }
 
 TEST_F(ConsumerCheckCoreTest, BlameFindsTheFirstCommitOfEachBreak) {
