@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
                        Partial, Passthrough, Scope, Star)
-from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, is_main_guard,
+from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, getattr_closed, is_main_guard,
                        is_namespace_call, is_type_checking, literal_strings, may_import_dynamically, names_in,
                        passthrough_chain, short, string_map)
 
@@ -103,6 +103,8 @@ class Collector:
             scope.dynamic.append("a module-level __getattr__ (line %d)" % node.lineno)
             scope.hooks.update(names_in(node))
             scope.getattr_cases.update(getattr_cases(node))
+            closed = getattr_closed(node)
+            scope.getattr_closed = None if closed is None else (node.lineno, closed)
 
     def _header(self, node) -> Optional[bytes]:
         """A def's text from `def` (or `async`) to where its body starts, right-stripped, which

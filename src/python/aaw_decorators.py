@@ -14,6 +14,7 @@ Pure standard library, Python 3.9+.
 import ast
 
 import aaw_digest
+import aaw_model
 import aaw_signature
 from aaw_nodes import NameRef, first_positional
 from aaw_values import ClassValue, Computed, Function, Outside
@@ -142,6 +143,25 @@ class DecoratorRules:
         copied = dict(copied)
         copied["detail"] = "decorated with %s: the signature of %s" % (where, text)
         return copied
+
+    def _frame_writer(self, module, scope):
+        """'@name (path:line)' of a decorator of the repository on a def of `scope` that reaches
+        its caller's frame (f_locals / f_globals): it may define names Python finds and the
+        resolver cannot see. None when there is none."""
+        for bound in scope.bindings.values():
+            for _, binding in bound:
+                if not isinstance(binding, aaw_model.Def):
+                    continue
+                for parts, _ in binding.decorator_parts:
+                    if parts is None or parts[-1] in KEEPING:
+                        continue
+                    decorator = self._decorator_value(Function(binding, module), parts)
+                    if not isinstance(decorator, Function):
+                        continue
+                    self.tree.ask(decorator.module, aaw_digest.body_of(decorator.definition.name))
+                    if decorator.definition.writes_frames:
+                        return "@%s (%s:%d)" % (".".join(parts), decorator.path, decorator.definition.line)
+        return None
 
     def _called_alias(self, module, binding, name, lookup=None):
         """What `name = f(args)` (aaw_model.CallAlias) is: when f, defined in the repository,

@@ -100,7 +100,7 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", _all_repr(summary), summary.all_dynamic, bool(summary.dynamic)))
     for name in sorted(n for n in wanted if n.startswith(_BODY)):
-        parts.append((name, [(b.returns_first_argument, b.effect, _def_dump(b))
+        parts.append((name, [(b.returns_first_argument, b.effect, b.writes_frames, _def_dump(b))
                              for _, b in summary.bindings.get(name[len(_BODY):], ()) if isinstance(b, Def)]))
     if IMPORTS in wanted:
         parts.append((IMPORTS, sorted(summary.imports), summary.dynamic_imports))
@@ -176,9 +176,9 @@ def _all_repr(summary: "Scope") -> str:
 
 def _hooks_part(summary: "Scope") -> tuple:
     """What HOOKS asks of a module: its import hooks, their maps of module names, the simple cases
-    of its __getattr__."""
+    of its __getattr__ and whether it raises for every other name."""
     return (sorted(summary.hooks), sorted((k, sorted(v.items())) for k, v in summary.maps.items()),
-            sorted(summary.getattr_cases.items()))
+            sorted(summary.getattr_cases.items()), summary.getattr_closed)
 
 
 def _sequence(summary: "Scope", names: List[str], left_out) -> list:

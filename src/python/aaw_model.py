@@ -18,7 +18,7 @@ from aaw_nodes import (base_parts, body_facts, decorator_arguments, decorator_na
 
 class Def:
     __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts",
-                 "decorator_arguments", "mangle", "effect", "returns_first_argument")
+                 "decorator_arguments", "mangle", "effect", "returns_first_argument", "writes_frames")
 
     def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None):
         self.name = node.name
@@ -47,10 +47,11 @@ class Def:
         self.mangle = mangle  # the class whose body defines it: `__x` parameters are `_Class__x`
         # What the body says, read from `node`, or for a def of a skeleton (whose node has no
         # body) from its blanked body when it was checked (`facts`). effect: what it does, as a
-        # decorator, to what it is given (aaw_nodes.decorator_effect).
+        # decorator, to what it is given (aaw_nodes.decorator_effect). writes_frames: it reaches a
+        # frame's f_locals / f_globals, so as a decorator it may define names in its caller.
         # returns_first_argument: every return gives back its first argument (a class
         # "decorator" called as X = f(X)).
-        self.effect, returned = body_facts(node) if facts is None else facts
+        self.effect, returned, self.writes_frames = body_facts(node) if facts is None else facts
         self.returns_first_argument = bool(first_parameter) and returned == first_parameter
 
     @property
@@ -204,7 +205,7 @@ class Star:
 
 class Scope:
     __slots__ = ("bindings", "stars", "all_names", "all_dynamic", "dynamic", "imports", "maps", "hooks",
-                 "getattr_cases", "dynamic_imports", "digests")
+                 "getattr_cases", "getattr_closed", "dynamic_imports", "digests")
 
     def __init__(self):
         self.bindings = {}      # name -> [(statement index, binding)], textual order
@@ -223,6 +224,9 @@ class Scope:
         # `if name == "f": from .m import f; return f` in a module-level __getattr__:
         # {"f": (level, module, name)} for the simple cases.
         self.getattr_cases = {}
+        # (line, names) when that __getattr__ answers only the names it compares its argument with
+        # and raises AttributeError for every other (aaw_nodes.getattr_closed); None otherwise.
+        self.getattr_closed = None
         # The body imports a module by a computed name (importlib.import_module, __import__).
         self.dynamic_imports = False
         # digest() of each set of names asked so far (a summary never changes once made), and the

@@ -141,9 +141,15 @@ _NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their return
 
 
 def body_facts(node):
-    """(decorator_effect, the name every return of the body gives back or None): what Def reads
-    from a def's body, which needs nothing of its header."""
-    return decorator_effect(node), _returned_name(node.body)
+    """(decorator_effect, the name every return of the body gives back or None, whether it reaches
+    a frame's namespace): what Def reads from a def's body, which needs nothing of its header."""
+    return decorator_effect(node), _returned_name(node.body), _writes_frames(node)
+
+
+def _writes_frames(node):
+    """Whether the body (nested functions included) touches a frame's f_locals or f_globals: as
+    a decorator, it may write names into its caller's module (an alias under another name)."""
+    return any(isinstance(n, ast.Attribute) and n.attr in ("f_locals", "f_globals") for n in ast.walk(node))
 
 
 def _returned_name(body):
@@ -257,6 +263,34 @@ def getattr_cases(node):
                 level, module, attribute = target
                 cases[name] = (level, module, name if attribute is None else attribute)
     return cases
+
+
+def getattr_closed(node):
+    """The names a module-level __getattr__(name) can answer, when its body only tests its
+    argument against literal names (`if name == "x"`, `if name in ("x", "y")`) and ends by raising
+    AttributeError: Python then raises for every other name. None otherwise."""
+    if not node.args.args or not node.body:
+        return None
+    parameter = node.args.args[0].arg
+    body = node.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # its docstring
+    if not body or not _raises_attribute_error(body[-1]):
+        return None
+    names = set()
+    for statement in body[:-1]:
+        compared = _compared_names(statement.test, parameter) if isinstance(statement, ast.If) else None
+        if compared is None or statement.orelse:
+            return None
+        names.update(compared)
+    return tuple(sorted(names))
+
+
+def _raises_attribute_error(statement):
+    if not isinstance(statement, ast.Raise) or statement.exc is None:
+        return False
+    exc = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+    return (dotted(exc) or [""])[-1] == "AttributeError"
 
 
 def _compared_names(test, parameter):

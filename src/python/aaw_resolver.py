@@ -268,6 +268,13 @@ class Session(ClassRules, DecoratorRules):
             return NotFound("unresolved", "'%s' is not defined in module '%s'; it may come from "
                             "'from %s import *' (outside the repository)"
                             % (name, module.name, outside_stars[0]))
+        if scope.getattr_closed is not None and len(scope.dynamic) == 1 and not outside_stars:
+            self.tree.ask(module, aaw_digest.HOOKS)
+            line, answered = scope.getattr_closed
+            if name not in answered:
+                return NotFound("missing", "'%s' not found in module '%s' (its __getattr__ at line %d raises "
+                                "AttributeError for every name but %s)" % (name, module.name, line,
+                                                                          ", ".join(answered) or "none"))
         if scope.dynamic:
             return NotFound("unresolved", "'%s' is not defined statically in module '%s'; %s "
                             "in %s may define it" % (name, module.name, scope.dynamic[0],
@@ -275,6 +282,10 @@ class Session(ClassRules, DecoratorRules):
         if cycle:
             return NotFound("missing", "'%s' not found in module '%s' (import cycle)"
                             % (name, module.name), cycle=True)
+        writer = self._frame_writer(module, scope) if before is None else None
+        if writer is not None:
+            return NotFound("unresolved", "'%s' is not defined statically in module '%s'; the decorator %s "
+                            "writes into its caller's namespace and may define it" % (name, module.name, writer))
         return NotFound("missing", "'%s' not found in module '%s'" % (name, module.name))
 
     def _binding_value(self, module, scope, binding, name, before=None):

@@ -254,5 +254,37 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
         self.assertEqual(resolve(files, "import pkg", "pkg.Retrying.wait")["status"], "missing")
 
 
+class NamesWrittenByCodeTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def test_a_decorator_writing_its_callers_namespace_makes_a_name_unresolved_not_missing(self):
+        # An alias written through inspect.currentframe().f_back.f_locals: Python finds camelName.
+        files = {"pkg/__init__.py": "from .util import camel\n@camel('camelName')\ndef camel_name(a): pass\n",
+                 "pkg/util.py": "import inspect\n"
+                                "def camel(alias):\n    def deco(f):\n"
+                                "        inspect.currentframe().f_back.f_locals[alias] = f\n"
+                                "        return f\n    return deco\n"}
+        self.assertEqual(runtime_shape(files, "camelName"), [("a", "POSITIONAL_OR_KEYWORD", None)])
+        state = resolve(files, "import pkg", "pkg.camelName")
+        self.assertEqual(state["status"], "unresolved")
+        self.assertIn("@camel (pkg/util.py:2)", state["detail"])
+        self.assertEqual(resolve(files, "import pkg", "pkg.camel_name")["status"], "ok")
+
+    def test_a_getattr_answering_a_fixed_set_proves_other_names_missing(self):
+        files = {"pkg/__init__.py": "def __getattr__(name):\n    \"\"\"Old names.\"\"\"\n"
+                                    "    if name in ('old_f', 'older_f'):\n        from .m import f\n"
+                                    "        return f\n"
+                                    "    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')\n",
+                 "pkg/m.py": "def f(a): pass\n"}
+        self.assertEqual(resolve(files, "import pkg", "pkg.old_f")["status"], "ok")
+        state = resolve(files, "import pkg", "pkg.g")
+        self.assertEqual(state["status"], "missing")
+        self.assertIn("raises AttributeError for every name but old_f, older_f", state["detail"])
+        opened = dict(files, **{"pkg/__init__.py": files["pkg/__init__.py"].replace(
+            "    raise AttributeError", "    return globals().get(name)\n    raise AttributeError")})
+        self.assertEqual(resolve(opened, "import pkg", "pkg.g")["status"], "unresolved")
+
+
 if __name__ == "__main__":
     unittest.main()
