@@ -254,6 +254,7 @@ TEST(PythonSkeletonTest, ATextWithNoDefIsItself) {
 // when AAW_SKELETON_CORPUS names a directory of .py files (bench/skeleton_corpus.sh makes one from
 // a repository's history); skipped otherwise.
 constexpr const char* k_compare_module = R"(
+import aaw_digest
 import aaw_summary
 
 def compare(args, host):
@@ -261,17 +262,17 @@ def compare(args, host):
     skeleton = args["skeleton"]
     if not skeleton["complete"]:
         return "incomplete"
-    made = aaw_summary._from_skeleton(skeleton)
+    made = aaw_summary.SummaryCache()._from_skeleton(skeleton)
     if isinstance(full, aaw_summary.ParseFailure):
         return "ok" if made is None else "a skeleton of a text that does not parse was summarised"
     if made is None:
         return "the whole text parses but its skeleton was not summarised"
     if sorted(full.bindings) != sorted(made.bindings):
         return "names differ"
-    asks = [[name, aaw_summary.body_of(name)] for name in full.bindings]
-    asks += [[aaw_summary.IMPORTS, aaw_summary.HOOKS], [aaw_summary.POSITIONS] + sorted(full.bindings), ["*"]]
+    asks = [[name, aaw_digest.body_of(name)] for name in full.bindings]
+    asks += [[aaw_digest.IMPORTS, aaw_digest.HOOKS], [aaw_digest.POSITIONS] + sorted(full.bindings), ["*"]]
     for names in asks:
-        if aaw_summary.safe_digest(full, names) != aaw_summary.safe_digest(made, names):
+        if aaw_digest.safe_digest(full, names) != aaw_digest.safe_digest(made, names):
             return "digest of %s differs" % names
     return "ok"
 )";
