@@ -11,6 +11,7 @@ Pure standard library, Python 3.9+.
 
 import ast
 import builtins
+import re
 import sys
 
 import aaw_bindings
@@ -316,7 +317,7 @@ class Session(ClassRules, DecoratorRules):
         if isinstance(binding, aaw_model.Deleted):
             return NotFound("missing", "'%s' is deleted at %s:%d" % (name, module.path,
                                                                      binding.line))
-        return NotFound("unresolved", _opaque_detail(name, binding, module.path))
+        return NotFound("unresolved", _opaque_detail(name, binding, module.path), expression=_expression_of(binding))
 
     def _passthrough(self, module, binding, name):
         """`X = f(X, ...)`: the earlier X again when every function called returns its first
@@ -355,7 +356,7 @@ class Session(ClassRules, DecoratorRules):
             return value
         if value is None:
             opaque = aaw_model.Opaque("an expression", binding.line, binding.node)
-            return NotFound("unresolved", _opaque_detail(name, opaque, module.path))
+            return NotFound("unresolved", _opaque_detail(name, opaque, module.path), expression=_expression_of(opaque))
         return value
 
     def _partial(self, module, binding, before):
@@ -504,12 +505,14 @@ class Session(ClassRules, DecoratorRules):
             definition = value.definition
             self.location = (value.module.path, definition.line)
             if value.method_of is None:
-                return self._with_binding(self._decorated(value, drop_first=False), value)
+                state = self._with_binding(self._decorated(value, drop_first=False), value)
+                return self._with_default_referents(state, value)
             decorators = definition.decorators
             if "property" in decorators or "cached_property" in decorators or any(
                     d in ("setter", "getter", "deleter") for d in decorators):
                 return aaw_signature.failed("unresolved", "'%s' is a property, not a method" % path)
-            return self._decorated(value, drop_first="classmethod" in decorators)
+            return self._with_default_referents(self._decorated(value, drop_first="classmethod" in decorators),
+                                                value)
         if isinstance(value, Computed):
             state = aaw_signature.with_parameters(value.parameters, value.returns, value.note)
             if value.unverified:
@@ -523,6 +526,48 @@ class Session(ClassRules, DecoratorRules):
         if isinstance(value, Outside):
             return aaw_signature.failed("unresolved", "defined outside the repository: %s" % value.name)
         return aaw_signature.failed(value.status, value.detail)
+
+    def _with_default_referents(self, state, value):
+        """Each default spelled as a name (`clock=default_clock`, `max=_utils.MAX_WAIT`) gets what
+        it refers to, so that defaults are compared by it (Parameter::default_refers_to)."""
+        if state.get("status") != "ok":
+            return state
+        def lookup(bare):
+            # Defaults are evaluated where the def is: a method's class body first, then the module.
+            if value.method_of is not None:
+                own = self._own_member(value.method_of, bare, value.definition.index)
+                if own is not None:
+                    return own
+                return self.member(value.module, bare, value.method_of.cls.index)
+            return self.member(value.module, bare, value.definition.index)
+        for parameter in state["signature"]["parameters"]:
+            text = parameter.get("default")
+            if not text or text in _CONSTANT_NAMES or not _DOTTED.match(text):
+                continue
+            referent = self._referent(lookup, text.split("."))
+            if referent is not None:
+                parameter["default_refers_to"] = referent
+        return state
+
+    def _referent(self, lookup, parts):
+        """What the dotted name `parts` refers to (its first part found by `lookup`): a qualified
+        name, "= <expression>" for a name bound to a value, or None."""
+        found = lookup(parts[0])
+        for attribute in parts[1:]:
+            if isinstance(found, NotFound):
+                return None
+            found = self.attribute(found, attribute)
+        if isinstance(found, Outside):
+            return found.name
+        if isinstance(found, Module):
+            return found.name
+        if isinstance(found, Function):
+            return "%s.%s" % (found.module.name, found.definition.name)
+        if isinstance(found, ClassValue):
+            return "%s.%s" % (found.module.name, found.cls.name)
+        if isinstance(found, NotFound) and found.expression is not None:
+            return "= " + found.expression
+        return None
 
     def _with_binding(self, state, value):
         """A compile_ops stub's state carries the compiled binding its calls reach (aaw_bindings)."""
@@ -547,6 +592,11 @@ class Session(ClassRules, DecoratorRules):
 # packages need a handful; this stays well inside Python's recursion limit, so a longer chain is
 # reported as such instead of failing the whole call.
 _MAX_CHAIN = 100
+
+
+# Defaults that are constants, never names to follow.
+_CONSTANT_NAMES = {"None", "True", "False", "...", "NotImplemented"}
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 
 
 # A bound on the modules the loaded-submodule rule walks before it gives up (and assumes loaded).
@@ -591,6 +641,13 @@ def _candidates(scope, name, before):
         else:
             yield stars[j]
             j -= 1
+
+
+def _expression_of(binding):
+    node = binding.node
+    if node is None:
+        return None
+    return node if isinstance(node, str) else ast.unparse(node)
 
 
 def _opaque_detail(name, binding, path):

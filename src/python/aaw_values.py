@@ -58,12 +58,13 @@ class Outside:
 
 
 class NotFound:
-    __slots__ = ("status", "detail", "cycle")
+    __slots__ = ("status", "detail", "cycle", "expression")
 
-    def __init__(self, status, detail, cycle=False):
+    def __init__(self, status, detail, cycle=False, expression=None):
         self.status = status      # "missing" or "unresolved"
         self.detail = detail
         self.cycle = cycle        # only an import cycle hid the name
+        self.expression = expression  # the text of the expression the name is bound to, if it is
 
 
 class SyntaxFailure(Exception):

@@ -286,5 +286,31 @@ class NamesWrittenByCodeTest(unittest.TestCase):
         self.assertEqual(resolve(opened, "import pkg", "pkg.g")["status"], "unresolved")
 
 
+class DefaultsByWhatTheyNameTest(unittest.TestCase):
+    def setUp(self):
+        aaw_summary.clear_cache()
+
+    def referents(self, files, path):
+        state = resolve(files, "import pkg", "pkg." + path)
+        return {p["name"]: p.get("default_refers_to") for p in state["signature"]["parameters"]}
+
+    def test_a_name_default_carries_what_it_refers_to(self):
+        files = {"pkg/__init__.py": "import time\nfrom . import _utils\ndefault_clock = time.monotonic\n"
+                                    "MAX_LIMIT = 10\n"
+                                    "def f(clock=default_clock, limit=MAX_LIMIT, other=time.monotonic, n=3, "
+                                    "w=_utils.MAX_WAIT, key=len, d=None): pass\n",
+                 "pkg/_utils.py": "import sys\nMAX_WAIT = sys.maxsize / 2\n"}
+        self.assertEqual(self.referents(files, "f"),
+                         {"clock": "time.monotonic", "limit": "= 10", "other": "time.monotonic", "n": None,
+                          "w": "= sys.maxsize / 2", "key": "builtins.len", "d": None})
+
+    def test_a_methods_default_is_read_in_its_class_body_first(self):
+        files = {"pkg/__init__.py": "LIMIT = 1\nclass K:\n    LIMIT = 2\n"
+                                    "    def m(self, a=LIMIT): pass\n"
+                                    "def g(b=LIMIT): pass\n"}
+        self.assertEqual(self.referents(files, "K.m")["a"], "= 2")
+        self.assertEqual(self.referents(files, "g")["b"], "= 1")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -71,6 +71,12 @@ void diff_common(const Parameter& a, const Parameter& b, const Signature& before
     out.push_back(change(ChangeKind::default_removed, Severity::breaking, a.name, a.default_value, {}));
   } else if (!a.default_value && b.default_value) {
     out.push_back(change(ChangeKind::default_added, Severity::compatible, a.name, {}, b.default_value));
+  } else if (a.default_refers_to && b.default_refers_to) {
+    // Both spelled as names static extraction followed: what they name decides.
+    if (*a.default_refers_to != *b.default_refers_to)
+      out.push_back(change(ChangeKind::default_changed, Severity::behavioural, a.name,
+                           *a.default_value + " (" + *a.default_refers_to + ")",
+                           *b.default_value + " (" + *b.default_refers_to + ")"));
   } else if (a.default_value != b.default_value) {
     out.push_back(
         change(ChangeKind::default_changed, Severity::behavioural, a.name, a.default_value, b.default_value));

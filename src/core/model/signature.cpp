@@ -69,7 +69,12 @@ Result<Parameter> parameter_from_json(const Json& json) {
   if (!default_value) return default_value.error();
   auto annotation = optional_text_from(json, "annotation");
   if (!annotation) return annotation.error();
-  return Parameter{name->get<std::string>(), *kind, *default_value, *annotation};
+  Parameter parameter{name->get<std::string>(), *kind, *default_value, *annotation, std::nullopt};
+  if (auto refers = json.find("default_refers_to"); refers != json.end() && !refers->is_null()) {
+    if (!refers->is_string()) return bad_field("default_refers_to", "a string or null");
+    parameter.default_refers_to = refers->get<std::string>();
+  }
+  return parameter;
 }
 
 }  // namespace
@@ -166,6 +171,7 @@ Json to_json(const Signature& signature) {
                       {"kind", to_string(p.kind)},
                       {"default", optional_text(p.default_value)},
                       {"annotation", optional_text(p.annotation)}});
+    if (p.default_refers_to) params.back()["default_refers_to"] = *p.default_refers_to;
   }
   return {{"parameters", params}, {"return_annotation", optional_text(signature.return_annotation)}};
 }

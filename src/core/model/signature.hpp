@@ -42,6 +42,12 @@ struct Parameter {
   ParameterKind kind = ParameterKind::positional_or_keyword;
   std::optional<std::string> default_value;  // source text (ast.unparse) or repr; nullopt: none
   std::optional<std::string> annotation;     // source text; nullopt: none
+  // What a default spelled as a name refers to, as static extraction followed it: the qualified
+  // name of a function, class or module ("time.monotonic"), or "= <expression>" for a name bound
+  // to a value at module level ("= sys.maxsize / 2"). Defaults are compared by it when both sides
+  // have one (a respelling is no change; a constant changed behind the same name is). nullopt:
+  // not a name, or not followed.
+  std::optional<std::string> default_refers_to = std::nullopt;
 
   // As Python prints one parameter: "a", "a=1", "a: int", "a: int = 1", "*args", "**kw: Any".
   std::string text() const;

@@ -62,6 +62,30 @@ TEST_F(DiffTest, TheUnverifiedFlagIsNoChangeButChangesAcrossItAreUnknown) {
   EXPECT_EQ(same.severity, Severity::breaking);
 }
 
+Parameter referring(std::string name, std::string text, std::string refers_to) {
+  Parameter parameter = p(std::move(name), std::move(text));
+  parameter.default_refers_to = std::move(refers_to);
+  return parameter;
+}
+
+// A default spelled as a name is compared by what it names when both sides know it: a respelling
+// is no change, a constant changed behind the same name is a behavioural change.
+TEST_F(DiffTest, DefaultsSpelledAsNamesAreComparedByWhatTheyName) {
+  EXPECT_TRUE(diff_states(ok({referring("clock", "default_clock", "time.monotonic")}),
+                          ok({referring("clock", "time.monotonic", "time.monotonic")}))
+                  .empty());
+  auto c = only_change(ok({referring("max", "_utils.MAX_WAIT", "= 1073741823")}),
+                       ok({referring("max", "_utils.MAX_WAIT", "= sys.maxsize / 2")}));
+  EXPECT_EQ(c.kind, ChangeKind::default_changed);
+  EXPECT_EQ(c.severity, Severity::behavioural);
+  EXPECT_EQ(c.old_text, "_utils.MAX_WAIT (= 1073741823)");
+  EXPECT_EQ(c.new_text, "_utils.MAX_WAIT (= sys.maxsize / 2)");
+  // One side not followed: by text, as before.
+  auto text = only_change(ok({p("a", "X")}), ok({referring("a", "Y", "= 1")}));
+  EXPECT_EQ(text.kind, ChangeKind::default_changed);
+  EXPECT_EQ(text.old_text, "X");
+}
+
 TEST_F(DiffTest, FunctionRemovedIsBreaking) {
   auto c = only_change(ok({p("a")}), SignatureState::failed(Status::missing, "'f' not found"));
   EXPECT_EQ(c.kind, ChangeKind::function_removed);
