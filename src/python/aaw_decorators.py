@@ -36,14 +36,15 @@ KEEPING_OUTSIDE = frozenset({"torch.no_grad", "torch.inference_mode", "torch.ena
 
 class DecoratorRules:
     """Needs of the host class: member(module, name, before), attribute(value, name),
-    _final_state(value, path), _decorator_value(value, parts), tree."""
+    _final_state(value, path), _decorator_value(value, parts), _with_default_referents(state,
+    value), tree."""
 
     def _decorated(self, value, drop_first, note=None):
         """The state callers meet for Function `value`: its def's signature passed through its
         decorators, innermost first; its first parameter dropped when `drop_first` (a method
         reached through an instance, a classmethod)."""
         definition = value.definition
-        state = aaw_signature.ok(definition, drop_first=False, note=note)
+        state = self._with_default_referents(aaw_signature.ok(definition, drop_first=False, note=note), value)
         for (parts, called), arguments in zip(reversed(definition.decorator_parts),
                                               reversed(definition.decorator_arguments or
                                                        [None] * len(definition.decorator_parts))):

@@ -505,14 +505,12 @@ class Session(ClassRules, DecoratorRules):
             definition = value.definition
             self.location = (value.module.path, definition.line)
             if value.method_of is None:
-                state = self._with_binding(self._decorated(value, drop_first=False), value)
-                return self._with_default_referents(state, value)
+                return self._with_binding(self._decorated(value, drop_first=False), value)
             decorators = definition.decorators
             if "property" in decorators or "cached_property" in decorators or any(
                     d in ("setter", "getter", "deleter") for d in decorators):
                 return aaw_signature.failed("unresolved", "'%s' is a property, not a method" % path)
-            return self._with_default_referents(self._decorated(value, drop_first="classmethod" in decorators),
-                                                value)
+            return self._decorated(value, drop_first="classmethod" in decorators)
         if isinstance(value, Computed):
             state = aaw_signature.with_parameters(value.parameters, value.returns, value.note)
             if value.unverified:

@@ -309,6 +309,8 @@ class DefaultsByWhatTheyNameTest(unittest.TestCase):
                                     "    def m(self, a=LIMIT): pass\n"
                                     "def g(b=LIMIT): pass\n"}
         self.assertEqual(self.referents(files, "K.m")["a"], "= 2")
+        ctor = {"pkg/__init__.py": "LIMIT = 1\nclass W:\n    def __init__(self, m=LIMIT): pass\n"}
+        self.assertEqual(self.referents(ctor, "W")["m"], "= 1")  # a constructor's, through __init__
         self.assertEqual(self.referents(files, "g")["b"], "= 1")
 
 
