@@ -15,7 +15,7 @@ from typing import Optional, Union
 from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
                        Partial, Passthrough, Scope, Star)
 from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, getattr_closed, is_main_guard,
-                       is_namespace_call, is_type_checking, literal_strings, may_import_dynamically, names_in,
+                       is_namespace_call, is_type_checking, literal_strings, may_import_dynamically, may_reach_frames, names_in,
                        passthrough_chain, short, string_map)
 
 
@@ -40,7 +40,8 @@ def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
     try:
         source = text.encode("utf-8", "surrogateescape")
         tree = ast.parse(source)
-        return Collector(bodies, may_import_dynamically(text), source).scope(tree.body, module_level=True)
+        return Collector(bodies, may_import_dynamically(text), source, may_reach_frames(text)).scope(
+            tree.body, module_level=True)
     except SyntaxError as error:
         return ParseFailure(error.lineno, error.msg)
     except (RecursionError, MemoryError):
@@ -57,8 +58,10 @@ def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
 class Collector:
     """Walks a module (or class) body in textual order, numbering statements."""
 
-    def __init__(self, bodies=None, may_import_dynamically=True, source=None):
+    def __init__(self, bodies=None, may_import_dynamically=True, source=None, may_reach_frames=True):
         self.bodies = bodies or {}  # a skeleton's blanked defs, by their line (summarize)
+        # False when the text names neither f_locals nor f_globals: no def body needs that walk.
+        self.may_reach_frames = may_reach_frames
         # False when the text names neither import_module nor __import__: no statement needs a walk.
         self.may_import_dynamically = may_import_dynamically
         self.index = 0
@@ -94,7 +97,7 @@ class Collector:
     def _def(self, node, index, scope, module_level):
         facts, header, first_parameter = self.bodies.get(node.lineno, (None, None, None))
         scope.bind(node.name, index, Def(node, index, self.class_name, facts, header or self._header(node),
-                                         first_parameter))
+                                         first_parameter, self.may_reach_frames))
         if not module_level:
             return
         self.defs[node.name] = node

@@ -20,7 +20,8 @@ class Def:
     __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts",
                  "decorator_arguments", "mangle", "effect", "returns_first_argument", "writes_frames")
 
-    def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None):
+    def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None,
+                 may_reach_frames=True):
         self.name = node.name
         self.line = node.lineno
         self.index = index
@@ -51,7 +52,7 @@ class Def:
         # frame's f_locals / f_globals, so as a decorator it may define names in its caller.
         # returns_first_argument: every return gives back its first argument (a class
         # "decorator" called as X = f(X)).
-        self.effect, returned, self.writes_frames = body_facts(node) if facts is None else facts
+        self.effect, returned, self.writes_frames = body_facts(node, may_reach_frames) if facts is None else facts
         self.returns_first_argument = bool(first_parameter) and returned == first_parameter
 
     @property

@@ -140,10 +140,21 @@ def _own_returns(statements) -> list:
 _NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their returns are not the body's
 
 
-def body_facts(node):
+def body_facts(node, may_reach_frames=True):
     """(decorator_effect, the name every return of the body gives back or None, whether it reaches
-    a frame's namespace): what Def reads from a def's body, which needs nothing of its header."""
-    return decorator_effect(node), _returned_name(node.body), _writes_frames(node)
+    a frame's namespace): what Def reads from a def's body, which needs nothing of its header.
+    `may_reach_frames` False (the text names neither f_locals nor f_globals) spares the walk."""
+    returns = _own_returns(node.body)
+    return (decorator_effect(node, returns), _returned_name(returns),
+            may_reach_frames and _writes_frames(node))
+
+
+def may_reach_frames(text) -> bool:
+    """Whether a text may name f_locals or f_globals (identifiers outside ASCII are NFKC-normalised
+    by the parser, so such a text always may)."""
+    if not isinstance(text, str) or not text.isascii():
+        return True
+    return "f_locals" in text or "f_globals" in text
 
 
 def _writes_frames(node):
@@ -152,8 +163,8 @@ def _writes_frames(node):
     return any(isinstance(n, ast.Attribute) and n.attr in ("f_locals", "f_globals") for n in ast.walk(node))
 
 
-def _returned_name(body):
-    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in _own_returns(body)}
+def _returned_name(returns):
+    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in returns}
     return names.pop() if len(names) == 1 else None
 
 
@@ -318,7 +329,7 @@ def _returned_import(body, parameter):
     return None
 
 
-def decorator_effect(node):
+def decorator_effect(node, returns=None):
     """What this def does to what it is given, read from its body alone (its parameters are
     named, not known here), for the decorator model (aaw_decorators.py):
       ("returns", NAME)  every return gives back the name NAME (or typing.cast(T, NAME));
@@ -329,7 +340,8 @@ def decorator_effect(node):
           called as @deco(...), the nested function is the decorator);
       None  anything else (no return, several different ones, an expression).
     Hashable and picklable: summaries cross processes and digests render it."""
-    returns = _own_returns(node.body)
+    if returns is None:
+        returns = _own_returns(node.body)
     if not returns:
         return None
     nested = {}
