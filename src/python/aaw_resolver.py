@@ -76,7 +76,7 @@ class Session(ClassRules, DecoratorRules):
         # Details name lines ("bound to a call at m.py:12", "functools.partial of f (m.py:3)"),
         # which digests leave out unless asked: a state is resolved again when a line it quotes
         # moves, so its detail never goes stale.
-        self.tree.ask_positions_quoted_by(state.get("detail") or "")
+        self.tree.ask_positions_quoted_by((state.get("detail") or "") + " " + (state.get("unverified") or ""))
         return {"state": state, "consulted": self.tree.consulted_entries()}
 
     def star_additions(self, path, before, after, asks):

@@ -216,6 +216,15 @@ class ConsultedTest(unittest.TestCase):
         plain = resolve(files, "import pkg", "pkg.f")
         self.assertNotIn(aaw_digest.POSITIONS, sum((p.get("names") or [] for p in plain["consulted"]), []))
 
+    def test_an_unverified_state_whose_reason_quotes_a_line_asks_for_its_positions_too(self):
+        files = {"pkg/__init__.py": "from .deco import loose\n@loose\ndef f(a): pass\n",
+                 "pkg/deco.py": "def loose(fn):\n    def wrap(*args, **kwargs):\n        return fn(*args, **kwargs)\n"
+                                "    return wrap\n"}
+        entry = resolve(files, "import pkg", "pkg.f")
+        self.assertIn("pkg/deco.py:1", entry["state"]["unverified"])
+        asked = {p["path"]: p["names"] for p in entry["consulted"] if p.get("names")}
+        self.assertIn(aaw_digest.POSITIONS, asked["pkg/deco.py"])
+
     def test_a_decorator_is_asked_for_its_identity_its_body_and_its_parameters(self):
         files = {"pkg/__init__.py": "from .m import *\n",
                  "pkg/deco.py": "def register(name, fallback=None):\n    def wrap(fn):\n        return fn\n"
