@@ -257,10 +257,11 @@ std::vector<Change> diff_signatures(const Signature& before, const Signature& af
 std::vector<Change> diff_states(const SignatureState& before, const SignatureState& after) {
   if (is_machinery_failure(before.status) || is_machinery_failure(after.status)) return {};
   if (!before.is_ok() || !after.is_ok()) return diff_statuses(before, after);
-  // One side read through something the resolver cannot follow, the other not: what changed for
-  // callers is not known, only that the reading did. (Both unverified: the def's own signature is
-  // compared, whatever the reasons say; they quote lines that move.)
-  if (before.is_unverified() != after.is_unverified() && before.signature != after.signature)
+  // One side read through something the resolver cannot follow, the other not (a decorator it
+  // cannot follow appeared or went): what callers meet may have changed, even where the def's
+  // text did not. (Both unverified: the def's own signature is compared, whatever the reasons
+  // say; they quote lines that move.)
+  if (before.is_unverified() != after.is_unverified())
     return {Change{ChangeKind::state_changed, Severity::unknown, std::nullopt, before.summary(),
                    after.summary()}};
   std::vector<Change> out = signature_changes(before.signature, after.signature);
