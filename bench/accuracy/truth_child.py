@@ -5,7 +5,6 @@ usage: truth_child.py SOURCE_ROOT FUNCTIONS_JSON OUT   -> writes [STATE, ...] as
 Run in a process of its own per commit (an import may crash, hang or leave modules behind).
 """
 
-import ast
 import importlib.abc
 import importlib.machinery
 import json
@@ -14,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "python"))
 import aaw_runtime  # noqa: E402
+from accuracy import top_packages  # noqa: E402  (this script's directory is on sys.path)
 
 
 class TreeOnly(importlib.abc.MetaPathFinder):
@@ -30,15 +30,6 @@ class TreeOnly(importlib.abc.MetaPathFinder):
         if spec is None:
             raise ModuleNotFoundError("No module named %r in the tree" % fullname, name=fullname)
         return spec
-
-
-def top_packages(functions):
-    tops = set()
-    for f in functions:
-        node = ast.parse(f["import_statement"].strip()).body[0]
-        name = node.names[0].name if isinstance(node, ast.Import) else node.module
-        tops.add(name.split(".")[0])
-    return tops
 
 
 def main():

@@ -117,24 +117,8 @@ def names_in(node):
 
 def _own_returns(statements) -> list:
     """The return statements of a body, through its compound statements but not into nested
-    functions or classes, and never into expressions (cheap: a summary is made of every def, so
-    the blocks are walked with a list of them to do rather than a generator per block)."""
-    found = []
-    blocks = [statements]
-    while blocks:
-        for statement in blocks.pop():
-            if isinstance(statement, ast.Return):
-                found.append(statement)
-            elif not isinstance(statement, _NOT_OWN):
-                for field in ("body", "orelse", "finalbody"):
-                    block = getattr(statement, field, None)
-                    if block:
-                        blocks.append(block)
-                for handler in getattr(statement, "handlers", ()):
-                    blocks.append(handler.body)
-                for case in getattr(statement, "cases", ()):
-                    blocks.append(case.body)
-    return found
+    functions or classes, and never into expressions."""
+    return [statement for statement in _own_statements(statements) if isinstance(statement, ast.Return)]
 
 
 _NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their returns are not the body's
@@ -376,13 +360,15 @@ def _uncast(value):
     return value
 
 
-def _own_statements(statements):
+def _own_statements(statements) -> list:
     """Every statement of a body, through its compound statements but not into nested functions
-    or classes."""
+    or classes (cheap: a summary is made of every def, so the blocks are walked with a list of
+    them to do rather than a generator per block)."""
+    found = []
     blocks = [statements]
     while blocks:
         for statement in blocks.pop():
-            yield statement
+            found.append(statement)
             if not isinstance(statement, _NOT_OWN):
                 for field in ("body", "orelse", "finalbody"):
                     block = getattr(statement, field, None)
@@ -392,6 +378,7 @@ def _own_statements(statements):
                     blocks.append(handler.body)
                 for case in getattr(statement, "cases", ()):
                     blocks.append(case.body)
+    return found
 
 
 def _copied(inner, outer):
