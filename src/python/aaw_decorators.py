@@ -168,8 +168,10 @@ class DecoratorRules:
         """What `name = f(args)` (aaw_model.CallAlias) is: when f, defined in the repository,
         returns one of its arguments or a function copying one's signature, that argument; when
         it cannot be followed, the signature of the function it is given, unverified (a Computed);
-        None when no argument is a function the resolver finds. `lookup(bare name)` finds the
-        names the statement uses (a class body sees its own earlier names first)."""
+        for a class of the repository given no function, its instance (aaw_classes'
+        _instance_call: a Computed, or NotFound when the instance is not callable); None when no
+        argument is a function the resolver finds. `lookup(bare name)` finds the names the
+        statement uses (a class body sees its own earlier names first)."""
         if lookup is None:
             def lookup(bare):
                 return self.member(module, bare, binding.index)
