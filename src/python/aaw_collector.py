@@ -327,9 +327,13 @@ def _partial(value, index, line):
 
 
 def _call_alias(value, index, line):
-    """A CallAlias for `f(...)` / `a.b.f(...)`."""
+    """A CallAlias for `f(...)` / `a.b.f(...)`; `staticmethod(f(...))` in a class body is the
+    inner call's (a staticmethod reached through its class is the function itself)."""
     if not isinstance(value, ast.Call):
         return None
+    if (dotted(value.func) == ["staticmethod"] and len(value.args) == 1 and not value.keywords
+            and isinstance(value.args[0], ast.Call)):
+        value = value.args[0]
     callee = dotted(value.func)
     if callee is None:
         return None

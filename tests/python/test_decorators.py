@@ -188,6 +188,18 @@ class CallAliasTest(unittest.TestCase):
         self.assertNotIn("unverified", state)
         self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["self", "instring", "parse_all"])
 
+    def test_a_staticmethod_of_an_alias_made_by_a_call_is_that_alias(self):
+        # pyparsing's enablePackrat = staticmethod(replaced_by_pep8("enablePackrat", enable_packrat)).
+        files = {"pkg/__init__.py": "from functools import wraps\n"
+                                    "def pep8(compat_name, fn):\n    @wraps(fn)\n    def _inner(*a, **k):\n"
+                                    "        return fn(*a, **k)\n    return _inner\n"
+                                    "class P:\n    @staticmethod\n    def enable_packrat(cache_size=128, *, force=False): "
+                                    "pass\n"
+                                    "    enablePackrat = staticmethod(pep8('enablePackrat', enable_packrat))\n"}
+        state = self.judge(files, "P.enablePackrat")
+        self.assertNotIn("unverified", state)
+        self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["cache_size", "force"])
+
     def test_an_alias_made_by_a_function_returning_its_argument_is_that_argument(self):
         files = {"pkg/__init__.py": "def export(name, f):\n    return f\ndef g(a, b=1): pass\nh = export('h', g)\n"}
         self.assertNotIn("unverified", self.judge(files, "h"))
