@@ -40,13 +40,16 @@ for name in ("aiter-vllm-surface", "aiter-legacy-paths"):
     json.dump({"repository_url": aiter, "functions_to_monitor": functions, "state_dir": work + "/" + name,
                "log": {"file": ""}}, open("%s/%s.json" % (work, name), "w"))
 PY
+# The states at main (compare's "new" side: show reads only what a watch recorded).
 summary='import json,sys,collections
-d=json.load(sys.stdin); c=collections.Counter(f["state"]["status"] for f in d["functions"])
-print("  %d functions at main: %s" % (len(d["functions"]), dict(c)))
-for f in d["functions"]:
-    if f["state"]["status"] != "ok": print("    %s: %s" % (f["function_path"], f["state"]["detail"][:120]))'
+d=json.load(sys.stdin); states=[(f["function_path"], f["new"]) for f in d["functions"]]
+c=collections.Counter(s["status"] + (" (unverified)" if s.get("unverified") else "") for _, s in states)
+print("  %d functions at main: %s" % (len(states), dict(c)))
+for path, s in states:
+    if s["status"] != "ok" or s.get("unverified"):
+        print("    %s: %s" % (path, (s.get("unverified") or s.get("detail", ""))[:120]))'
 echo "aiter: what vLLM calls"
-"$bin" show --config "$work/aiter-vllm-surface.json" main --format json 2>/dev/null | python3 -c "$summary"
+"$bin" compare --config "$work/aiter-vllm-surface.json" main~1 main --format json 2>/dev/null | python3 -c "$summary" || true
 echo "aiter: vLLM's legacy import paths across 4c2a3025 (the commit that moved aiter/ops/triton/*)"
 parent=$(git --git-dir="$aiter" rev-parse 4c2a3025~1); commit=$(git --git-dir="$aiter" rev-parse 4c2a3025)
 "$bin" compare --config "$work/aiter-legacy-paths.json" "$parent" "$commit" --format json 2>/dev/null | python3 -c '
