@@ -22,7 +22,7 @@ import aaw_lru
 from aaw_nodes import Expression, NameRef
 from aaw_values import Function
 
-_DECORATOR = "compile_ops"
+STUB_DECORATOR = "compile_ops"  # aiter's: its stubs forward their calls to a compiled binding
 _CONFIG = "optCompilerConfig.json"
 # aiter's build-time directories (aiter/jit/core.py), relative to the repository's root.
 _PLACEHOLDERS = {"AITER_CSRC_DIR": "csrc", "AITER_META_DIR": "", "AITER_ROOT_DIR": "", "AITER_GRADLIB_DIR": "gradlib"}
@@ -38,7 +38,7 @@ def compile_ops_call(definition):
     """(dotted parts, (positional, keywords)) of the def's `@compile_ops(...)` decorator, or None."""
     arguments = definition.decorator_arguments or ()
     for (parts, called), given in zip(definition.decorator_parts, arguments):
-        if called and parts and parts[-1] == _DECORATOR and given is not None:
+        if called and parts and parts[-1] == STUB_DECORATOR and given is not None:
             return parts, given
     return None
 

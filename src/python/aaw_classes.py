@@ -62,19 +62,23 @@ class ClassRules:
                 return Function(binding, value.module, value)
             if isinstance(binding, aaw_model.Class):
                 return ClassValue(binding, value.module)
-            def lookup(bare, at=index):
-                # A class body sees its own earlier names first, then the module's.
-                found = self._own_member(value, bare, at)
-                return found if found is not None else self.member(value.module, bare, cls.index)
             if isinstance(binding, aaw_model.Alias):
-                found = lookup(binding.parts[0])
+                found = self._class_body_lookup(value, index)(binding.parts[0])
                 for attribute in binding.parts[1:]:
                     found = self.attribute(found, attribute)
                 return found
             if isinstance(binding, aaw_model.CallAlias):
-                return self._call_alias(value.module, binding, name, lookup)
+                return self._call_alias(value.module, binding, name, self._class_body_lookup(value, index))
             return self._binding_value(value.module, cls.scope, binding, name, cls.index)
         return None
+
+    def _class_body_lookup(self, value, at):
+        """name -> what the body of ClassValue `value` sees at its statement `at`: its own earlier
+        names first, then the module's."""
+        def lookup(bare):
+            found = self._own_member(value, bare, at)
+            return found if found is not None else self.member(value.module, bare, value.cls.index)
+        return lookup
 
     def _mro(self, value, seen=()):
         """The class and its bases in C3 order: ClassValue for those the repository defines,
@@ -223,10 +227,8 @@ class ClassRules:
             if value.cls.metaclass is not None and value.cls.metaclass[-1] not in _PLAIN_METACLASSES:
                 unverified = "%s makes an instance of class '%s', whose metaclass %s may decide what it is" % (
                     made_at, value.cls.name, ".".join(value.cls.metaclass))
-        signature = state["signature"]
-        return Computed(signature["parameters"], signature["return_annotation"],
-                        "an instance of class '%s' (%s): its __call__" % (value.cls.name, value.module.path),
-                        unverified)
+        return Computed.from_state(state, "an instance of class '%s' (%s): its __call__"
+                                   % (value.cls.name, value.module.path), unverified)
 
     def _defines(self, value, name):
         """Whether a class of the repository in the order of ClassValue `value` defines `name`:
@@ -299,12 +301,12 @@ def _unqualified(value):
     return value.name[len("builtins."):] if _is_builtin(value) else value.name
 
 
-# Metaclasses whose __call__ is type's: the constructor is still __new__ / __init__.
 # What a class reached by name gets from type when nothing in its order defines it.
 _TYPE_ATTRIBUTES = frozenset(name for name, member in list(vars(type).items()) + list(vars(object).items())
                              if callable(member))
 
 
+# Metaclasses whose __call__ is type's: the constructor is still __new__ / __init__.
 _PLAIN_METACLASSES = {"type", "ABCMeta", "EnumMeta", "EnumType"}
 
 

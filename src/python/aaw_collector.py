@@ -14,9 +14,9 @@ from typing import Optional, Union
 
 from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
                        Partial, Passthrough, Scope, Star)
-from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, getattr_closed, is_main_guard,
-                       is_namespace_call, is_type_checking, literal_strings, may_import_dynamically, may_reach_frames, names_in,
-                       passthrough_chain, short, string_map)
+from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, getattr_closed,
+                       is_main_guard, is_namespace_call, is_type_checking, literal_strings, may_import_dynamically,
+                       may_reach_frames, names_in, passthrough_chain, short, string_map)
 
 
 class BodyNeeded(Exception):

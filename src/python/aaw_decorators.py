@@ -13,6 +13,7 @@ Pure standard library, Python 3.9+.
 
 import ast
 
+import aaw_bindings
 import aaw_digest
 import aaw_model
 import aaw_signature
@@ -76,7 +77,7 @@ class DecoratorRules:
         if not isinstance(decorator, Function):
             why = getattr(decorator, "detail", None) or type(decorator).__name__
             return _unverified(state, "decorated with %s, which the resolver cannot follow: %s" % (name, why))
-        if decorator.definition.name == "compile_ops" and called:
+        if decorator.definition.name == aaw_bindings.STUB_DECORATOR and called:
             # aiter's stubs: what callers meet is the stub's own signature, forwarded to the
             # compiled binding read beside it (aaw_bindings; docs/bindings.md).
             return state
@@ -121,8 +122,7 @@ class DecoratorRules:
             return state
         argument = bound.get(copies)
         if isinstance(argument, NameRef):
-            target = self.member(value.module, argument.text, value.definition.index if value.method_of is None
-                                 else value.method_of.cls.index)
+            target = self.member(value.module, argument.text, value.read_before)
         elif copies.isidentifier() and copies not in bound:
             target = self.member(decorator.module, copies, None)
         else:
@@ -178,8 +178,12 @@ class DecoratorRules:
         callee = lookup(binding.callee[0])
         for attribute in binding.callee[1:]:
             callee = self.attribute(callee, attribute)
-        functions = [a for a in list(binding.positional) + list(binding.keywords.values())
-                     if isinstance(a, NameRef) and isinstance(lookup(a.text), (Function, ClassValue))]
+        functions = []  # (text, value) of each argument that is a function or class it finds
+        for argument in list(binding.positional) + list(binding.keywords.values()):
+            if isinstance(argument, NameRef):
+                target = lookup(argument.text)
+                if isinstance(target, (Function, ClassValue)):
+                    functions.append((argument.text, target))
         if isinstance(callee, ClassValue) and not functions:
             # An instance of a class of the repository given no function to wrap: what calling it
             # takes is its __call__'s (a class given one may copy it: update_wrapper(self, f)).
@@ -192,16 +196,13 @@ class DecoratorRules:
             argument = _bound_arguments(callee.definition.args, (binding.positional, binding.keywords)).get(given)
             if isinstance(argument, NameRef):
                 return lookup(argument.text)
-        for argument in functions:
-            target = lookup(argument.text)
-            state = self._final_state(target, argument.text)
+        for text, target in functions:
+            state = self._final_state(target, text)
             if state.get("status") == "ok":
                 why = state.get("unverified") or (
                     "'%s' is made by calling %s(...) at %s:%d, which the resolver cannot follow; this is the "
-                    "signature of its argument %s" % (name, ".".join(binding.callee), module.path, binding.line,
-                                                      argument.text))
-                return Computed(state["signature"]["parameters"], state["signature"]["return_annotation"],
-                                state.get("detail"), why)
+                    "signature of its argument %s" % (name, ".".join(binding.callee), module.path, binding.line, text))
+                return Computed.from_state(state, state.get("detail"), why)
         return None
 
 

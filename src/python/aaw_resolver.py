@@ -346,8 +346,7 @@ class Session(ClassRules, DecoratorRules):
             return NotFound("unresolved", _opaque_detail(name, opaque, module.path))
         why = ("'%s' is remade by calling %s(...) at %s:%d, which the resolver cannot follow; this is the "
                "signature it was given" % (name, ".".join(callee_parts), module.path, binding.line))
-        return Computed(state["signature"]["parameters"], state["signature"]["return_annotation"],
-                        state.get("detail"), state.get("unverified") or why)
+        return Computed.from_state(state, state.get("detail"), state.get("unverified") or why)
 
     def _call_alias(self, module, binding, name, lookup=None):
         """`name = f(args)`: the argument f gives back (aaw_decorators), or unresolved."""
@@ -530,14 +529,12 @@ class Session(ClassRules, DecoratorRules):
         it refers to, so that defaults are compared by it (Parameter::default_refers_to)."""
         if state.get("status") != "ok":
             return state
-        def lookup(bare):
-            # Defaults are evaluated where the def is: a method's class body first, then the module.
-            if value.method_of is not None:
-                own = self._own_member(value.method_of, bare, value.definition.index)
-                if own is not None:
-                    return own
-                return self.member(value.module, bare, value.method_of.cls.index)
-            return self.member(value.module, bare, value.definition.index)
+        # Defaults are evaluated where the def is: a method's class body first, then the module.
+        if value.method_of is not None:
+            lookup = self._class_body_lookup(value.method_of, value.definition.index)
+        else:
+            def lookup(bare):
+                return self.member(value.module, bare, value.definition.index)
         for parameter in state["signature"]["parameters"]:
             text = parameter.get("default")
             if not text or text in _CONSTANT_NAMES or not _DOTTED.match(text):
@@ -578,8 +575,7 @@ class Session(ClassRules, DecoratorRules):
         """What the decorator `parts` (dotted) of Function `value` is bound to, by identity only."""
         self.tree.identity += 1
         try:
-            decorator = self.member(value.module, parts[0], value.definition.index if value.method_of is None
-                                    else value.method_of.cls.index)
+            decorator = self.member(value.module, parts[0], value.read_before)
             for attribute in parts[1:]:
                 decorator = self.attribute(decorator, attribute)
         finally:

@@ -29,6 +29,12 @@ class Function:
     def path(self):
         return self.module.path
 
+    @property
+    def read_before(self):
+        """The statement of its module before which the names around its def are read: the def's
+        own, or its class's for a method."""
+        return self.definition.index if self.method_of is None else self.method_of.cls.index
+
 
 class ClassValue:
     __slots__ = ("cls", "module")
@@ -48,6 +54,12 @@ class Computed:
         self.returns = returns
         self.note = note
         self.unverified = unverified
+
+    @classmethod
+    def from_state(cls, state, note, unverified):
+        """The signature of an ok STATE again, with another note and reason for doubt."""
+        signature = state["signature"]
+        return cls(signature["parameters"], signature["return_annotation"], note, unverified)
 
 
 class Outside:

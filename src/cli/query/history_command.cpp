@@ -98,14 +98,11 @@ void print_states_text(const std::string& commit, const std::vector<FunctionStat
       for (const std::string& line : describe_binding(s.state.signature, *s.state.binding))
         std::cout << "  " << line << "\n";
   }
-  auto unverified = std::count_if(states.begin(), states.end(),
-                                  [](const FunctionState& s) { return s.state.is_unverified(); });
-  auto unresolved = std::count_if(states.begin(), states.end(), [](const FunctionState& s) {
-    return s.state.status == Status::unresolved;
-  });
-  if (unverified > 0 || unresolved > 0)
-    std::cout << "(" << states.size() << " functions: " << unverified << " unverified, " << unresolved
-              << " unresolved: the tool cannot vouch for what callers meet there)\n";
+  Doubts doubts;
+  for (const FunctionState& s : states) doubts.add(s.state);
+  if (doubts.unverified > 0 || doubts.unresolved > 0)
+    std::cout << "(" << states.size() << " functions: " << doubts.unverified << " unverified, "
+              << doubts.unresolved << " unresolved: the tool cannot vouch for what callers meet there)\n";
 }
 
 bool drifts(const FunctionState& s) {

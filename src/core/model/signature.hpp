@@ -2,6 +2,7 @@
 // signature, and its state at one commit (a signature, or why there is none).
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -110,7 +111,7 @@ struct SignatureState {
   std::optional<CompiledBinding> binding;  // for ok: the compiled binding of a compile_ops stub
   // For ok: why the tool cannot vouch for this signature (a decorator it cannot follow: what
   // callers meet may differ); empty when it can. Shown beside the signature everywhere and
-  // counted, never diffed: a change of the flag alone is no API change.
+  // counted; its text is never diffed, only its appearing or going (diff_states).
   std::string unverified;
 
   static SignatureState ok(Signature signature);
@@ -124,8 +125,20 @@ struct SignatureState {
   bool operator==(const SignatureState&) const = default;
 };
 
+// How many of some states the tool cannot vouch for: `show`, a replay's closing line (ChangeTally)
+// count them.
+struct Doubts {
+  std::size_t unverified = 0;  // ok, but read through something the resolver cannot follow
+  std::size_t unresolved = 0;
+  void add(const SignatureState& state) {
+    if (state.is_unverified()) ++unverified;
+    if (state.status == Status::unresolved) ++unresolved;
+  }
+};
+
 // The contract's STATE object: {"status", "text", "signature": {...}, "detail", "unverified",
-// "binding", "binding_drift"} (the last two for a compile_ops stub; the drift is computed, never read back).
+// "binding", "binding_drift"} (the last two for a compile_ops stub; the drift is computed, never
+// read back).
 Json to_json(const SignatureState& state);
 Json to_json(const Signature& signature);
 // Reads a STATE object; invalid_input naming the bad field when it does not fit the contract.

@@ -229,11 +229,10 @@ Result<void> CommitProcessor::finish(CommitRecord& record, CommitStates states) 
   if (!recorded) return recorded.error().context("recording " + record.commit.id.hex);
   ++m_tally.commits;
   if (!record.changes.empty()) ++m_tally.commits_with_changes;
-  m_tally.unverified = m_tally.unresolved = 0;
-  for (const FunctionState& s : record.states) {
-    if (s.state.is_unverified()) ++m_tally.unverified;
-    if (s.state.status == Status::unresolved) ++m_tally.unresolved;
-  }
+  Doubts doubts;
+  for (const FunctionState& s : record.states) doubts.add(s.state);
+  m_tally.unverified = doubts.unverified;
+  m_tally.unresolved = doubts.unresolved;
   m_last = Recorded{record.commit.id, std::move(states), std::move(record.states)};
   return m_batching ? Result<void>() : flush_events();
 }
