@@ -16,7 +16,8 @@
 # AAW_BENCH_COMMITS (default: all; the first N first-parent commits only), AAW_BENCH_FROM (default 1:
 # the replay starts at the Nth first-parent commit, so with AAW_BENCH_COMMITS it replays commits N
 # to AAW_BENCH_COMMITS; e.g. AAW_BENCH_FROM=1814 replays the last 1,000 of aiter's 2,813),
-# AAW_BENCH_REFERENCE (default "6 35 86": the lists the reference also runs for, once each; "" none).
+# AAW_BENCH_REFERENCE (default "6 35 86": the lists the reference also runs for, once each; "" none),
+# AAW_BENCH_EXTRACTOR (default: the config's, static; static+import measures import confirmation).
 # Prints one Markdown row per list: median wall time over the runs, its CPU time (user + sys) and
 # peak RSS (of the daemon and the helper that parses ahead: CPU summed, RSS the larger of the two
 # peaks, as wait4 gives them), the helper's own peak RSS (from the closing summary line), the
@@ -67,12 +68,14 @@ list_file() {
 }
 
 make_config() {  # LIST_FILE DIR: the default config monitoring that list, on the history
-  /usr/bin/python3 - "$1" "$2" "$history" "$first" <<'PY'
+  /usr/bin/python3 - "$1" "$2" "$history" "$first" "${AAW_BENCH_EXTRACTOR:-}" <<'PY'
 import json, sys
 config = json.load(open("config/aiter.json"))
 config["functions_to_monitor"] = json.load(open(sys.argv[1]))["functions_to_monitor"]
 config.update(repository_url=sys.argv[3], start_commit=sys.argv[4], state_dir=sys.argv[2] + "/state",
               log={"file": sys.argv[2] + "/watcher.log", "level": "info"})
+if sys.argv[5]:
+    config["extractor"] = sys.argv[5]
 json.dump(config, open(sys.argv[2] + "/config.json", "w"), indent=1)
 PY
 }

@@ -39,6 +39,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -89,14 +90,21 @@ def truth_at(repo, commit, functions_file, tops, cache):
     return states
 
 
-def static_states(binary, repo, branch, functions, start, workdir):
+def static_states(binary, repo, branch, functions, start, workdir, extractor="static"):
+    """The tool's states and changes over the replay, the time the replay took, and its closing
+    summary of the extraction's work (the "Static extraction: ..." line)."""
     config = {"repository_url": repo, "branch": branch, "functions_to_monitor": functions,
-              "start_commit": start, "state_dir": str(workdir / "state"), "log": {"file": ""}}
+              "start_commit": start, "state_dir": str(workdir / "state"), "log": {"file": ""},
+              "extractor": extractor}
     config_file = workdir / "config.json"
     config_file.write_text(json.dumps(config))
+    started = time.monotonic()
     run = subprocess.run([binary, "watch", "--config", str(config_file), "--once"], capture_output=True, text=True)
+    seconds = time.monotonic() - started
     if run.returncode != 0:
         sys.exit("watch failed (%d): %s" % (run.returncode, run.stderr[-2000:]))
+    work = [line.split(" - ", 2)[-1] for line in (run.stdout + run.stderr).splitlines()
+            if "Static extraction:" in line]
     db = sqlite3.connect(str(workdir / "state" / "state.db"))
     states = {}
     for sha, by_function in stored_states(db):
@@ -107,7 +115,7 @@ def static_states(binary, repo, branch, functions, start, workdir):
             "SELECT c.sha, f.function_path, f.import_statement, ch.json FROM changes ch "
             "JOIN commits c ON c.sequence = ch.commit_sequence JOIN functions f ON f.id = ch.function_id"):
         changes[(sha, statement, path)] = json.loads(text)
-    return states, changes
+    return states, changes, seconds, (work[-1] if work else "")
 
 
 def stored_states(db):
@@ -348,6 +356,8 @@ def main():
                         help="judge only the last N first-parent commits (the replay starts at the first of them)")
     parser.add_argument("--json", default=None, help="write the whole report here")
     parser.add_argument("--show", type=int, default=10, help="examples of each kind to print")
+    parser.add_argument("--extractor", default="static",
+                        help="the tool's extractor: static, or static+import (confirmation by import)")
     args = parser.parse_args()
     repo = os.path.abspath(args.repo)
     functions = json.loads(pathlib.Path(args.functions).read_text())["functions_to_monitor"]
@@ -367,8 +377,8 @@ def main():
         truths = list(pool.map(lambda c: truth_at(repo, c, str(functions_file), tops, cache), commits))
     truth = dict(zip(commits, truths))
     with tempfile.TemporaryDirectory(prefix="aaw-accuracy-") as tmp:
-        states, changes = static_states(os.path.abspath(args.binary), repo, args.branch, functions, commits[0],
-                                        pathlib.Path(tmp))
+        states, changes, seconds, work = static_states(os.path.abspath(args.binary), repo, args.branch, functions,
+                                                       commits[0], pathlib.Path(tmp), args.extractor)
     report = evaluate(commits, functions, truth, states, changes)
     pct = 100.0 * report["agree"] / max(report["pairs"], 1)
     pct_flagged = 100.0 * report["agree_or_flagged"] / max(report["pairs"], 1)
@@ -383,10 +393,12 @@ def main():
         "other_unflagged_disagreeing": len(report["other_disagreements"]),
         "judged_steps": report["judged_steps"], "false_changes": len(report["false_changes"]),
         "false_removals": len(report["false_removals"]), "missed_changes": len(report["missed_changes"]),
-        "unknown_changes": len(report["unknown_changes"])}
+        "unknown_changes": len(report["unknown_changes"]), "extractor": args.extractor,
+        "replay_seconds": round(seconds, 1)}
     print("%s: %d commits%s (%d skipped: nothing imports), %d functions" %
           (name, len(commits), " (the last of %d)" % history if len(commits) < history else "",
            report["skipped_commits"], len(functions)))
+    print("  extractor %s: replay %.1f s; %s" % (args.extractor, seconds, work))
     print("  agreement: %d / %d (commit, function) pairs = %.2f %%" % (report["agree"], report["pairs"], pct))
     print("  flagged by the tool (unverified ok, or unresolved): %d (%d of them agree anyway)" %
           (report["flagged"], report["flagged_agreeing"]))

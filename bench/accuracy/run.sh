@@ -3,6 +3,7 @@
 # aiter's vLLM surface. Repositories are bare clones given as arguments (fetch them; their code is
 # never committed here):
 #   bench/accuracy/run.sh BIN PKGS_DIR [AITER_GIT]
+# AAW_ACCURACY_EXTRACTOR=static+import judges the tool with import confirmation (default: static).
 # PKGS_DIR holds bare clones click.git attrs.git packaging.git pluggy.git requests.git toolz.git tenacity.git
 # pyparsing.git networkx.git (function lists are in bench/accuracy/functions/; toolz and pyparsing are on
 # master; pyparsing is judged on its last 500 first-parent commits and networkx on its last 400, the
@@ -17,7 +18,7 @@ while read -r name options; do
   [ -d "$pkgs/$name.git" ] || { echo "skipping $name: no $pkgs/$name.git"; continue; }
   # shellcheck disable=SC2086 # options are words
   python3 "$here/accuracy.py" --binary "$bin" --repo "$pkgs/$name.git" --functions "$here/functions/$name.json" \
-    --show 3 $options </dev/null
+    --show 3 --extractor "${AAW_ACCURACY_EXTRACTOR:-static}" $options </dev/null
 done <<'PACKAGES'
 click
 attrs

@@ -15,11 +15,6 @@
 
 namespace aaw {
 
-// What differs between two signatures of one function, in names, kinds and defaults, one line
-// each ("parameter 2: 'b' static, 'c' runtime"); empty when they agree.
-std::vector<std::string> signature_disagreements(const Signature& static_signature,
-                                                 const Signature& runtime_signature);
-
 class BothSource final : public SignatureSource {
  public:
   BothSource(SignatureSource& static_source, SignatureSource& runtime_source, Logger& log)

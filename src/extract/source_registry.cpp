@@ -1,6 +1,7 @@
 #include "extract/source_registry.hpp"
 
 #include "extract/both_source.hpp"
+#include "extract/import_confirmed_source.hpp"
 #include "extract/runtime/runtime_source.hpp"
 #include "extract/static/incremental_static_source.hpp"
 #include "util/strings.hpp"
@@ -20,6 +21,7 @@ SourceRegistry builtin_sources() {
   registry.add(static_source_kind());
   registry.add(runtime_source_kind());
   registry.add(both_source_kind());
+  registry.add(import_confirmed_source_kind());
   return registry;
 }
 

@@ -57,7 +57,7 @@ class SourceRegistry : public NamedTable<SourceKind> {
   Result<std::unique_ptr<SignatureSource>> make(const Config& config, SourceDeps& deps) const;
 };
 
-// static, runtime and both.
+// static, runtime, both and static+import.
 SourceRegistry builtin_sources();
 
 }  // namespace aaw

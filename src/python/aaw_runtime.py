@@ -4,7 +4,7 @@ Runs in the extraction child (`aiter-api-watcher __extract`), a process of its o
 sandbox: whatever the package does at import (crash, hang, sys.exit) costs that child only.
 Called from C++ (src/cli/extract_command.cpp) as extract_all(args, host) with
 args = {"work_tree": path, "venv": path or None, "functions": [{"import_statement",
-"function_path"}]}; returns one STATE object (docs/design.md) per function, in order, shaped like the
+"function_path"}], "source_roots": [...] (only when the tree is imported as it is, unbuilt)}; returns one STATE object (docs/design.md) per function, in order, shaped like the
 static resolver's (aaw_static.py): kinds as inspect names them, defaults as repr() prints them,
 annotations as inspect.formatannotation prints them.
 Pure standard library, Python 3.9+.
@@ -28,7 +28,10 @@ def extract_all(args, host=None):
     mismatch = _venv_version_mismatch(args.get("venv"))
     if mismatch:
         return [_failed("extract_failed", mismatch) for _ in args["functions"]]
-    _enter_environment(args.get("work_tree"), args.get("venv"))
+    roots = None
+    if isinstance(args.get("source_roots"), list) and args.get("work_tree"):
+        roots = tree_roots(args["work_tree"], args["source_roots"], args["functions"])
+    _enter_environment(args.get("work_tree"), args.get("venv"), roots)
     states = [_state(function) for function in args["functions"]]
     # The caller leaves without finalizing the interpreter (os._exit): what the package printed
     # must reach the log first.
@@ -67,7 +70,57 @@ def _venv_version_mismatch(venv):
 # ---------------------------------------------------------------------------------------------
 # The environment: what `<venv>/bin/python` started in the work tree would see.
 
-def _enter_environment(work_tree, venv):
+def tree_roots(work_tree, source_roots, functions):
+    """Where the functions' top-level packages are in an unbuilt work tree, as directories for
+    sys.path: looked for as static extraction looks for them (aaw_finder.ModuleFinder): in
+    `source_roots` when given, else the root, src/, then what the packaging files declare. A src/
+    layout package imports from the tree only with its root on the path."""
+    import aaw_packaging  # the embedded modules: only this path needs them
+
+    if source_roots:
+        candidates = [aaw_packaging.directory(root) for root in source_roots if isinstance(root, str)]
+    else:
+        candidates = ["", "src/"]
+        for path, reader in aaw_packaging.PACKAGING_FILES:
+            try:
+                with open(os.path.join(work_tree, path), encoding="utf-8", errors="replace") as file:
+                    text = file.read()
+            except OSError:
+                continue
+            candidates += [aaw_packaging.directory(root) for root in reader(text)]
+    found = []
+    for top in _top_level_names(functions):
+        for root in candidates:
+            base = os.path.join(work_tree, root)
+            if os.path.isdir(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py")):
+                directory = os.path.normpath(base)
+                if directory not in found:
+                    found.append(directory)
+                break
+    return found
+
+
+def _top_level_names(functions):
+    names = []
+    for function in functions:
+        statement = function.get("import_statement") if isinstance(function, dict) else None
+        try:
+            node = ast.parse(statement.strip()).body[0]
+        except Exception:
+            continue
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            modules = [node.module]
+        else:
+            continue
+        for module in modules:
+            if module.split(".")[0] not in names:
+                names.append(module.split(".")[0])
+    return names
+
+
+def _enter_environment(work_tree, venv, roots=None):
     before = list(sys.path)
     if venv:
         version = "python%d.%d" % sys.version_info[:2]
@@ -79,6 +132,7 @@ def _enter_environment(work_tree, venv):
             sys.executable = python
     # As in a venv: the work tree first, then the venv's site-packages, then the system's.
     head = [work_tree] if work_tree else []
+    head += [root for root in roots or () if root not in head]
     added = [entry for entry in sys.path if entry not in before and entry not in head]
     sys.path[:] = head + added + [entry for entry in before if entry not in head]
     if work_tree:

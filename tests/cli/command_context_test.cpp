@@ -188,7 +188,7 @@ TEST_F(ConfigTest, RejectsStringWhereIntegerExpected) {
 
 TEST_F(ConfigTest, RejectsUnknownExtractor) {
   EXPECT_EQ(error_of(with_functions(k_one_function, R"(, "extractor": "dynamic")")),
-            "config.json: extractor: expected one of static, runtime, both, got 'dynamic'");
+            "config.json: extractor: expected one of static, runtime, both, static+import, got 'dynamic'");
 }
 
 TEST_F(ConfigTest, RejectsWrongTypeInNestedSection) {

@@ -105,17 +105,5 @@ TEST_F(BothSourceTest, RuntimeFailureIsTheError) {
   EXPECT_EQ(states.error().message(), "cannot check out");
 }
 
-TEST(SignatureDisagreementsTest, NamesEachDifference) {
-  Signature a{{param("x"), param("y", "1"), param("z")}, std::nullopt};
-  Signature b{{param("x", std::nullopt, ParameterKind::positional_only), param("w", "1")}, std::nullopt};
-  auto differences = signature_disagreements(a, b);
-  EXPECT_EQ(differences, (std::vector<std::string>{
-                             "3 parameters static, 2 runtime",
-                             "parameter 1: 'x' is POSITIONAL_OR_KEYWORD static, POSITIONAL_ONLY runtime",
-                             "parameter 2: 'y' static, 'w' runtime",
-                         }));
-  EXPECT_TRUE(signature_disagreements(a, a).empty());
-}
-
 }  // namespace
 }  // namespace aaw

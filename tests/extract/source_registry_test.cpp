@@ -49,7 +49,8 @@ SourceDeps deps_on(GitMirror& mirror, Logger& log) {
 }
 
 TEST(SourceRegistryTest, BuiltinKindsInTheirOrder) {
-  EXPECT_EQ(builtin_sources().names(), (std::vector<std::string>{"static", "runtime", "both"}));
+  EXPECT_EQ(builtin_sources().names(),
+            (std::vector<std::string>{"static", "runtime", "both", "static+import"}));
   EXPECT_FALSE(builtin_sources().find("runtime")->description.empty());
 }
 
@@ -62,7 +63,8 @@ TEST(SourceRegistryTest, UnknownExtractorNamesTheKnownOnes) {
   auto source = builtin_sources().make(config, deps);
   ASSERT_FALSE(source);
   EXPECT_EQ(source.error().code(), ErrorCode::invalid_input);
-  EXPECT_EQ(source.error().message(), "extractor: expected one of static, runtime, both, got 'pyi'");
+  EXPECT_EQ(source.error().message(),
+            "extractor: expected one of static, runtime, both, static+import, got 'pyi'");
 }
 
 TEST(SourceRegistryTest, RuntimeKindReportsWhatItCannotOpen) {

@@ -50,5 +50,42 @@ class RuntimeStateTest(unittest.TestCase):
         self.assertEqual(self.state("rtpkg.nothing")["status"], "missing")
 
 
+class TreeRootsTest(unittest.TestCase):
+    """An unbuilt work tree is imported from where static extraction finds its packages."""
+
+    def tree(self, files):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        root = pathlib.Path(tmp.name)
+        for path, text in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text)
+        return root
+
+    def roots(self, root, source_roots, *statements):
+        functions = [{"import_statement": s, "function_path": "x"} for s in statements]
+        return [pathlib.Path(r).relative_to(root).as_posix() for r in
+                aaw_runtime.tree_roots(str(root), source_roots, functions)]
+
+    def test_the_root_then_src(self):
+        root = self.tree({"flat/__init__.py": "", "src/lay/__init__.py": "", "single.py": ""})
+        self.assertEqual(self.roots(root, [], "import flat", "from lay.sub import f", "import single"), [".", "src"])
+        self.assertEqual(self.roots(root, [], "import lay.sub as s"), ["src"])
+
+    def test_declared_roots_when_neither_holds_the_package(self):
+        root = self.tree({"lib/python/deep/__init__.py": "",
+                          "setup.cfg": "[options]\npackage_dir =\n    = lib/python\n"})
+        self.assertEqual(self.roots(root, [], "from deep import f"), ["lib/python"])
+
+    def test_configured_roots_only(self):
+        root = self.tree({"src/lay/__init__.py": "", "other/lay/__init__.py": ""})
+        self.assertEqual(self.roots(root, ["other"], "import lay"), ["other"])
+        self.assertEqual(self.roots(root, ["nowhere"], "import lay"), [])
+
+    def test_unreadable_statements_and_relative_imports_are_skipped(self):
+        root = self.tree({"src/lay/__init__.py": ""})
+        self.assertEqual(self.roots(root, [], "from . import f", "import (", "import lay"), ["src"])
+
+
 if __name__ == "__main__":
     unittest.main()

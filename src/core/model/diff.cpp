@@ -7,6 +7,7 @@
 
 #include "core/model/annotation.hpp"
 #include "core/model/compiled_binding.hpp"
+#include "core/model/cross_check.hpp"
 
 namespace aaw {
 namespace {
@@ -254,6 +255,22 @@ std::vector<Change> diff_signatures(const Signature& before, const Signature& af
   return signature_changes(before, after);
 }
 
+namespace {
+
+// One state read from source, the other by import (extractor static+import): the same
+// annotation and default are spelled differently on the two sides (cross_check.hpp), so only
+// what both can state is a change. `printed_before`: the state before is the imported one.
+void drop_spellings(std::vector<Change>& changes, bool printed_before) {
+  std::erase_if(changes, [&](const Change& c) {
+    if (c.kind == ChangeKind::annotation_changed || c.kind == ChangeKind::return_annotation_changed)
+      return true;
+    if (c.kind != ChangeKind::default_changed) return false;
+    return printed_before ? defaults_agree(c.new_text, c.old_text) : defaults_agree(c.old_text, c.new_text);
+  });
+}
+
+}  // namespace
+
 std::vector<Change> diff_states(const SignatureState& before, const SignatureState& after) {
   if (is_machinery_failure(before.status) || is_machinery_failure(after.status)) return {};
   if (!before.is_ok() || !after.is_ok()) return diff_statuses(before, after);
@@ -265,6 +282,7 @@ std::vector<Change> diff_states(const SignatureState& before, const SignatureSta
     return {Change{ChangeKind::state_changed, Severity::unknown, std::nullopt, before.summary(),
                    after.summary()}};
   std::vector<Change> out = signature_changes(before.signature, after.signature);
+  if (before.by_import != after.by_import) drop_spellings(out, before.by_import);
   std::vector<Change> of_binding = diff_bindings(before, after, out);
   out.insert(out.end(), of_binding.begin(), of_binding.end());
   return out;

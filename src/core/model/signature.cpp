@@ -238,6 +238,7 @@ Json to_json(const SignatureState& state) {
     out["signature"] = to_json(state.signature);
     if (!state.detail.empty()) out["detail"] = state.detail;  // a note on the signature
     if (!state.unverified.empty()) out["unverified"] = state.unverified;
+    if (state.by_import) out["by_import"] = true;
     if (state.binding) {
       out["binding"] = to_json(*state.binding);
       Json drift = Json::array();
@@ -290,6 +291,10 @@ Result<SignatureState> state_from_json(const Json& json) {
     if (!unverified->is_string())
       return bad_field("unverified", "a string (why the signature is not vouched for)");
     state.unverified = unverified->get<std::string>();
+  }
+  if (auto by_import = json.find("by_import"); by_import != json.end()) {
+    if (!by_import->is_boolean()) return bad_field("by_import", "true or false");
+    state.by_import = by_import->get<bool>();
   }
   if (auto binding = json.find("binding"); binding != json.end() && !binding->is_null()) {
     auto parsed = binding_from_json(*binding);

@@ -113,6 +113,11 @@ struct SignatureState {
   // callers meet may differ); empty when it can. Shown beside the signature everywhere and
   // counted; its text is never diffed, only its appearing or going (diff_states).
   std::string unverified;
+  // For ok: read by importing the commit's tree (inspect.signature) where static extraction could
+  // not vouch for the signature (`extractor: static+import`), not from source: defaults are as
+  // Python prints them and annotations as it formats them, so diff_states compares it with a
+  // state read from source as the cross-check does (core/model/cross_check.hpp).
+  bool by_import = false;
 
   static SignatureState ok(Signature signature);
   static SignatureState failed(Status status, std::string detail);

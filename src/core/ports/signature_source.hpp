@@ -37,6 +37,11 @@ class SignatureSource {
                                                    const std::vector<MonitoredFunction>& functions,
                                                    const std::vector<SignatureState>& states);
 
+  // The positions of the last advance() whose inputs changed: a file their extraction read differs
+  // at that commit, whether or not their state did (in increasing order). nullopt when the source
+  // cannot tell (it keeps no record of what each function read), which is the default.
+  virtual std::optional<std::vector<std::size_t>> inputs_changed() const { return std::nullopt; }
+
   // The commits the watcher will ask about next, in order, after `from` (the one it is at, when
   // any): a hint a source may use to work ahead (the static one parses ahead on another core).
   virtual void expect(const std::optional<ObjectId>& /*from*/, const std::vector<ObjectId>& /*commits*/) {}

@@ -96,11 +96,14 @@ Json recorded_env(const std::map<std::string, std::string>& env) {
 }
 
 Json request_json(const fs::path& work_tree, const fs::path& venv,
-                  const std::vector<MonitoredFunction>& functions) {
+                  const std::vector<MonitoredFunction>& functions,
+                  const std::optional<std::vector<std::string>>& source_roots) {
   Json list = Json::array();
   for (const MonitoredFunction& f : functions)
     list.push_back({{"import_statement", f.import_statement}, {"function_path", f.function_path}});
-  return {{"work_tree", work_tree.string()}, {"venv", venv.string()}, {"functions", std::move(list)}};
+  Json request = {{"work_tree", work_tree.string()}, {"venv", venv.string()}, {"functions", std::move(list)}};
+  if (source_roots) request["source_roots"] = *source_roots;
+  return request;
 }
 
 // The child's result file: {"states": [STATE, ...]}, one per function. The reason when it is not.
@@ -320,8 +323,8 @@ Result<std::vector<SignatureState>> RuntimeSource::run_child(
   const fs::path result_file = dir / "result.json";
   // Made afresh: a build may have left a link or a FIFO here, to be written through or read from.
   if (auto made = make_fresh_directory(dir); !made) return made.error();
-  if (auto written =
-          write_file_atomically(request_file, request_json(m_work_tree.path(), m_venv, functions).dump());
+  if (auto written = write_file_atomically(
+          request_file, request_json(m_work_tree.path(), m_venv, functions, m_options.source_roots).dump());
       !written)
     return written.error();
   const fs::path log_file = m_logs / (commit.hex + "-extract.log");
@@ -393,6 +396,7 @@ SourceKind runtime_source_kind() {
             options.python = deps.python_executable;
             options.python_version = deps.python_version;
             options.stop_requested = deps.stop_requested;
+            if (config.build.command.empty()) options.source_roots = config.static_extraction.source_roots;
             return std::unique_ptr<SignatureSource>(std::make_unique<RuntimeSource>(
                 std::move(*work_tree), std::move(*sandbox), std::move(options), deps.log));
           }};

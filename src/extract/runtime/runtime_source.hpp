@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct RuntimeSourceOptions {
   // The binary run as the extraction child (`PROGRAM __extract REQUEST RESULT`): this one.
   std::filesystem::path extract_program = this_program();
   std::size_t kept_logs = 50;  // commits whose build and extract logs are kept
+  // Set when the work tree is imported as it is, unbuilt (no build.command): its top-level packages
+  // are then put on the path from where static extraction finds them (these roots; empty: the
+  // root, src/, then what the packaging files declare), so that a src/ layout imports too.
+  std::optional<std::vector<std::string>> source_roots = std::nullopt;
   // Polled while waiting for runtime.lock, a build or the child (SIGTERM to the daemon): once true,
   // what runs is killed and extract() returns cancelled. Empty: never.
   std::function<bool()> stop_requested;

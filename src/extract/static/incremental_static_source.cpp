@@ -413,6 +413,7 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
   if (m_prefetch) m_prefetch->reach(commit);
   bool indexed = m_last_commit && functions == m_last_functions;
   m_last_commit.reset();  // until this extraction is complete
+  m_inputs_changed.reset();
   auto tree = m_mirror.tree(commit);
   if (!tree) return tree.error();
   CommitView view(**tree);
@@ -440,6 +441,7 @@ Result<std::vector<SignatureState>> IncrementalStaticSource::extract(
 Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
     const ObjectId& from, const ObjectId& commit, const std::vector<MonitoredFunction>& functions,
     const std::vector<SignatureState>& states) {
+  m_inputs_changed.reset();
   if (!continues(from, functions) || states.size() != functions.size())
     return SignatureSource::advance(from, commit, functions, states);
   if (m_prefetch) m_prefetch->reach(commit);
@@ -460,6 +462,13 @@ Result<std::vector<StateUpdate>> IncrementalStaticSource::advance(
     charge_checking(watching,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     positions = std::move(*found);
+    std::vector<std::size_t> touched;
+    for (std::size_t i = 0, k = 0; i < functions.size(); ++i) {
+      const bool resolved = k < positions.size() && positions[k] == i;
+      k += resolved;
+      if (resolved || watching[i]) touched.push_back(i);
+    }
+    m_inputs_changed = std::move(touched);
   } else {
     positions = every_position(functions.size());
   }

@@ -51,6 +51,10 @@ class IncrementalStaticSource final : public SignatureSource {
                                            const std::vector<MonitoredFunction>& functions,
                                            const std::vector<SignatureState>& states) override;
 
+  // After an advance() that continued the last extraction: the functions a changed file concerned
+  // (resolved again, or kept by their digests or a star-import check). nullopt otherwise.
+  std::optional<std::vector<std::size_t>> inputs_changed() const override { return m_inputs_changed; }
+
   // "Static extraction: N function states resolved in Python, M reused unchanged; P module parses of
   // B distinct blobs".
   std::string work_summary() const override;
@@ -186,6 +190,7 @@ class IncrementalStaticSource final : public SignatureSource {
   std::unordered_map<std::string, std::vector<char>> m_dir_watchers;
   std::unordered_map<std::string, std::vector<char>> m_entry_watchers;
   std::uint64_t m_all_current = 0;
+  std::optional<std::vector<std::size_t>> m_inputs_changed;  // inputs_changed()
   Work m_work;
   // Per function: how often it was resolved in Python and how long that took, and how often a
   // commit changed files it read and its share of the time checking them (split evenly among the

@@ -69,6 +69,35 @@ TEST_F(DiffTest, AFlipOfTheUnverifiedFlagIsOneUnknownChange) {
   EXPECT_EQ(same.severity, Severity::breaking);
 }
 
+SignatureState imported(SignatureState state) {
+  state.by_import = true;
+  return state;
+}
+
+TEST_F(DiffTest, OneSideReadByImportIsComparedOnWhatBothSidesCanState) {
+  // Read from source at one commit, by import at the next (or back): the same parameters spelled
+  // as written and as Python prints them are no change.
+  auto source = ok({p("x", {}, K::positional_or_keyword, "Optional[Tensor]"), p("block", "BLOCK"),
+                    p("scale", "0x10"), p("name", "'a'")},
+                   "None");
+  auto printed = imported(ok({p("x", {}, K::positional_or_keyword, "typing.Optional[torch.Tensor]"),
+                              p("block", "128"), p("scale", "16"), p("name", "'a'")}));
+  EXPECT_TRUE(diff_states(source, printed).empty()) << describe(diff_states(source, printed));
+  EXPECT_TRUE(diff_states(printed, source).empty()) << describe(diff_states(printed, source));
+  // What both can state still changes: a literal default, a name, a kind.
+  auto c = only_change(imported(ok({p("scale", "16")})), ok({p("scale", "32")}));
+  EXPECT_EQ(c.kind, ChangeKind::default_changed);
+  EXPECT_EQ(c.severity, Severity::behavioural);
+  auto renamed = diff_states(ok({p("a"), p("b", "1")}), imported(ok({p("a"), p("c", "1")})));
+  EXPECT_TRUE(has(renamed, ChangeKind::parameter_removed, Severity::breaking, "b")) << describe(renamed);
+  auto kind = only_change(ok({p("a")}), imported(ok({p("a", {}, K::keyword_only)})));
+  EXPECT_EQ(kind.kind, ChangeKind::kind_changed);
+  // Both read by import: compared as usual, annotations included.
+  auto annotation = only_change(imported(ok({p("a", {}, K::positional_or_keyword, "int")})),
+                                imported(ok({p("a", {}, K::positional_or_keyword, "str")})));
+  EXPECT_EQ(annotation.kind, ChangeKind::annotation_changed);
+}
+
 Parameter referring(std::string name, std::string text, std::string refers_to) {
   Parameter parameter = p(std::move(name), std::move(text));
   parameter.default_refers_to = std::move(refers_to);

@@ -125,5 +125,20 @@ TEST(SignatureNoteTest, UnverifiedFlagRoundTripsAndIsPrinted) {
   EXPECT_FALSE(SignatureState::failed(Status::unresolved, "x").is_unverified());
 }
 
+// A state read by import (extractor static+import) says so in its JSON, and only then.
+TEST(SignatureNoteTest, ByImportRoundTrips) {
+  SignatureState state =
+      SignatureState::ok(Signature{{Parameter{"a", ParameterKind::positional_or_keyword, "128", {}}}, {}});
+  EXPECT_FALSE(to_json(state).contains("by_import"));
+  state.by_import = true;
+  Json json = to_json(state);
+  EXPECT_EQ(json["by_import"], true);
+  EXPECT_EQ(*state_from_json(json), state);
+  json["by_import"] = "yes";
+  auto bad = state_from_json(json);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("by_import"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace aaw

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "extract/both_source.hpp"
+#include "core/model/cross_check.hpp"
 #include "extract/static/static_extractor.hpp"
 #include "io/git/libgit2_mirror.hpp"
 #include "io/git/libgit2_work_tree.hpp"

@@ -241,6 +241,25 @@ TEST_F(SignatureSourceTest, AdvanceLooksOnlyAtFunctionsThatReadWhatChanged) {
   EXPECT_EQ((*back)[0].position, 1u);
 }
 
+// What import confirmation asks: the functions a changed file concerned, whether or not their
+// state changed (a body edit keeps f's state, and f read that file).
+TEST_F(SignatureSourceTest, AdvanceSaysWhichFunctionsAChangedFileConcerned) {
+  m_repo.write_file("README.md", "two\n");
+  std::string docs = m_repo.commit("docs only");
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    return x + y\n");
+  std::string body = m_repo.commit("f's body");
+  open();
+  auto states = extract(m_first);
+  EXPECT_FALSE(m_source->inputs_changed()) << "an extraction says nothing of what changed";
+  advance(m_first, docs, states);
+  EXPECT_EQ(m_source->inputs_changed(), std::vector<std::size_t>{});
+  EXPECT_TRUE(advance(docs, body, states).empty());
+  EXPECT_EQ(m_source->inputs_changed(), std::vector<std::size_t>{0});
+  // From a commit that is not the last extracted: it cannot tell.
+  advance(m_first, body, states);
+  EXPECT_FALSE(m_source->inputs_changed());
+}
+
 // Directories whose id did not change are not looked into: a change deep under directories that
 // the commits before left alone is still found, and one beside them costs no look.
 TEST_F(SignatureSourceTest, AdvanceFindsAChangeDeepUnderDirectoriesLeftAloneBefore) {

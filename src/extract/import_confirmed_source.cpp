@@ -1,0 +1,174 @@
+#include "extract/import_confirmed_source.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <map>
+
+#include "core/model/cross_check.hpp"
+#include "extract/runtime/runtime_source.hpp"
+#include "extract/source_registry.hpp"
+#include "extract/static/incremental_static_source.hpp"
+#include "util/strings.hpp"
+
+namespace aaw {
+namespace {
+
+std::vector<std::size_t> doubtful_positions(const std::vector<SignatureState>& states) {
+  std::vector<std::size_t> positions;
+  for (std::size_t i = 0; i < states.size(); ++i)
+    if (needs_confirmation(states[i])) positions.push_back(i);
+  return positions;
+}
+
+std::string plural(std::size_t count, const char* what) {
+  return fmt::format("{} {}{}", count, what, count == 1 ? "" : "s");
+}
+
+}  // namespace
+
+bool needs_confirmation(const SignatureState& state) {
+  return state.is_unverified() || state.status == Status::unresolved;
+}
+
+Result<std::vector<SignatureState>> ImportConfirmedSource::extract(
+    const ObjectId& commit, const std::vector<MonitoredFunction>& functions) {
+  m_last.reset();  // until this extraction is complete
+  auto statics = m_static.extract(commit, functions);
+  if (!statics) return statics;
+  m_functions = functions;
+  m_static_states = std::move(*statics);
+  const std::vector<std::size_t> positions = doubtful_positions(m_static_states);
+  auto confirmed = confirm(commit, functions, positions);
+  if (!confirmed) return confirmed.error();
+  std::vector<SignatureState> states = m_static_states;
+  for (std::size_t k = 0; k < positions.size(); ++k) states[positions[k]] = std::move((*confirmed)[k]);
+  m_last = commit;
+  return states;
+}
+
+Result<std::vector<StateUpdate>> ImportConfirmedSource::advance(
+    const ObjectId& from, const ObjectId& commit, const std::vector<MonitoredFunction>& functions,
+    const std::vector<SignatureState>& states) {
+  if (!m_last || *m_last != from || functions != m_functions || states.size() != functions.size())
+    return SignatureSource::advance(from, commit, functions, states);
+  m_last.reset();
+  auto updates = m_static.advance(from, commit, functions, m_static_states);
+  if (!updates) return updates.error();
+  for (const StateUpdate& update : *updates) m_static_states[update.position] = update.state;
+  // A doubtful function is imported again wherever a file its resolution read changed, even when
+  // static extraction reads the same state: what it cannot follow (a decorator class's body) may
+  // be what changed.
+  std::vector<std::size_t> positions;
+  if (auto touched = m_static.inputs_changed()) {
+    for (std::size_t position : *touched)
+      if (needs_confirmation(m_static_states[position])) positions.push_back(position);
+  } else {
+    positions = doubtful_positions(m_static_states);
+  }
+  auto confirmed = confirm(commit, functions, positions);
+  if (!confirmed) return confirmed.error();
+  // The state each position asked or updated has now, in increasing position.
+  std::map<std::size_t, SignatureState> now;
+  for (StateUpdate& update : *updates) now[update.position] = std::move(update.state);
+  for (std::size_t k = 0; k < positions.size(); ++k) now[positions[k]] = std::move((*confirmed)[k]);
+  std::vector<StateUpdate> out;
+  for (auto& [position, state] : now)
+    if (!(state == states[position])) out.push_back({position, std::move(state)});
+  m_last = commit;
+  return out;
+}
+
+Result<std::vector<SignatureState>> ImportConfirmedSource::confirm(
+    const ObjectId& commit, const std::vector<MonitoredFunction>& functions,
+    const std::vector<std::size_t>& positions) {
+  std::vector<SignatureState> out;
+  if (positions.empty()) return out;
+  std::vector<MonitoredFunction> asked;
+  for (std::size_t position : positions) asked.push_back(functions[position]);
+  ++m_tally.imports;
+  m_tally.asked += positions.size();
+  auto imported = m_import.extract(commit, asked);
+  if (!imported && imported.error().code() == ErrorCode::cancelled) return imported.error();
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    const SignatureState& static_state = m_static_states[positions[k]];
+    if (!imported) {
+      unanswered(imported.error().message());
+      out.push_back(static_state);
+    } else {
+      out.push_back(judge(asked[k], commit, static_state, std::move((*imported)[k])));
+    }
+  }
+  return out;
+}
+
+SignatureState ImportConfirmedSource::judge(const MonitoredFunction& function, const ObjectId& commit,
+                                            const SignatureState& static_state, SignatureState imported) {
+  // Only a statement about the code answers; an import that raised, a child that failed or an
+  // object without a signature inspect can read says nothing static extraction did not.
+  if (imported.status != Status::ok && imported.status != Status::missing) {
+    unanswered(std::string(to_string(imported.status)) + ": " + imported.detail);
+    return static_state;
+  }
+  if (static_state.is_ok() && imported.is_ok()) {
+    auto differences = signature_disagreements(static_state.signature, imported.signature);
+    if (differences.empty()) {
+      ++m_tally.confirmed;
+      SignatureState confirmed = static_state;
+      confirmed.unverified.clear();
+      return confirmed;
+    }
+    ++m_tally.differed;
+    m_log.warn("Importing {} at {} gives {}, not the {} static extraction read ({}); recording the import's",
+               function.function_path, commit.hex, imported.signature.text(), static_state.signature.text(),
+               join(differences, "; "));
+  } else if (static_state.is_ok()) {
+    ++m_tally.differed;
+    m_log.warn("Importing {} at {} finds it {}, where static extraction read {}; recording the import's",
+               function.function_path, commit.hex, imported.summary(), static_state.summary());
+  } else {
+    ++m_tally.resolved;
+  }
+  imported.by_import = imported.is_ok();
+  return imported;
+}
+
+void ImportConfirmedSource::unanswered(const std::string& why) {
+  if (m_tally.unanswered == 0) {
+    m_tally.first_unanswered = why;
+    m_log.warn(
+        "The import could not confirm what static extraction cannot vouch for ({}): the static states "
+        "are kept, and the closing summary counts every such state",
+        why);
+  }
+  ++m_tally.unanswered;
+}
+
+std::string ImportConfirmedSource::work_summary() const {
+  std::string summary = m_static.work_summary();
+  const Tally& t = m_tally;
+  std::string imports = fmt::format(
+      "import confirmation: {} of doubtful functions in {}: {} confirmed, {} differed and {} resolved "
+      "(the import's recorded), {} unanswered (static kept)",
+      plural(t.asked, "state"), plural(t.imports, "import"), t.confirmed, t.differed, t.resolved,
+      t.unanswered);
+  if (t.unanswered > 0) imports += "; first: " + t.first_unanswered;
+  return summary + (summary.empty() ? "" : "; ") + imports;
+}
+
+SourceKind import_confirmed_source_kind() {
+  return {"static+import",
+          "static extraction, confirmed by importing the commit's tree (no build) where it cannot vouch "
+          "for a signature",
+          [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
+            auto static_source = static_source_kind().make(config, deps);
+            if (!static_source) return static_source.error();
+            Config unbuilt = config;
+            unbuilt.build.command.clear();
+            auto import_source = runtime_source_kind().make(unbuilt, deps);
+            if (!import_source) return import_source.error();
+            return std::unique_ptr<SignatureSource>(std::make_unique<ImportConfirmedSource>(
+                std::move(*static_source), std::move(*import_source), deps.log));
+          }};
+}
+
+}  // namespace aaw
