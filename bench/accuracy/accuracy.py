@@ -103,7 +103,7 @@ def static_states(binary, repo, branch, functions, start, workdir, extractor="st
     seconds = time.monotonic() - started
     if run.returncode != 0:
         sys.exit("watch failed (%d): %s" % (run.returncode, run.stderr[-2000:]))
-    work = [line.split(" - ", 2)[-1] for line in (run.stdout + run.stderr).splitlines()
+    work = [line.split(" - ", 3)[-1] for line in (run.stdout + run.stderr).splitlines()
             if "Static extraction:" in line]
     db = sqlite3.connect(str(workdir / "state" / "state.db"))
     states = {}
