@@ -13,6 +13,8 @@ Pure standard library, Python 3.9+.
 import ast
 import faulthandler
 import glob
+import importlib.abc
+import importlib.machinery
 import inspect
 import os
 import re
@@ -30,7 +32,12 @@ def extract_all(args, host=None):
         return [_failed("extract_failed", mismatch) for _ in args["functions"]]
     roots = None
     if isinstance(args.get("source_roots"), list) and args.get("work_tree"):
+        # An unbuilt tree: imported from where its packages are, never from an installed copy,
+        # and without leaving __pycache__ directories in the work tree (a later checkout would
+        # keep them, and an emptied package directory would still import as a namespace).
+        sys.dont_write_bytecode = True
         roots = tree_roots(args["work_tree"], args["source_roots"], args["functions"])
+        sys.meta_path.insert(0, TreeOnly([args["work_tree"]] + roots, _top_level_names(args["functions"])))
     _enter_environment(args.get("work_tree"), args.get("venv"), roots)
     states = [_state(function) for function in args["functions"]]
     # The caller leaves without finalizing the interpreter (os._exit): what the package printed
@@ -92,12 +99,37 @@ def tree_roots(work_tree, source_roots, functions):
     for top in _top_level_names(functions):
         for root in candidates:
             base = os.path.join(work_tree, root)
-            if os.path.isdir(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py")):
+            if _holds_python(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py")):
                 directory = os.path.normpath(base)
                 if directory not in found:
                     found.append(directory)
                 break
     return found
+
+
+class TreeOnly(importlib.abc.MetaPathFinder):
+    """Finds the monitored top-level packages in the tree's roots or nowhere: a commit whose tree
+    lacks one must not import a copy installed on the machine (the venv sees the system's
+    site-packages, where Debian installs requests, attrs, pyparsing...)."""
+
+    def __init__(self, roots, tops):
+        self.roots, self.tops = list(roots), set(tops)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.tops:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, self.roots)
+        if spec is None:
+            raise ModuleNotFoundError("No module named %r in the tree" % fullname, name=fullname)
+        return spec
+
+
+def _holds_python(directory):
+    """A package directory as git would have it: one holding more than bytecode left behind."""
+    try:
+        return any(entry != "__pycache__" for entry in os.listdir(directory))
+    except OSError:
+        return False
 
 
 def _top_level_names(functions):

@@ -82,6 +82,19 @@ class TreeRootsTest(unittest.TestCase):
         self.assertEqual(self.roots(root, ["other"], "import lay"), ["other"])
         self.assertEqual(self.roots(root, ["nowhere"], "import lay"), [])
 
+    def test_a_directory_holding_only_bytecode_is_no_package(self):
+        root = self.tree({"lay/__pycache__/x.pyc": "", "src/lay/__init__.py": ""})
+        self.assertEqual(self.roots(root, [], "import lay"), ["src"])
+
+    def test_monitored_packages_come_from_the_tree_or_nowhere(self):
+        root = self.tree({"src/lay/__init__.py": ""})
+        finder = aaw_runtime.TreeOnly([str(root), str(root / "src")], ["lay", "json"])
+        self.assertTrue(finder.find_spec("lay").origin.startswith(str(root / "src")))
+        # json is installed (the standard library), but not in this tree: not found, never the copy.
+        with self.assertRaisesRegex(ModuleNotFoundError, "No module named 'json' in the tree"):
+            finder.find_spec("json")
+        self.assertIsNone(finder.find_spec("os"))  # not monitored: the usual finders answer
+
     def test_unreadable_statements_and_relative_imports_are_skipped(self):
         root = self.tree({"src/lay/__init__.py": ""})
         self.assertEqual(self.roots(root, [], "from . import f", "import (", "import lay"), ["src"])
