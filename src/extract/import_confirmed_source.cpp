@@ -41,7 +41,8 @@ Result<std::vector<SignatureState>> ImportConfirmedSource::extract(
   auto confirmed = confirm(commit, functions, positions);
   if (!confirmed) return confirmed.error();
   std::vector<SignatureState> states = m_static_states;
-  for (std::size_t k = 0; k < positions.size(); ++k) states[positions[k]] = std::move((*confirmed)[k]);
+  for (std::size_t k = 0; k < positions.size(); ++k)
+    if ((*confirmed)[k]) states[positions[k]] = std::move(*(*confirmed)[k]);
   m_last = commit;
   return states;
 }
@@ -54,7 +55,11 @@ Result<std::vector<StateUpdate>> ImportConfirmedSource::advance(
   m_last.reset();
   auto updates = m_static.advance(from, commit, functions, m_static_states);
   if (!updates) return updates.error();
-  for (const StateUpdate& update : *updates) m_static_states[update.position] = update.state;
+  std::map<std::size_t, SignatureState> now;  // the state of each position asked or updated
+  for (const StateUpdate& update : *updates) {
+    m_static_states[update.position] = update.state;
+    now[update.position] = update.state;
+  }
   // A doubtful function is imported again wherever a file its resolution read changed, even when
   // static extraction reads the same state: what it cannot follow (a decorator class's body) may
   // be what changed.
@@ -67,10 +72,16 @@ Result<std::vector<StateUpdate>> ImportConfirmedSource::advance(
   }
   auto confirmed = confirm(commit, functions, positions);
   if (!confirmed) return confirmed.error();
-  // The state each position asked or updated has now, in increasing position.
-  std::map<std::size_t, SignatureState> now;
-  for (StateUpdate& update : *updates) now[update.position] = std::move(update.state);
-  for (std::size_t k = 0; k < positions.size(); ++k) now[positions[k]] = std::move((*confirmed)[k]);
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    const std::size_t position = positions[k];
+    if ((*confirmed)[k]) {
+      now[position] = std::move(*(*confirmed)[k]);
+    } else if (!now.count(position)) {
+      // Static extraction reads what it read before and the import cannot tell: what the import
+      // said before (if it did) is still the best answer, and nothing known changed.
+      now[position] = states[position];
+    }
+  }
   std::vector<StateUpdate> out;
   for (auto& [position, state] : now)
     if (!(state == states[position])) out.push_back({position, std::move(state)});
@@ -78,10 +89,10 @@ Result<std::vector<StateUpdate>> ImportConfirmedSource::advance(
   return out;
 }
 
-Result<std::vector<SignatureState>> ImportConfirmedSource::confirm(
+Result<std::vector<std::optional<SignatureState>>> ImportConfirmedSource::confirm(
     const ObjectId& commit, const std::vector<MonitoredFunction>& functions,
     const std::vector<std::size_t>& positions) {
-  std::vector<SignatureState> out;
+  std::vector<std::optional<SignatureState>> out;
   if (positions.empty()) return out;
   std::vector<MonitoredFunction> asked;
   for (std::size_t position : positions) asked.push_back(functions[position]);
@@ -90,24 +101,25 @@ Result<std::vector<SignatureState>> ImportConfirmedSource::confirm(
   auto imported = m_import.extract(commit, asked);
   if (!imported && imported.error().code() == ErrorCode::cancelled) return imported.error();
   for (std::size_t k = 0; k < positions.size(); ++k) {
-    const SignatureState& static_state = m_static_states[positions[k]];
     if (!imported) {
       unanswered(imported.error().message());
-      out.push_back(static_state);
+      out.push_back(std::nullopt);
     } else {
-      out.push_back(judge(asked[k], commit, static_state, std::move((*imported)[k])));
+      out.push_back(judge(asked[k], commit, m_static_states[positions[k]], std::move((*imported)[k])));
     }
   }
   return out;
 }
 
-SignatureState ImportConfirmedSource::judge(const MonitoredFunction& function, const ObjectId& commit,
-                                            const SignatureState& static_state, SignatureState imported) {
+std::optional<SignatureState> ImportConfirmedSource::judge(const MonitoredFunction& function,
+                                                           const ObjectId& commit,
+                                                           const SignatureState& static_state,
+                                                           SignatureState imported) {
   // Only a statement about the code answers; an import that raised, a child that failed or an
   // object without a signature inspect can read says nothing static extraction did not.
   if (imported.status != Status::ok && imported.status != Status::missing) {
     unanswered(std::string(to_string(imported.status)) + ": " + imported.detail);
-    return static_state;
+    return std::nullopt;
   }
   if (static_state.is_ok() && imported.is_ok()) {
     auto differences = signature_disagreements(static_state.signature, imported.signature);
@@ -162,8 +174,11 @@ SourceKind import_confirmed_source_kind() {
           [](const Config& config, SourceDeps& deps) -> Result<std::unique_ptr<SignatureSource>> {
             auto static_source = static_source_kind().make(config, deps);
             if (!static_source) return static_source.error();
+            // Nothing is built, so nothing a submodule holds (C++ sources, kernels) is needed, and
+            // a checkout that fetches one needs the network at every import.
             Config unbuilt = config;
             unbuilt.build.command.clear();
+            unbuilt.build.submodules = false;
             auto import_source = runtime_source_kind().make(unbuilt, deps);
             if (!import_source) return import_source.error();
             return std::unique_ptr<SignatureSource>(std::make_unique<ImportConfirmedSource>(

@@ -4,7 +4,10 @@
 // read changed. The import's answer wins: where it agrees, the static state is recorded without its
 // doubt; where it disagrees, or static extraction had no signature, the import's state is recorded
 // (`by_import`), and the disagreement is logged and counted. Where the import cannot answer (it
-// raises, the child fails, the tree cannot be checked out), the static state stays, doubt and all.
+// raises, the child fails, the tree cannot be checked out), the static state stays, doubt and all;
+// in a replay, a function whose static state did not change then keeps what it had (an earlier
+// import's answer is still the best one), so an import that fails now and then makes no changes.
+// Submodules are not checked out for the import (nothing is built).
 //
 // Costs: one import child per commit where a doubtful function's inputs changed, for those
 // functions only; commits where nothing doubtful changed cost what static extraction costs.
@@ -66,13 +69,13 @@ class ImportConfirmedSource final : public SignatureSource {
   const Tally& tally() const { return m_tally; }
 
  private:
-  // The state to record for each of `positions` (doubtful in m_static_states) at `commit`;
-  // cancelled when a stop was requested during the import.
-  Result<std::vector<SignatureState>> confirm(const ObjectId& commit,
-                                              const std::vector<MonitoredFunction>& functions,
-                                              const std::vector<std::size_t>& positions);
-  SignatureState judge(const MonitoredFunction& function, const ObjectId& commit,
-                       const SignatureState& static_state, SignatureState imported);
+  // The state to record for each of `positions` (doubtful in m_static_states) at `commit`, or
+  // nullopt where the import could not answer; cancelled when a stop was requested during it.
+  Result<std::vector<std::optional<SignatureState>>> confirm(const ObjectId& commit,
+                                                             const std::vector<MonitoredFunction>& functions,
+                                                             const std::vector<std::size_t>& positions);
+  std::optional<SignatureState> judge(const MonitoredFunction& function, const ObjectId& commit,
+                                      const SignatureState& static_state, SignatureState imported);
   void unanswered(const std::string& why);
 
   SignatureSource& m_static;

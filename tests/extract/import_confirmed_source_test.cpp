@@ -175,6 +175,23 @@ TEST_F(ImportConfirmedSourceTest, AReplayImportsOnlyWhereAFileADoubtfulFunctionR
   auto fourth = m_source.advance(ObjectId{"c3"}, ObjectId{"c4"}, m_functions, states);
   ASSERT_TRUE(fourth);
   EXPECT_TRUE(fourth->empty());
+  // c5: its files changed, static extraction reads the same, and the import fails: the import's
+  // last answer stands (no change made of a failure).
+  m_static.set("c5", {ok_state({arg("a"), arg("b", "1")}), decorated, ok_state({})}, {1});
+  m_import.set(
+      "c5", {ok_state({}), SignatureState::failed(Status::import_error, "ImportError: torch"), ok_state({})});
+  auto fifth = m_source.advance(ObjectId{"c4"}, ObjectId{"c5"}, m_functions, states);
+  ASSERT_TRUE(fifth);
+  EXPECT_TRUE(fifth->empty());
+  EXPECT_EQ(m_source.tally().unanswered, 1u);
+  // c6: the def changed too, and the import still fails: static extraction's reading, doubt and all.
+  const SignatureState grown = doubted(ok_state({arg("x"), arg("z")}));
+  m_static.set("c6", {ok_state({arg("a"), arg("b", "1")}), grown, ok_state({})}, {1});
+  m_import.set(
+      "c6", {ok_state({}), SignatureState::failed(Status::import_error, "ImportError: torch"), ok_state({})});
+  auto sixth = m_source.advance(ObjectId{"c5"}, ObjectId{"c6"}, m_functions, states);
+  ASSERT_TRUE(sixth);
+  EXPECT_EQ(*sixth, (std::vector<StateUpdate>{{1, grown}}));
 }
 
 TEST_F(ImportConfirmedSourceTest, AnotherStartingPointIsAWholeExtraction) {
