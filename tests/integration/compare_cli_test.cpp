@@ -14,6 +14,7 @@
 #include "support/synthetic_aiter.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text.hpp"
+#include "support/watcher_binary.hpp"
 
 namespace aaw::test {
 namespace {
@@ -42,14 +43,7 @@ class CompareCliTest : public ::testing::Test {
     std::ofstream(path) << text;
     return path;
   }
-  ProcessResult run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {AAW_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunOptions options;
-    options.cwd = m_work.path();
-    options.unset_env = {"GITHUB_TOKEN"};
-    return run_process(argv, options);
-  }
+  ProcessResult run(const std::vector<std::string>& args) { return run_watcher(m_work.path(), args); }
   static std::string daemon_url() { return s_daemon->url("aiter.git"); }
 
   TempDir m_work{"aaw-cli-run"};

@@ -18,6 +18,7 @@
 #include "support/synthetic_consumer.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text.hpp"
+#include "support/watcher_binary.hpp"
 
 namespace aaw::test {
 namespace {
@@ -91,12 +92,7 @@ class GateCliTest : public ::testing::Test {
     return path;
   }
   ProcessResult run(const std::vector<std::string>& args, const RunOptions& extra = {}) {
-    std::vector<std::string> argv = {AAW_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunOptions options = extra;
-    options.cwd = m_work.path();
-    options.unset_env.push_back("GITHUB_TOKEN");
-    return run_process(argv, options);
+    return run_watcher(m_work.path(), args, extra);
   }
   ProcessResult gate(const fs::path& config, std::vector<std::string> extra) {
     std::vector<std::string> args = {

@@ -14,6 +14,7 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text.hpp"
+#include "support/watcher_binary.hpp"
 
 namespace aaw::test {
 namespace {
@@ -69,14 +70,7 @@ class ImportConfirmationCliTest : public ::testing::Test {
     return path;
   }
 
-  ProcessResult run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {AAW_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunOptions options;
-    options.cwd = m_dir.path();
-    options.unset_env = {"GITHUB_TOKEN"};
-    return run_process(argv, options);
-  }
+  ProcessResult run(const std::vector<std::string>& args) { return run_watcher(m_dir.path(), args); }
 
   TempDir m_dir{"aaw-import-confirmation"};
   GitFixture m_repo{m_dir.path() / "src"};

@@ -13,6 +13,7 @@
 #include "support/runtime_fixture.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text.hpp"
+#include "support/watcher_binary.hpp"
 
 namespace aaw::test {
 namespace {
@@ -31,14 +32,7 @@ class RuntimeCliTest : public ::testing::Test {
     std::ofstream(path) << parsed.dump(2);
     return path;
   }
-  ProcessResult run(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {AAW_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunOptions options;
-    options.cwd = m_dir.path();
-    options.unset_env = {"GITHUB_TOKEN"};
-    return run_process(argv, options);
-  }
+  ProcessResult run(const std::vector<std::string>& args) { return run_watcher(m_dir.path(), args); }
   json show(const std::filesystem::path& cfg, const std::string& commit) {
     auto r = run({"show", "--config", cfg.string(), commit, "--format", "json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
