@@ -115,11 +115,15 @@ std::optional<SignatureState> ImportConfirmedSource::judge(const MonitoredFuncti
                                                            const ObjectId& commit,
                                                            const SignatureState& static_state,
                                                            SignatureState imported) {
-  // Only a statement about the code answers; an import that raised, a child that failed or an
-  // object without a signature inspect can read says nothing static extraction did not.
-  if (imported.status != Status::ok && imported.status != Status::missing) {
+  // Only a statement about the code answers (ok; missing; unresolved: there, but without a
+  // signature inspect can read); an import that raised or a child that failed says nothing.
+  if (is_machinery_failure(imported.status) || imported.status == Status::syntax_error) {
     unanswered(std::string(to_string(imported.status)) + ": " + imported.detail);
     return std::nullopt;
+  }
+  if (static_state.status == Status::unresolved && imported.status == Status::unresolved) {
+    ++m_tally.confirmed;  // neither can tell: static extraction's reason stays
+    return static_state;
   }
   if (static_state.is_ok() && imported.is_ok()) {
     auto differences = signature_disagreements(static_state.signature, imported.signature);

@@ -111,13 +111,29 @@ TEST_F(ImportConfirmedSourceTest, ADisagreementRecordsTheImportsAnswerAndIsCount
             "resolved (the import's recorded), 0 unanswered (static kept)");
 }
 
+TEST_F(ImportConfirmedSourceTest, AnObjectWithoutASignatureInspectCanReadIsAnAnswer) {
+  m_static.set(
+      "c1",
+      {ok_state({}), doubted(ok_state({arg("args")})), SignatureState::failed(Status::unresolved, "hook")},
+      {});
+  m_import.set("c1",
+               {ok_state({}), SignatureState::failed(Status::unresolved, "no signature inspect can read"),
+                SignatureState::failed(Status::unresolved, "no signature inspect can read")});
+  auto states = m_source.extract(ObjectId{"c1"}, m_functions);
+  ASSERT_TRUE(states);
+  EXPECT_EQ((*states)[1], SignatureState::failed(Status::unresolved, "no signature inspect can read"));
+  EXPECT_EQ((*states)[2], SignatureState::failed(Status::unresolved, "hook"));  // neither can tell
+  EXPECT_EQ(m_source.tally().differed, 1u);
+  EXPECT_EQ(m_source.tally().confirmed, 1u);
+}
+
 TEST_F(ImportConfirmedSourceTest, AnImportThatCannotAnswerKeepsTheStaticState) {
   m_static.set(
       "c1", {ok_state({}), doubted(ok_state({arg("x")})), SignatureState::failed(Status::unresolved, "hook")},
       {});
   m_import.set("c1",
                {ok_state({}), SignatureState::failed(Status::import_error, "ModuleNotFoundError: torch"),
-                SignatureState::failed(Status::unresolved, "no signature inspect can read")});
+                SignatureState::failed(Status::extract_failed, "the child timed out")});
   auto states = m_source.extract(ObjectId{"c1"}, m_functions);
   ASSERT_TRUE(states);
   EXPECT_EQ((*states)[1], doubted(ok_state({arg("x")})));
