@@ -83,6 +83,7 @@ table.details { margin: 6px 0; }
 table.details caption { text-align: left; font-weight: 600; padding: 2px 0; }
 .note { color: var(--muted); }
 .unverified { color: #9a6700; font-style: italic; }
+.by-import { color: #57606a; font-style: italic; }
 .empty { color: var(--muted); font-style: italic; }
 body.hide-breaking li.entry.sev-breaking, body.hide-unknown li.entry.sev-unknown,
 body.hide-behavioural li.entry.sev-behavioural, body.hide-compatible li.entry.sev-compatible,
@@ -209,6 +210,10 @@ std::string signature_html(const SignatureState& state, const std::set<std::stri
   out += "</pre>";
   if (state.is_unverified())
     out += "<p class=\"unverified\">unverified: " + html_escape(state.unverified) + "</p>";
+  if (state.by_import)
+    out +=
+        "<p class=\"by-import\">read by importing the commit's tree (static extraction could not vouch for "
+        "it): defaults as Python prints them</p>";
   return out;
 }
 

@@ -73,6 +73,21 @@ TEST(HtmlReportTest, ABindingChangeShowsEachSidesBinding) {
   EXPECT_TRUE(contains(html, "breaking: binding parameter &#39;x&#39; removed"));
 }
 
+// Static+import: a signature the import gave (static extraction could not vouch for it) says so,
+// as an unverified one says why it is.
+TEST(HtmlReportTest, ASignatureReadByImportAndAnUnverifiedOneSaySo) {
+  Report report = sample();
+  SignatureState imported =
+      SignatureState::ok(Signature{{param("x"), param("backend", "None")}, std::nullopt});
+  imported.by_import = true;
+  SignatureState doubted = SignatureState::ok(Signature{{param("x")}, std::nullopt});
+  doubted.unverified = "decorated with @dispatch: an instance of class dispatch replaces the function";
+  report.functions[0].timeline.push_back(entry(std::string(40, 'c'), doubted, imported));
+  std::string html = render_html_report(report);
+  EXPECT_TRUE(contains(html, "read by importing the commit's tree")) << html;
+  EXPECT_TRUE(contains(html, "unverified: decorated with @dispatch")) << html;
+}
+
 TEST(HtmlReportTest, EscapesEveryCharacterThatMeansSomethingInHtml) {
   EXPECT_EQ(html_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }
