@@ -20,10 +20,6 @@ std::vector<std::size_t> doubtful_positions(const std::vector<SignatureState>& s
   return positions;
 }
 
-std::string plural(std::size_t count, const char* what) {
-  return fmt::format("{} {}{}", count, what, count == 1 ? "" : "s");
-}
-
 }  // namespace
 
 bool needs_confirmation(const SignatureState& state) {
@@ -165,8 +161,8 @@ std::string ImportConfirmedSource::work_summary() const {
   std::string imports = fmt::format(
       "import confirmation: {} of doubtful functions in {}: {} confirmed, {} differed and {} resolved "
       "(the import's recorded), {} unanswered (static kept)",
-      plural(t.asked, "state"), plural(t.imports, "import"), t.confirmed, t.differed, t.resolved,
-      t.unanswered);
+      counted(t.asked, "state", "states"), counted(t.imports, "import", "imports"), t.confirmed, t.differed,
+      t.resolved, t.unanswered);
   if (t.unanswered > 0) imports += "; first: " + t.first_unanswered;
   return summary + (summary.empty() ? "" : "; ") + imports;
 }

@@ -21,6 +21,10 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
+std::string counted(std::size_t n, std::string_view singular, std::string_view plural) {
+  return std::to_string(n) + " " + std::string(n == 1 ? singular : plural);
+}
+
 std::string join(const std::vector<std::string>& words, std::string_view separator) {
   std::string out;
   for (const std::string& word : words) {

@@ -14,6 +14,9 @@ std::string trim(std::string_view text);
 // Whether `text` starts with `prefix` (written in lower case) in any case: "HTTPS://" for "https://".
 bool starts_with_ci(std::string_view text, std::string_view prefix);
 
+// "1 commit", "2 commits": `n` and the noun that goes with it.
+std::string counted(std::size_t n, std::string_view singular, std::string_view plural);
+
 // "a, b, c".
 std::string join(const std::vector<std::string>& words, std::string_view separator = ", ");
 

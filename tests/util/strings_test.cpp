@@ -5,6 +5,12 @@
 namespace aaw {
 namespace {
 
+TEST(StringsTest, CountedTakesTheNounThatGoesWithTheNumber) {
+  EXPECT_EQ(counted(0, "commit", "commits"), "0 commits");
+  EXPECT_EQ(counted(1, "commit", "commits"), "1 commit");
+  EXPECT_EQ(counted(2, "API change", "API changes"), "2 API changes");
+}
+
 TEST(StringsTest, TrimTakesBlanksFromBothEnds) {
   EXPECT_EQ(trim("  a b \t\r\n"), "a b");
   EXPECT_EQ(trim(" \n "), "");
