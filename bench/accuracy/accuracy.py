@@ -42,6 +42,8 @@ import tempfile
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "src" / "python"))
+import aaw_runtime  # noqa: E402  (the runtime extractor's code: which packages the functions import)
 
 
 def git(repo, *args):
@@ -50,15 +52,6 @@ def git(repo, *args):
 
 def first_parent_commits(repo, branch):
     return git(repo, "rev-list", "--first-parent", "--reverse", branch).split()
-
-
-def top_packages(functions):
-    tops = set()
-    for f in functions:
-        node = ast.parse(f["import_statement"].strip()).body[0]
-        name = node.names[0].name if isinstance(node, ast.Import) else node.module
-        tops.add(name.split(".")[0])
-    return tops
 
 
 def source_root(tree, tops):
@@ -372,7 +365,7 @@ def main():
         if args.last < 1:
             sys.exit("--last needs a positive number")
         commits = commits[-args.last:]
-    tops = top_packages(functions)
+    tops = aaw_runtime.top_level_names(functions)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         truths = list(pool.map(lambda c: truth_at(repo, c, str(functions_file), tops, cache), commits))
     truth = dict(zip(commits, truths))

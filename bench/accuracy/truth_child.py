@@ -11,7 +11,6 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "python"))
 import aaw_runtime  # noqa: E402
-from accuracy import top_packages  # noqa: E402  (this script's directory is on sys.path)
 
 
 def main():
@@ -19,7 +18,7 @@ def main():
     with open(functions_file, encoding="utf-8") as f:
         functions = json.load(f)
     # The monitored packages from the extracted tree or nowhere, never Debian's installed copies.
-    sys.meta_path.insert(0, aaw_runtime.TreeOnly([root], top_packages(functions)))
+    sys.meta_path.insert(0, aaw_runtime.TreeOnly([root], aaw_runtime.top_level_names(functions)))
     states = aaw_runtime.extract_all({"work_tree": root, "venv": None, "functions": functions})
     with open(out, "w", encoding="utf-8") as f:
         json.dump(states, f)

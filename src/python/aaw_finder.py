@@ -87,16 +87,7 @@ class ModuleFinder:
         return self.tops[top]
 
     def candidate_roots(self):
-        if self.source_roots is not None:
-            yield from self.source_roots
-            return
-        # The root and src/ first: packaging files are read only when neither holds the package
-        # (they change at every release, and each change would send every function back here).
-        yield ""
-        yield "src/"
-        for root in self._declared_roots():
-            if root not in ("", "src/"):
-                yield root
+        return aaw_packaging.candidate_roots(self.source_roots, self._declared_roots)
 
     def _declared_roots(self):
         roots = []

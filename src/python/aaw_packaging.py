@@ -19,6 +19,22 @@ def directory(root):
     return "" if root in ("", ".") else root + "/"
 
 
+def candidate_roots(source_roots, declared):
+    """The source roots (path prefixes) a top-level package is looked for in, in order: the
+    configured `source_roots` (prefixes; None or empty: not configured), else the root and src/,
+    then the roots declared() reads from the packaging files. declared() is called only when
+    neither the root nor src/ holds the package: packaging files change at every release, and each
+    change would send every function that read them back to be resolved again."""
+    if source_roots:
+        yield from source_roots
+        return
+    yield ""
+    yield "src/"
+    for root in declared():
+        if root not in ("", "src/"):
+            yield root
+
+
 # The pseudo-name under which a packaging file's probe carries the digest of its declared roots:
 # "<roots>setup.py" (module_digests reads it back with declared_roots_digest).
 ROOTS = "<roots>"

@@ -37,7 +37,7 @@ def extract_all(args, host=None):
         # keep them, and an emptied package directory would still import as a namespace).
         sys.dont_write_bytecode = True
         roots = tree_roots(args["work_tree"], args["source_roots"], args["functions"])
-        sys.meta_path.insert(0, TreeOnly([args["work_tree"]] + roots, _top_level_names(args["functions"])))
+        sys.meta_path.insert(0, TreeOnly([args["work_tree"]] + roots, top_level_names(args["functions"])))
     _enter_environment(args.get("work_tree"), args.get("venv"), roots)
     states = [_state(function) for function in args["functions"]]
     # The caller leaves without finalizing the interpreter (os._exit): what the package printed
@@ -84,20 +84,21 @@ def tree_roots(work_tree, source_roots, functions):
     layout package imports from the tree only with its root on the path."""
     import aaw_packaging  # the embedded modules: only this path needs them
 
-    if source_roots:
-        candidates = [aaw_packaging.directory(root) for root in source_roots if isinstance(root, str)]
-    else:
-        candidates = ["", "src/"]
+    def declared():
+        roots = []
         for path, reader in aaw_packaging.PACKAGING_FILES:
             try:
                 with open(os.path.join(work_tree, path), encoding="utf-8", errors="replace") as file:
                     text = file.read()
             except OSError:
                 continue
-            candidates += [aaw_packaging.directory(root) for root in reader(text)]
+            roots += [aaw_packaging.directory(root) for root in reader(text)]
+        return roots
+
+    configured = [aaw_packaging.directory(root) for root in source_roots or () if isinstance(root, str)]
     found = []
-    for top in _top_level_names(functions):
-        for root in candidates:
+    for top in top_level_names(functions):
+        for root in aaw_packaging.candidate_roots(configured, declared):
             base = os.path.join(work_tree, root)
             if _holds_python(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py")):
                 directory = os.path.normpath(base)
@@ -132,7 +133,8 @@ def _holds_python(directory):
         return False
 
 
-def _top_level_names(functions):
+def top_level_names(functions):
+    """The top-level packages the functions' import statements import, in order, once each."""
     names = []
     for function in functions:
         statement = function.get("import_statement") if isinstance(function, dict) else None
