@@ -217,18 +217,54 @@ class ClassRules:
         state = aaw_signature.dropped_first(state, "__call__")
         if state.get("status") != "ok":
             return NotFound(state["status"], state["detail"])
-        unverified = state.get("unverified")
-        if unverified is None:
-            for special in ("__signature__", "__new__"):
-                if self._defines(value, special) is not False:
-                    unverified = ("%s makes an instance of class '%s' (%s), whose %s may give it another signature "
-                                  "than its __call__'s" % (made_at, value.cls.name, value.module.path, special))
-                    break
-            if value.cls.metaclass is not None and value.cls.metaclass[-1] not in _PLAIN_METACLASSES:
-                unverified = "%s makes an instance of class '%s', whose metaclass %s may decide what it is" % (
-                    made_at, value.cls.name, ".".join(value.cls.metaclass))
+        unverified = state.get("unverified") or self._instance_doubt(value, made_at)
+        if unverified is None and self._is_method_descriptor(value):
+            return NotFound("unresolved", "%s makes an instance of class '%s' (%s), which defines __get__ and no "
+                            "__set__: inspect takes it for a built-in method descriptor and finds no signature"
+                            % (made_at, value.cls.name, value.module.path))
         return Computed.from_state(state, "an instance of class '%s' (%s): its __call__"
                                    % (value.cls.name, value.module.path), unverified)
+
+    def _is_method_descriptor(self, value):
+        """Whether inspect reads an instance of ClassValue `value` as a built-in (inspect's
+        ismethoddescriptor: its class has __get__ and no __set__), which has no signature it can
+        read."""
+        return self._defines(value, "__get__") is True and self._defines(value, "__set__") is False and \
+            self._defines(value, "__delete__") is False
+
+    def _instance_doubt(self, value, made_at):
+        """Why an instance of ClassValue `value` may have another signature than its class's
+        __call__ (inspect first follows its __wrapped__ and reads its __signature__, which the
+        class, its __getattr__ or any of its methods may give it; an own __new__ or a metaclass
+        may make something else), or None when nothing in the class and its bases can."""
+        what = "%s makes an instance of class '%s' (%s)" % (made_at, value.cls.name, value.module.path)
+        if value.cls.metaclass is not None and value.cls.metaclass[-1] not in _PLAIN_METACLASSES:
+            return "%s, whose metaclass %s may decide what it is" % (what, ".".join(value.cls.metaclass))
+        for special in _INSTANCE_SPECIALS:
+            if self._defines(value, special) is not False:
+                return "%s, whose %s may give it another signature than its __call__'s" % (what, special)
+        if self._defines(value, "__get__") and self._defines(value, "__set__") is False and \
+                not self._is_method_descriptor(value):
+            # __get__ and __delete__ without __set__: a method descriptor to inspect before 3.13.
+            return "%s, a descriptor (__get__, __delete__) that inspect may read as a built-in" % what
+        mro = self._mro(value) if value.cls.has_bases else [value]
+        for klass in [] if isinstance(mro, NotFound) else mro:
+            if not isinstance(klass, ClassValue):
+                continue
+            decorators = [d for d in klass.cls.decorators if d not in _KEEPING_CLASS_DECORATORS]
+            if decorators:
+                return "%s, whose class '%s' is decorated with @%s, which may change what its instances are" % (
+                    what, klass.cls.name, decorators[0])
+            self.tree.ask(klass.module, klass.cls.name)
+            for name, bound in sorted(klass.cls.scope.bindings.items()):
+                if name in _COPYING_METHODS:
+                    continue
+                for _, binding in bound:
+                    if isinstance(binding, aaw_model.Def) and binding.gives_signature:
+                        return ("%s, whose method %s.%s (%s:%d) may give the instance a __signature__ or "
+                                "__wrapped__ of its own" % (what, klass.cls.name, name, klass.module.path,
+                                                              binding.line))
+        return None
 
     def _defines(self, value, name):
         """Whether a class of the repository in the order of ClassValue `value` defines `name`:
@@ -312,6 +348,21 @@ _PLAIN_METACLASSES = {"type", "ABCMeta", "EnumMeta", "EnumType"}
 
 # Class decorators that write an __init__ of their own (dataclasses, attrs).
 _GENERATING_DECORATORS = {"dataclass", "s", "attrs", "define", "frozen", "mutable", "attributes"}
+
+# What an instance's own signature may come from besides its class's __call__ (__wrapped__ and
+# __signature__ read through __getattr__ / __getattribute__ too; a __new__ may return anything; a
+# __get__ makes it a descriptor, which inspect may read as a built-in: _is_method_descriptor).
+_INSTANCE_SPECIALS = ("__signature__", "__wrapped__", "__new__", "__getattr__", "__getattribute__")
+
+# Methods that run only when an instance is copied, pickled or shown, never between the import
+# that makes it and inspect reading it: what they do to its __dict__ does not matter there.
+_COPYING_METHODS = frozenset({"__getstate__", "__setstate__", "__reduce__", "__reduce_ex__", "__getnewargs__",
+                              "__getnewargs_ex__", "__copy__", "__deepcopy__", "__repr__", "__str__", "__format__",
+                              "__dir__", "__sizeof__"})
+
+# Class decorators that leave what an instance is (and its attributes) alone.
+_KEEPING_CLASS_DECORATORS = _GENERATING_DECORATORS | {"total_ordering", "final", "runtime_checkable", "unique",
+                                                      "dataclass_transform", "type_check_only"}
 
 
 def _c3_merge(sequences):

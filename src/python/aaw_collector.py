@@ -16,7 +16,7 @@ from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, Module
                        Partial, Passthrough, Scope, Star)
 from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, getattr_closed,
                        is_main_guard, is_namespace_call, is_type_checking, literal_strings, may_import_dynamically,
-                       may_reach_frames, names_in, passthrough_chain, short, string_map)
+                       names_in, passthrough_chain, short, string_map, text_hints)
 
 
 class BodyNeeded(Exception):
@@ -40,7 +40,7 @@ def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
     try:
         source = text.encode("utf-8", "surrogateescape")
         tree = ast.parse(source)
-        return Collector(bodies, may_import_dynamically(text), source, may_reach_frames(text)).scope(
+        return Collector(bodies, may_import_dynamically(text), source, text_hints(text)).scope(
             tree.body, module_level=True)
     except SyntaxError as error:
         return ParseFailure(error.lineno, error.msg)
@@ -58,10 +58,10 @@ def summarize(text: str, bodies=None) -> "Union[Scope, ParseFailure]":
 class Collector:
     """Walks a module (or class) body in textual order, numbering statements."""
 
-    def __init__(self, bodies=None, may_import_dynamically=True, source=None, may_reach_frames=True):
+    def __init__(self, bodies=None, may_import_dynamically=True, source=None, hints=(True, True)):
         self.bodies = bodies or {}  # a skeleton's blanked defs, by their line (summarize)
-        # False when the text names neither f_locals nor f_globals: no def body needs that walk.
-        self.may_reach_frames = may_reach_frames
+        # What the text may name (aaw_nodes.text_hints): no def body needs the walks it cannot.
+        self.hints = hints
         # False when the text names neither import_module nor __import__: no statement needs a walk.
         self.may_import_dynamically = may_import_dynamically
         self.index = 0
@@ -97,7 +97,7 @@ class Collector:
     def _def(self, node, index, scope, module_level):
         facts, header, first_parameter = self.bodies.get(node.lineno, (None, None, None))
         scope.bind(node.name, index, Def(node, index, self.class_name, facts, header or self._header(node),
-                                         first_parameter, self.may_reach_frames))
+                                         first_parameter, self.hints))
         if not module_level:
             return
         self.defs[node.name] = node

@@ -18,7 +18,7 @@ import aaw_digest
 import aaw_model
 import aaw_signature
 from aaw_nodes import NameRef, first_positional
-from aaw_values import ClassValue, Computed, Function, Outside
+from aaw_values import ClassValue, Computed, Function, NotFound, Outside
 
 # Decorators known to keep the decorated function's signature, by their last name (the standard
 # library's and typing's; handled elsewhere: staticmethod, classmethod, property). inspect follows
@@ -72,8 +72,7 @@ class DecoratorRules:
             return _unverified(state, "decorated with %s, defined outside the repository (%s): what callers meet "
                                       "is whatever it returns" % (name, decorator.name))
         if isinstance(decorator, ClassValue):
-            return _unverified(state, "decorated with %s: an instance of class %s (%s:%d) replaces the function"
-                               % (name, decorator.cls.name, decorator.module.path, decorator.cls.line))
+            return self._instance_of(decorator, name, called, value, state)
         if not isinstance(decorator, Function):
             why = getattr(decorator, "detail", None) or type(decorator).__name__
             return _unverified(state, "decorated with %s, which the resolver cannot follow: %s" % (name, why))
@@ -93,6 +92,27 @@ class DecoratorRules:
             return self._effect(effect[4], inner_first, bound, decorator, value, where, state)
         return self._effect(effect, first_positional(decorator.definition.args), {}, decorator, value, where,
                             state)
+
+    def _instance_of(self, decorator, name, called, value, state):
+        """`state` after `@name`, a class of the repository: the function is replaced by an
+        instance of ClassValue `decorator`, whose signature inspect reads from its class's __call__
+        when nothing gives the instance one of its own (aaw_classes' _instance_call). When the
+        class may (it copies the function's with update_wrapper, sets __signature__, ...) or the
+        decorator is called (`@C(...)`: what the instance returns replaces the function), the
+        def's signature is kept, unverified."""
+        replaced = "decorated with %s: an instance of class %s (%s:%d) replaces the function" % (
+            name, decorator.cls.name, decorator.module.path, decorator.cls.line)
+        if called:
+            return _unverified(state, replaced)
+        made = self._instance_call(decorator, "%s on '%s' (%s:%d)" % (name, value.definition.name,
+                                                                     value.module.path, value.definition.line))
+        if isinstance(made, NotFound) and self._is_method_descriptor(decorator):
+            return aaw_signature.failed(made.status, made.detail)
+        if not isinstance(made, Computed) or made.unverified:
+            return _unverified(state, replaced)
+        return aaw_signature.with_parameters(made.parameters, made.returns,
+                                             "%s; callers meet its __call__ (nothing gives the instance a "
+                                             "__signature__ or __wrapped__ of its own)" % replaced)
 
     def _effect(self, effect, given, bound, decorator, value, where, state):
         """`state` through a decorator whose body does `effect` to its parameter `given`; `bound`

@@ -100,7 +100,7 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", _all_repr(summary), summary.all_dynamic, bool(summary.dynamic)))
     for name in sorted(n for n in wanted if n.startswith(_BODY)):
-        parts.append((name, [(b.returns_first_argument, b.effect, b.writes_frames, _def_dump(b))
+        parts.append((name, [(b.returns_first_argument, b.effect, b.writes_frames, b.gives_signature, _def_dump(b))
                              for _, b in summary.bindings.get(name[len(_BODY):], ()) if isinstance(b, Def)]))
     if IMPORTS in wanted:
         parts.append((IMPORTS, sorted(summary.imports), summary.dynamic_imports))
@@ -237,8 +237,9 @@ def _star_repr(star):
 
 def _binding_repr(binding):
     if isinstance(binding, Def):
-        return "def %s %r %r %r" % (_def_dump(binding), binding.decorator_parts, binding.decorator_arguments,
-                                    binding.mangle)
+        # gives_signature: a class's methods are read through its binding (its instances' signature).
+        return "def %s %r %r %r %r" % (_def_dump(binding), binding.decorator_parts, binding.decorator_arguments,
+                                       binding.mangle, binding.gives_signature)
     if isinstance(binding, Class):
         return "class %r %r %r %r %r %s" % (binding.bases, binding.metaclass, binding.decorators,
                                             sorted(binding.decorator_options.items(), key=str), binding.fields,

@@ -18,10 +18,11 @@ from aaw_nodes import (base_parts, body_facts, decorator_arguments, decorator_na
 
 class Def:
     __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts",
-                 "decorator_arguments", "mangle", "effect", "returns_first_argument", "writes_frames")
+                 "decorator_arguments", "mangle", "effect", "returns_first_argument", "writes_frames",
+                 "gives_signature")
 
     def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None,
-                 may_reach_frames=True):
+                 hints=(True, True)):
         self.name = node.name
         self.line = node.lineno
         self.index = index
@@ -50,9 +51,12 @@ class Def:
         # body) from its blanked body when it was checked (`facts`). effect: what it does, as a
         # decorator, to what it is given (aaw_nodes.decorator_effect). writes_frames: it reaches a
         # frame's f_locals / f_globals, so as a decorator it may define names in its caller.
-        # returns_first_argument: every return gives back its first argument (a class
+        # gives_signature: it may give an object what inspect.signature reads before the class's
+        # __call__ (`self.__wrapped__ = f`), so an instance its class makes may have a signature of
+        # its own. returns_first_argument: every return gives back its first argument (a class
         # "decorator" called as X = f(X)).
-        self.effect, returned, self.writes_frames = body_facts(node, may_reach_frames) if facts is None else facts
+        self.effect, returned, self.writes_frames, self.gives_signature = \
+            body_facts(node, hints) if facts is None else facts
         self.returns_first_argument = bool(first_parameter) and returned == first_parameter
 
     @property

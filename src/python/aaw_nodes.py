@@ -124,27 +124,55 @@ def _own_returns(statements) -> list:
 _NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their returns are not the body's
 
 
-def body_facts(node, may_reach_frames=True):
+def body_facts(node, hints=(True, True)):
     """(decorator_effect, the name every return of the body gives back or None, whether it reaches
-    a frame's namespace): what Def reads from a def's body, which needs nothing of its header.
-    `may_reach_frames` False (the text names neither f_locals nor f_globals) spares the walk."""
+    a frame's namespace, whether it may give an object a signature of its own): what Def reads
+    from a def's body, which needs nothing of its header. `hints` (text_hints of the text the body
+    is in) False where the text cannot say the thing spare those walks."""
     returns = _own_returns(node.body)
-    return (decorator_effect(node, returns), _returned_name(returns),
-            may_reach_frames and _writes_frames(node))
+    reaches, names = hints
+    return (decorator_effect(node, returns), _returned_name(returns), reaches and _writes_frames(node),
+            names and _may_give_signature(node))
 
 
-def may_reach_frames(text) -> bool:
-    """Whether a text may name f_locals or f_globals (identifiers outside ASCII are NFKC-normalised
-    by the parser, so such a text always may)."""
+def text_hints(text) -> tuple:
+    """(whether a text may name f_locals or f_globals, whether it may name what gives an object a
+    signature of its own: _SIGNATURE_WORDS). Identifiers outside ASCII are NFKC-normalised by
+    the parser, so such a text always may."""
     if not isinstance(text, str) or not text.isascii():
-        return True
-    return "f_locals" in text or "f_globals" in text
+        return True, True
+    return "f_locals" in text or "f_globals" in text, any(word in text for word in _SIGNATURE_WORDS)
 
 
 def _writes_frames(node):
     """Whether the body (nested functions included) touches a frame's f_locals or f_globals: as
     a decorator, it may write names into its caller's module (an alias under another name)."""
     return any(isinstance(n, ast.Attribute) and n.attr in ("f_locals", "f_globals") for n in ast.walk(node))
+
+
+# What inspect.signature reads of an object before its class's __call__ (__wrapped__, followed;
+# __signature__; a function's own __code__), and what writes attributes by a name it is given.
+_SIGNATURE_ATTRIBUTES = frozenset({"__signature__", "__wrapped__", "__code__", "__dict__"})
+_SIGNATURE_WRITERS = frozenset({"setattr", "__setattr__", "update_wrapper", "wraps", "vars"})
+_SIGNATURE_WORDS = tuple(sorted(_SIGNATURE_ATTRIBUTES | _SIGNATURE_WRITERS))
+
+
+def _may_give_signature(node):
+    """Whether the body (nested functions included) may give some object (an instance its class
+    makes: `self.__signature__ = ...`, `update_wrapper(self, f)`) what inspect.signature reads
+    before the class's __call__: any mention of those attributes, of a writer of attributes by
+    name, or a string naming one of them."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute):
+            if child.attr in _SIGNATURE_ATTRIBUTES or child.attr in _SIGNATURE_WRITERS:
+                return True
+        elif isinstance(child, ast.Name):
+            if child.id in _SIGNATURE_WRITERS:
+                return True
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+            if child.value in _SIGNATURE_ATTRIBUTES:
+                return True
+    return False
 
 
 def _returned_name(returns):

@@ -19,7 +19,7 @@ import aaw_lru
 import aaw_model
 from aaw_collector import BodyNeeded, summarize
 from aaw_model import ParseFailure, Scope
-from aaw_nodes import body_facts, first_positional, may_reach_frames
+from aaw_nodes import body_facts, first_positional, text_hints
 
 # The cache is bounded by an estimate of the bytes its summaries hold: about this many times the
 # source text they were made from (docs/performance.md, "Bounded caches").
@@ -192,7 +192,7 @@ class SummaryCache:
         nor read again."""
         def read():
             self._bodies_parsed += 1
-            return body_facts(_parse_body(is_async, text), may_reach_frames(text))
+            return body_facts(_parse_body(is_async, text), text_hints(text))
         return self._checked_once(hash((is_async, text)), read)
 
     def _first_parameter_of(self, header: bytes) -> Optional[str]:

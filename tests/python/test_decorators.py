@@ -117,6 +117,58 @@ class DecoratorModelTest(unittest.TestCase):
         state = self.judge(files, "f")
         self.assertIn("instance of class dispatch", state["unverified"])
 
+    def test_a_decorator_class_that_gives_its_instance_no_signature_is_its_call(self):
+        # toolz's early curry: the instance keeps the function in an attribute and inspect, finding
+        # no __wrapped__ or __signature__ on it, reads __call__. What only pickling runs does not count.
+        files = {"pkg/__init__.py": "class curry(object):\n    def __init__(self, func, *args, **kwargs):\n"
+                                    "        self.func = func\n        self.__doc__ = func.__doc__\n"
+                                    "    def __call__(self, *args, **_kwargs):\n        return self.func(*args)\n"
+                                    "    def __setstate__(self, state):\n        self.__dict__.update(state)\n"
+                                    "@curry\ndef memoize(func, cache=None, key=None): pass\n"}
+        state = self.judge(files, "memoize")
+        self.assertNotIn("unverified", state)
+        self.assertEqual([p[0] for p in static_shape(state)], ["args", "_kwargs"])
+        self.assertIn("callers meet its __call__", state["detail"])
+
+    def test_a_decorator_class_that_may_give_its_instance_a_signature_is_unverified(self):
+        head = "import functools, inspect\n"
+        call = "    def __call__(self, *a, **k):\n        return self.f(*a, **k)\n"
+        tail = "@deco\ndef f(x, y=1): pass\n"
+        ways = {"update_wrapper": "    def __init__(self, f):\n        self.f = f\n"
+                                  "        functools.update_wrapper(self, f)\n",
+                "__signature__": "    def __init__(self, f):\n        self.f = f\n"
+                                 "        self.__signature__ = inspect.signature(f)\n",
+                "setattr": "    def __init__(self, f):\n        self.f = f\n"
+                           "        self.setup(f)\n    def setup(self, f):\n"
+                           "        setattr(self, '__wrapped__', f)\n",
+                "__getattr__": "    def __init__(self, f):\n        self.f = f\n"
+                               "    def __getattr__(self, name):\n        return getattr(self.f, name)\n"}
+        for why, body in ways.items():
+            with self.subTest(why):
+                files = {"pkg/__init__.py": head + "class deco:\n" + body + call + tail}
+                state = self.judge(files, "f")
+                self.assertIn("unverified", state)
+                self.assertEqual([p[0] for p in static_shape(state)], ["x", "y"])
+        # Called (@deco(...)): what the instance returns replaces the function.
+        files = {"pkg/__init__.py": "class deco:\n    def __init__(self, n): pass\n"
+                                    "    def __call__(self, f):\n        return f\n@deco(3)\ndef f(x): pass\n"}
+        self.assertIn("unverified", self.judge(files, "f"))
+
+    def test_a_decorator_class_with_get_and_no_set_has_no_signature_inspect_reads(self):
+        # inspect takes such an instance for a method descriptor, a built-in, and finds no signature.
+        files = {"pkg/__init__.py": "class curry:\n    def __init__(self, f):\n        self.f = f\n"
+                                    "    def __call__(self, *a, **k): pass\n"
+                                    "    def __get__(self, instance, owner):\n        return self\n"
+                                    "@curry\ndef f(x): pass\n"
+                                    "class settable(curry):\n    def __set__(self, instance, value): pass\n"
+                                    "@settable\ndef g(x): pass\n"}
+        state = resolve(files, "import pkg", "pkg.f")
+        self.assertEqual(state["status"], "unresolved", state)
+        self.assertIn("method descriptor", state["detail"])
+        with self.assertRaises(ValueError):
+            runtime_shape(files, "f")
+        self.assertNotIn("unverified", self.judge(files, "g"))
+
     def test_a_decorator_of_another_package_is_unverified_unless_known(self):
         files = {"pkg/__init__.py": "import functools, contextlib\nimport somelib\n"
                                     "@somelib.memoize\ndef f(x): pass\n"
@@ -236,6 +288,15 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
                                     "render = Renderer(3)\n"}
         self.assertNotIn("unverified", self.judge(files, "never"))
         self.assertNotIn("unverified", self.judge(files, "render"))
+
+    def test_an_instance_given_a_wrapped_function_by_its_constructor_is_unverified(self):
+        files = {"pkg/__init__.py": "import functools\ndef base(a, b): pass\n"
+                                    "class Renderer:\n    def __init__(self, option):\n"
+                                    "        self.__wrapped__ = base\n"
+                                    "    def __call__(self, text): pass\n"
+                                    "render = Renderer(3)\n"}
+        state = self.judge(files, "render")
+        self.assertIn("Renderer.__init__", state["unverified"])
 
     def test_an_instance_whose_class_may_give_another_signature_is_unverified(self):
         files = {"pkg/__init__.py": "import inspect\n"
