@@ -247,24 +247,71 @@ class ClassRules:
                 not self._is_method_descriptor(value):
             # __get__ and __delete__ without __set__: a method descriptor to inspect before 3.13.
             return "%s, a descriptor (__get__, __delete__) that inspect may read as a built-in" % what
-        mro = self._mro(value) if value.cls.has_bases else [value]
-        for klass in [] if isinstance(mro, NotFound) else mro:
-            if not isinstance(klass, ClassValue):
-                continue
+        for klass in self._repository_order(value):
             decorators = [d for d in klass.cls.decorators if d not in _KEEPING_CLASS_DECORATORS]
             if decorators:
                 return "%s, whose class '%s' is decorated with @%s, which may change what its instances are" % (
                     what, klass.cls.name, decorators[0])
+        setter = self._instance_setter(value, lambda method: method.gives_signature)
+        if setter is not None:
+            return "%s, whose method %s may give the instance a __signature__ or __wrapped__ of its own" % (
+                what, setter)
+        return None
+
+    def _repository_order(self, value):
+        """The classes of the repository in the method resolution order of ClassValue `value`
+        (none when it cannot be made)."""
+        mro = self._mro(value) if value.cls.has_bases else [value]
+        return [] if isinstance(mro, NotFound) else [klass for klass in mro if isinstance(klass, ClassValue)]
+
+    def _instance_setter(self, value, sets):
+        """'Class.method (path:line)' of the first method, in the classes of the repository in
+        the order of ClassValue `value`, for which `sets(def)` says it may set something on an
+        instance; None when none does. Methods that run only to copy, pickle or show an instance
+        are passed over."""
+        for klass in self._repository_order(value):
             self.tree.ask(klass.module, klass.cls.name)
             for name, bound in sorted(klass.cls.scope.bindings.items()):
                 if name in _COPYING_METHODS:
                     continue
                 for _, binding in bound:
-                    if isinstance(binding, aaw_model.Def) and binding.gives_signature:
-                        return ("%s, whose method %s.%s (%s:%d) may give the instance a __signature__ or "
-                                "__wrapped__ of its own" % (what, klass.cls.name, name, klass.module.path,
-                                                              binding.line))
+                    if isinstance(binding, aaw_model.Def) and sets(binding):
+                        return "%s.%s (%s:%d)" % (klass.cls.name, name, klass.module.path, binding.line)
         return None
+
+    def _instance_attribute(self, instance, name):
+        """`name` looked up on an Instance as Python does for what its class holds: a method is
+        bound to it (aaw_resolver._final_state drops its first parameter). Unresolved when a
+        method may set that name on the instance itself, or the class may answer any attribute
+        (__getattribute__) or a missing one (__getattr__); a method of a class deriving from one
+        outside the repository, which may set it, is unverified."""
+        value = instance.of
+        what = "'%s' of the instance %s" % (name, instance.made_at)
+        if self._defines(value, "__getattribute__") is True:
+            return NotFound("unresolved", "%s: its class '%s' answers every attribute itself (__getattribute__)"
+                            % (what, value.cls.name))
+        setter = self._instance_setter(value, lambda method: name in method.stores or method.gives_signature)
+        if setter is not None:
+            return NotFound("unresolved", "%s: method %s may set it on the instance" % (what, setter))
+        found = self._class_member(value, name)
+        if isinstance(found, NotFound):
+            if found.status == "missing" and self._defines(value, "__getattr__") is not False:
+                return NotFound("unresolved", "%s: not in class '%s', whose __getattr__ may answer it"
+                                % (what, value.cls.name))
+            return found
+        if not isinstance(found, Function):
+            return found
+        method = Function(found.definition, found.module, found.method_of, bound=True)
+        outside = [klass.name for klass in (self._mro(value) if value.cls.has_bases else [])
+                   if isinstance(klass, Outside) and not _is_builtin(klass)]
+        if not outside:
+            return method
+        state = self._final_state(method, "%s.%s" % (value.cls.name, name))
+        if state.get("status") != "ok":
+            return NotFound(state["status"], state["detail"])
+        return Computed.from_state(state, state.get("detail"), state.get("unverified") or (
+            "%s: class '%s' derives from %s (outside the repository), which may set it on the instance"
+            % (what, value.cls.name, outside[0])))
 
     def _defines(self, value, name):
         """Whether a class of the repository in the order of ClassValue `value` defines `name`:

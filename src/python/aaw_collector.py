@@ -14,8 +14,8 @@ from typing import Optional, Union
 
 from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
                        Partial, Passthrough, Scope, Star)
-from aaw_nodes import (calls_dynamic_import, decorator_arguments, dotted, getattr_cases, getattr_closed,
-                       is_main_guard, is_namespace_call, is_type_checking, literal_strings, may_import_dynamically,
+from aaw_nodes import (calls_dynamic_import, container_made, decorator_arguments, dotted, getattr_cases,
+                       getattr_closed, is_main_guard, is_namespace_call, is_type_checking, literal_strings, may_import_dynamically,
                        names_in, passthrough_chain, short, string_map, text_hints)
 
 
@@ -96,8 +96,9 @@ class Collector:
 
     def _def(self, node, index, scope, module_level):
         facts, header, first_parameter = self.bodies.get(node.lineno, (None, None, None))
+        hints = self.hints if facts is not None else self._def_hints(node)
         scope.bind(node.name, index, Def(node, index, self.class_name, facts, header or self._header(node),
-                                         first_parameter, self.hints))
+                                         first_parameter, hints))
         if not module_level:
             return
         self.defs[node.name] = node
@@ -109,18 +110,33 @@ class Collector:
             closed = getattr_closed(node)
             scope.getattr_closed = None if closed is None else (node.lineno, closed)
 
+    def _source_lines(self) -> list:
+        """The source's lines, or [] when its line numbers may not be lines split at \n (a line
+        break other than \n and \r\n)."""
+        if self.lines is None:
+            plain = self.source.count(b"\r") == self.source.count(b"\r\n")
+            self.lines = self.source.split(b"\n") if plain else []
+        return self.lines
+
+    def _def_hints(self, node) -> tuple:
+        """text_hints of a def's own lines, which spare most defs the walks of body_facts that the
+        module's text as a whole calls for."""
+        if not any(self.hints) or self.source is None or not self._source_lines():
+            return self.hints
+        try:
+            text = b"\n".join(self.lines[node.lineno - 1:node.end_lineno]).decode("ascii")
+        except UnicodeDecodeError:
+            return self.hints
+        own = text_hints(text)
+        return self.hints[0] and own[0], self.hints[1] and own[1]
+
     def _header(self, node) -> Optional[bytes]:
         """A def's text from `def` (or `async`) to where its body starts, right-stripped, which
         parses followed by a body into the same arguments and returns (_parsed_header); None
         when that is not certain: a header that is not ASCII (the parser's columns would not be
         ours under a coding declaration), or a text with a line break other than \\n and \\r\\n
         (whose line numbers would not be the lines split here)."""
-        if self.source is None or not node.body:
-            return None
-        if self.lines is None:
-            plain = self.source.count(b"\r") == self.source.count(b"\r\n")
-            self.lines = self.source.split(b"\n") if plain else []
-        if not self.lines:
+        if self.source is None or not node.body or not self._source_lines():
             return None
         # Where the body starts: its first statement, or that statement's first decorator.
         body = node.body[0]
@@ -190,7 +206,7 @@ class Collector:
             if called is not None:
                 scope.bind(target.id, index, called)
                 return
-            scope.bind(target.id, index, Opaque("an expression", line, short(value)))
+            scope.bind(target.id, index, Opaque("an expression", line, short(value), container_made(value)))
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._unpacked(element, index, line, scope)

@@ -18,7 +18,7 @@ import aaw_digest
 import aaw_model
 import aaw_signature
 from aaw_nodes import NameRef, first_positional
-from aaw_values import ClassValue, Computed, Function, NotFound, Outside
+from aaw_values import ClassValue, Computed, Function, Instance, NotFound, Outside
 
 # Decorators known to keep the decorated function's signature, by their last name (the standard
 # library's and typing's; handled elsewhere: staticmethod, classmethod, property). inspect follows
@@ -188,8 +188,7 @@ class DecoratorRules:
         """What `name = f(args)` (aaw_model.CallAlias) is: when f, defined in the repository,
         returns one of its arguments or a function copying one's signature, that argument; when
         it cannot be followed, the signature of the function it is given, unverified (a Computed);
-        for a class of the repository given no function, its instance (aaw_classes'
-        _instance_call: a Computed, or NotFound when the instance is not callable); None when no
+        for a class of the repository given no function, its Instance; None when no
         argument is a function the resolver finds. `lookup(bare name)` finds the names the
         statement uses (a class body sees its own earlier names first)."""
         if lookup is None:
@@ -207,8 +206,8 @@ class DecoratorRules:
         if isinstance(callee, ClassValue) and not functions:
             # An instance of a class of the repository given no function to wrap: what calling it
             # takes is its __call__'s (a class given one may copy it: update_wrapper(self, f)).
-            return self._instance_call(callee, "'%s = %s(...)' at %s:%d" % (name, ".".join(binding.callee),
-                                                                          module.path, binding.line))
+            return Instance(callee, "'%s = %s(...)' at %s:%d" % (name, ".".join(binding.callee), module.path,
+                                                               binding.line))
         if isinstance(callee, Function):
             self.tree.ask(callee.module, aaw_digest.body_of(callee.definition.name))
             effect = callee.definition.effect

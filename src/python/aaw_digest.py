@@ -237,9 +237,9 @@ def _star_repr(star):
 
 def _binding_repr(binding):
     if isinstance(binding, Def):
-        # gives_signature: a class's methods are read through its binding (its instances' signature).
-        return "def %s %r %r %r %r" % (_def_dump(binding), binding.decorator_parts, binding.decorator_arguments,
-                                       binding.mangle, binding.gives_signature)
+        # A class's methods are read through its binding: what they may give its instances too.
+        return "def %s %r %r %r %r %r" % (_def_dump(binding), binding.decorator_parts, binding.decorator_arguments,
+                                          binding.mangle, binding.gives_signature, sorted(binding.stores))
     if isinstance(binding, Class):
         return "class %r %r %r %r %r %s" % (binding.bases, binding.metaclass, binding.decorators,
                                             sorted(binding.decorator_options.items(), key=str), binding.fields,
@@ -261,7 +261,7 @@ def _binding_repr(binding):
     if isinstance(binding, Opaque):
         node = binding.node
         text = node if isinstance(node, str) or node is None else ast.dump(node)
-        return "opaque %s %r" % (binding.what, text)
+        return "opaque %s %r %r" % (binding.what, text, binding.made)
     return "other %s" % type(binding).__name__
 
 

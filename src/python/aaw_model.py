@@ -12,14 +12,14 @@ import ast
 from typing import Optional
 
 import aaw_lru
-from aaw_nodes import (base_parts, body_facts, decorator_arguments, decorator_name, decorator_parts, dotted, fields,
-                       first_positional, literal_keywords)
+from aaw_nodes import (NO_ATTRIBUTES, base_parts, body_facts, decorator_arguments, decorator_name, decorator_parts,
+                       dotted, fields, first_positional, literal_keywords)
 
 
 class Def:
     __slots__ = ("name", "line", "index", "header", "_args", "_returns", "decorators", "decorator_parts",
                  "decorator_arguments", "mangle", "effect", "returns_first_argument", "writes_frames",
-                 "gives_signature")
+                 "gives_signature", "stores")
 
     def __init__(self, node, index=0, mangle=None, facts=None, header=None, first_parameter=None,
                  hints=(True, True)):
@@ -53,10 +53,12 @@ class Def:
         # frame's f_locals / f_globals, so as a decorator it may define names in its caller.
         # gives_signature: it may give an object what inspect.signature reads before the class's
         # __call__ (`self.__wrapped__ = f`), so an instance its class makes may have a signature of
-        # its own. returns_first_argument: every return gives back its first argument (a class
-        # "decorator" called as X = f(X)).
-        self.effect, returned, self.writes_frames, self.gives_signature = \
+        # its own. stores: for a method, the attributes it may set on an instance (`self.mm = f`
+        # hides the class's mm); returns_first_argument: every return gives back its first
+        # argument (a class "decorator" called as X = f(X)).
+        self.effect, returned, self.writes_frames, self.gives_signature, stores = \
             body_facts(node, hints) if facts is None else facts
+        self.stores = stores if mangle is not None else NO_ATTRIBUTES
         self.returns_first_argument = bool(first_parameter) and returned == first_parameter
 
     @property
@@ -184,12 +186,13 @@ class CallAlias:  # `g = make(f, "g")`: a call of a function with plain argument
 
 
 class Opaque:  # bound to something we do not follow (a call, a loop variable, ...)
-    __slots__ = ("what", "line", "node")
+    __slots__ = ("what", "line", "node", "made")
 
-    def __init__(self, what, line, node=None):
+    def __init__(self, what, line, node=None, made=None):
         self.what = what
         self.line = line
         self.node = node
+        self.made = made  # the built-in container a display or comprehension makes: "dict", "list", "set"
 
 
 class Deleted:

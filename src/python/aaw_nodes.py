@@ -98,6 +98,16 @@ def fields(body):
     return fields
 
 
+_CONTAINERS = {ast.Dict: "dict", ast.DictComp: "dict", ast.List: "list", ast.ListComp: "list", ast.Set: "set",
+               ast.SetComp: "set"}
+
+
+def container_made(value):
+    """"dict", "list" or "set" when the expression is a display or comprehension that makes one
+    (its methods are the built-in type's), else None."""
+    return _CONTAINERS.get(type(value))
+
+
 def passthrough_chain(value, name):
     """[callee parts, ...] (outermost first) when `value` is f(g(name, ...), ...): each call's first
     argument is the next call, the innermost's is `name` itself."""
@@ -126,13 +136,53 @@ _NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # their return
 
 def body_facts(node, hints=(True, True)):
     """(decorator_effect, the name every return of the body gives back or None, whether it reaches
-    a frame's namespace, whether it may give an object a signature of its own): what Def reads
-    from a def's body, which needs nothing of its header. `hints` (text_hints of the text the body
-    is in) False where the text cannot say the thing spare those walks."""
+    a frame's namespace, whether it may give an object a signature of its own, the attributes it
+    sets on names: stored_attributes): what Def reads from a def's body, which needs nothing of its
+    header. `hints` (text_hints of the text the body is in) False where the text cannot say the
+    thing spare those walks."""
     returns = _own_returns(node.body)
     reaches, names = hints
     return (decorator_effect(node, returns), _returned_name(returns), reaches and _writes_frames(node),
-            names and _may_give_signature(node))
+            names and _may_give_signature(node), stored_attributes(node))
+
+
+NO_ATTRIBUTES = frozenset()
+
+
+def stored_attributes(node) -> frozenset:
+    """The attribute names the body (nested functions included) assigns on a plain name
+    (`self.mm = ...`, `obj.x += 1`): what a method may put on an instance, hiding its class's
+    attribute of that name (names set by setattr, __dict__ or vars are _may_give_signature's)."""
+    # Statements only (assignment targets, the bodies of compound ones): an attribute is stored
+    # nowhere else, and a walk of every expression would cost as much as the parse.
+    stored = set()
+    statements = list(node.body)
+    while statements:
+        statement = statements.pop()
+        targets = _STORING.get(type(statement))
+        if targets is not None:
+            for target in targets(statement):
+                _stored_in(target, stored)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            statements.extend(getattr(statement, field, ()))
+    return frozenset(stored) if stored else NO_ATTRIBUTES
+
+
+_STORING = {ast.Assign: lambda s: s.targets, ast.AugAssign: lambda s: [s.target],
+            ast.AnnAssign: lambda s: [s.target], ast.For: lambda s: [s.target], ast.AsyncFor: lambda s: [s.target],
+            ast.With: lambda s: [i.optional_vars for i in s.items if i.optional_vars is not None],
+            ast.AsyncWith: lambda s: [i.optional_vars for i in s.items if i.optional_vars is not None]}
+
+
+def _stored_in(target, stored):
+    if isinstance(target, ast.Attribute):
+        if isinstance(target.value, ast.Name):
+            stored.add(target.attr)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _stored_in(element, stored)
+    elif isinstance(target, ast.Starred):
+        _stored_in(target.value, stored)
 
 
 def text_hints(text) -> tuple:

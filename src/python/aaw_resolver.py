@@ -11,6 +11,7 @@ Pure standard library, Python 3.9+.
 
 import ast
 import builtins
+import inspect
 import re
 import sys
 
@@ -24,8 +25,8 @@ from aaw_classes import ClassRules
 from aaw_decorators import DecoratorRules
 from aaw_finder import ModuleFinder, absolute_name
 from aaw_tree import Tree
-from aaw_values import (ClassValue, Computed, Function, HostFailure, Module, NotFound, Outside, SyntaxFailure,
-                        TooDeep)
+from aaw_values import (ClassValue, Computed, Container, Function, HostFailure, Instance, Module, NotFound,
+                        Outside, SyntaxFailure, TooDeep)
 
 
 class Session(ClassRules, DecoratorRules):
@@ -317,6 +318,8 @@ class Session(ClassRules, DecoratorRules):
         if isinstance(binding, aaw_model.Deleted):
             return NotFound("missing", "'%s' is deleted at %s:%d" % (name, module.path,
                                                                      binding.line))
+        if isinstance(binding, aaw_model.Opaque) and binding.made is not None:
+            return Container(binding.made, _opaque_detail(name, binding, module.path), _expression_of(binding))
         return NotFound("unresolved", _opaque_detail(name, binding, module.path), expression=_expression_of(binding))
 
     def _passthrough(self, module, binding, name):
@@ -492,6 +495,10 @@ class Session(ClassRules, DecoratorRules):
             return self.member(value, name)
         if isinstance(value, ClassValue):
             return self._class_member(value, name)
+        if isinstance(value, Instance):
+            return self._instance_attribute(value, name)
+        if isinstance(value, Container):
+            return _container_method(value, name)
         if isinstance(value, Outside):
             return Outside(value.name + "." + name)
         if isinstance(value, Function):
@@ -509,6 +516,8 @@ class Session(ClassRules, DecoratorRules):
             if "property" in decorators or "cached_property" in decorators or any(
                     d in ("setter", "getter", "deleter") for d in decorators):
                 return aaw_signature.failed("unresolved", "'%s' is a property, not a method" % path)
+            if value.bound:  # instance.method: bound to the instance (or to its class: classmethod)
+                return self._decorated(value, drop_first="staticmethod" not in decorators)
             return self._decorated(value, drop_first="classmethod" in decorators)
         if isinstance(value, Computed):
             state = aaw_signature.with_parameters(value.parameters, value.returns, value.note)
@@ -518,6 +527,10 @@ class Session(ClassRules, DecoratorRules):
         if isinstance(value, ClassValue):
             self.location = (value.module.path, value.cls.line)
             return self._constructor_state(value, path)
+        if isinstance(value, Instance):
+            return self._final_state(self._instance_call(value.of, value.made_at), path)
+        if isinstance(value, Container):
+            return aaw_signature.failed("unresolved", "%s (a %s, not a function)" % (value.detail, value.kind))
         if isinstance(value, Module):
             return aaw_signature.failed("unresolved", "'%s' is a module, not a function" % path)
         if isinstance(value, Outside):
@@ -560,7 +573,7 @@ class Session(ClassRules, DecoratorRules):
             return "%s.%s" % (found.module.name, found.definition.name)
         if isinstance(found, ClassValue):
             return "%s.%s" % (found.module.name, found.cls.name)
-        if isinstance(found, NotFound) and found.expression is not None:
+        if isinstance(found, (NotFound, Container)) and found.expression is not None:
             return "= " + found.expression
         return None
 
@@ -635,6 +648,24 @@ def _candidates(scope, name, before):
         else:
             yield stars[j]
             j -= 1
+
+
+def _container_method(container, name):
+    """`name` of a built-in dict, list or set: its method bound to it, with the signature this
+    interpreter's built-in type gives it (`d_dtypes.get`: `(key, default=None, /)`)."""
+    method = getattr(_BUILT_IN_CONTAINERS[container.kind](), name, None)
+    if method is None:
+        return NotFound("missing", "%s: a %s, which has no attribute '%s'"
+                        % (container.detail, container.kind, name))
+    note = "the built-in %s.%s of %s" % (container.kind, name, container.detail)
+    try:
+        state = aaw_signature.from_inspect(inspect.signature(method), note)
+    except (TypeError, ValueError) as error:
+        return NotFound("unresolved", "%s: %s" % (note, aaw_signature.without_addresses(str(error))))
+    return Computed.from_state(state, note, None)
+
+
+_BUILT_IN_CONTAINERS = {"dict": dict, "list": list, "set": set}
 
 
 def _expression_of(binding):

@@ -17,9 +17,10 @@ import importlib.abc
 import importlib.machinery
 import inspect
 import os
-import re
 import site
 import sys
+
+import aaw_signature
 
 
 def extract_all(args, host=None):
@@ -205,8 +206,9 @@ def _state(function):
         # It is there, but has no signature Python can read (a property, a builtin class, a C
         # function without text signature): a fact about the code, not a failure of the build.
         return _failed("unresolved", "'%s' has no signature inspect can read (%s): %s: %s"
-                       % (path, _kind_of(value), type(error).__name__, _without_addresses(str(error))))
-    return _ok(signature)
+                       % (path, _kind_of(value), type(error).__name__,
+                          aaw_signature.without_addresses(str(error))))
+    return aaw_signature.from_inspect(signature)
 
 
 def _kind_of(value):
@@ -264,39 +266,3 @@ def _failed(status, detail):
     return {"status": status, "detail": detail}
 
 
-def _ok(signature):
-    parameters = [_parameter(p) for p in signature.parameters.values()]
-    returns = _annotation(signature.return_annotation)
-    # No text: the C++ side renders it from the parameters (Signature::text), as for static ones.
-    return {"status": "ok", "signature": {"parameters": parameters, "return_annotation": returns}}
-
-
-def _parameter(parameter):
-    default = None if parameter.default is inspect.Parameter.empty else _repr(parameter.default)
-    return {"name": parameter.name, "kind": parameter.kind.name, "default": default,
-            "annotation": _annotation(parameter.annotation)}
-
-
-def _annotation(annotation):
-    if annotation is inspect.Parameter.empty or annotation is inspect.Signature.empty:
-        return None
-    try:
-        return inspect.formatannotation(annotation)
-    except Exception as error:
-        return "<unprintable annotation: %s>" % type(error).__name__
-
-
-def _repr(value):
-    try:
-        return _without_addresses(repr(value))
-    except Exception as error:  # a default whose __repr__ raises must not cost the function
-        return "<%s object: repr raised %s>" % (type(value).__name__, type(error).__name__)
-
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def _without_addresses(text):
-    """`<object object at 0x7f...>` -> `<object object>`: an address changes at every run, and a
-    default printed with one would look changed at every commit."""
-    return _ADDRESS.sub("", text)

@@ -1,11 +1,15 @@
-"""STATE and PARAMETER objects (docs/design.md, "The contract") made from `ast` definitions.
+"""STATE and PARAMETER objects (docs/design.md, "The contract") made from `ast` definitions, or
+from an inspect.Signature (runtime extraction; built-in methods the static resolver meets).
 
-Kinds as inspect names them, defaults and annotations as ast.unparse writes them. The signature's
-text is rendered on the C++ side only (Signature::text), from these parameters.
+Kinds as inspect names them, defaults and annotations as ast.unparse writes them (from a live
+signature: as repr() and inspect.formatannotation print them). The signature's text is rendered
+on the C++ side only (Signature::text), from these parameters.
 Pure standard library, Python 3.9+.
 """
 
 import ast
+import inspect
+import re
 from typing import List, Optional, Tuple
 
 import aaw_lru
@@ -137,3 +141,40 @@ def _parameter(arg, kind, default, mangle):
     return {"name": mangled(arg.arg, mangle), "kind": kind,
             "default": None if default is None else ast.unparse(default),
             "annotation": None if arg.annotation is None else ast.unparse(arg.annotation)}
+
+
+def from_inspect(signature: inspect.Signature, note: Optional[str] = None) -> dict:
+    """An ok STATE of a live signature."""
+    parameters = [_live_parameter(p) for p in signature.parameters.values()]
+    return with_parameters(parameters, _live_annotation(signature.return_annotation), note)
+
+
+def _live_parameter(parameter):
+    default = None if parameter.default is inspect.Parameter.empty else _live_repr(parameter.default)
+    return {"name": parameter.name, "kind": parameter.kind.name, "default": default,
+            "annotation": _live_annotation(parameter.annotation)}
+
+
+def _live_annotation(annotation):
+    if annotation is inspect.Parameter.empty or annotation is inspect.Signature.empty:
+        return None
+    try:
+        return inspect.formatannotation(annotation)
+    except Exception as error:  # pylint: disable=broad-except  (any annotation object)
+        return "<unprintable annotation: %s>" % type(error).__name__
+
+
+def _live_repr(value):
+    try:
+        return without_addresses(repr(value))
+    except Exception as error:  # a default whose __repr__ raises must not cost the function
+        return "<%s object: repr raised %s>" % (type(value).__name__, type(error).__name__)
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def without_addresses(text):
+    """`<object object at 0x7f...>` -> `<object object>`: an address changes at every run, and a
+    default printed with one would look changed at every commit."""
+    return _ADDRESS.sub("", text)

@@ -1,8 +1,9 @@
 """What a resolution reaches (aaw_resolver.py), and why it stopped.
 
-A module, a function (a def, maybe a method of a class), a class, a signature computed by a rule
-(functools.partial, a generated __init__), a name defined outside the repository, or NotFound with
-the status and detail the state will carry. The failures end a function's resolution as a whole.
+A module, a function (a def, maybe a method of a class), a class, an instance of one, a built-in
+container, a signature computed by a rule (functools.partial, a generated __init__), a name
+defined outside the repository, or NotFound with the status and detail the state will carry. The
+failures end a function's resolution as a whole.
 Pure standard library, Python 3.9+.
 """
 
@@ -18,12 +19,13 @@ class Module:
 
 
 class Function:
-    __slots__ = ("definition", "module", "method_of")
+    __slots__ = ("definition", "module", "method_of", "bound")
 
-    def __init__(self, definition, module, method_of=None):
+    def __init__(self, definition, module, method_of=None, bound=False):
         self.definition = definition
         self.module = module        # the Module whose file holds the def
         self.method_of = method_of  # the ClassValue when reached as Class.method
+        self.bound = bound          # reached through an instance (instance.method): bound to it
 
     @property
     def path(self):
@@ -42,6 +44,29 @@ class ClassValue:
     def __init__(self, cls, module):
         self.cls = cls
         self.module = module
+
+
+class Container:
+    """A built-in dict, list or set made by a display or comprehension of the repository
+    (`d_dtypes = {name: ... for name in aiter_dtypes}`): not a function; its methods are the
+    built-in type's."""
+    __slots__ = ("kind", "detail", "expression")
+
+    def __init__(self, kind, detail, expression):
+        self.kind = kind              # "dict", "list" or "set"
+        self.detail = detail          # where it is made, quoted as a NotFound's detail is
+        self.expression = expression  # its text when short, as NotFound.expression
+
+
+class Instance:
+    """An instance of a class of the repository, made by `name = Class(...)` (`made_at` says so
+    in details): calling it is calling its class's __call__; its attributes are its class's,
+    methods bound to it."""
+    __slots__ = ("of", "made_at")
+
+    def __init__(self, of, made_at):
+        self.of = of            # the ClassValue
+        self.made_at = made_at  # "'tgemm = TunedGemm(...)' at aiter/tuned_gemm.py:663"
 
 
 class Computed:

@@ -289,6 +289,61 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
         self.assertNotIn("unverified", self.judge(files, "never"))
         self.assertNotIn("unverified", self.judge(files, "render"))
 
+    def test_a_method_of_a_module_level_instance_is_bound_to_it(self):
+        # aiter's tgemm = TunedGemm(); vLLM calls tgemm.mm(x, weight, bias).
+        files = {"pkg/__init__.py": "class Base:\n    def scale(self, x, factor=2): pass\n"
+                                    "class TunedGemm(Base):\n    def __init__(self):\n        self.save = 0\n"
+                                    "    def mm(self, inp, weights, bias=None, *, otype=None): pass\n"
+                                    "    @staticmethod\n    def pick(m, n): pass\n"
+                                    "    @classmethod\n    def load(cls, path): pass\n"
+                                    "tgemm = TunedGemm()\n"}
+        for path, expected in (("tgemm.mm", ["inp", "weights", "bias", "otype"]), ("tgemm.scale", ["x", "factor"]),
+                               ("tgemm.pick", ["m", "n"]), ("tgemm.load", ["path"])):
+            with self.subTest(path):
+                state = self.judge(files, path)
+                self.assertNotIn("unverified", state)
+                self.assertEqual([p[0] for p in static_shape(state)], expected)
+        self.assertEqual(resolve(files, "import pkg", "pkg.tgemm.gone")["status"], "missing")
+
+    def test_an_instance_attribute_its_methods_may_set_is_not_its_classs(self):
+        files = {"pkg/__init__.py": "import torch\n"
+                                    "def fast(a): pass\n"
+                                    "class Gemm:\n    def __init__(self):\n        self.mm = fast\n"
+                                    "    def mm(self, a, b): pass\n"
+                                    "    def other(self, a): pass\n"
+                                    "g = Gemm()\n"
+                                    "class Lazy:\n    def __getattr__(self, name):\n        return fast\n"
+                                    "lazy = Lazy()\n"
+                                    "class Module(torch.nn.Module):\n    def forward(self, x): pass\n"
+                                    "m = Module()\n"}
+        state = resolve(files, "import pkg", "pkg.g.mm")
+        self.assertEqual(state["status"], "unresolved", state)
+        self.assertIn("Gemm.__init__", state["detail"])
+        self.assertNotIn("unverified", resolve(files, "import pkg", "pkg.g.other"))
+        state = resolve(files, "import pkg", "pkg.lazy.anything")
+        self.assertEqual(state["status"], "unresolved", state)
+        self.assertIn("__getattr__", state["detail"])
+        state = resolve(files, "import pkg", "pkg.m.forward")
+        self.assertEqual([p["name"] for p in state["signature"]["parameters"]], ["x"])
+        self.assertIn("torch.nn.Module", state["unverified"])
+
+    def test_a_method_of_a_dict_list_or_set_display_is_the_built_in_ones(self):
+        # aiter's d_dtypes = {name: globals()[name] for name in aiter_dtypes}; vLLM calls d_dtypes.get.
+        files = {"pkg/__init__.py": "names = ['a', 'b']\nd_dtypes = {name: len(name) for name in names}\n"
+                                    "order = [1, 2]\nseen = {1}\nTABLE = {'x': 1}\n"
+                                    "def f(table=TABLE): pass\n"}
+        self.assertEqual(static_shape(self.judge(files, "d_dtypes.get")), runtime_shape(files, "d_dtypes.get"))
+        self.judge(files, "order.index")
+        state = resolve(files, "import pkg", "pkg.seen.add")  # no signature inspect can read, there either
+        self.assertEqual(state["status"], "unresolved")
+        self.assertNotIn(" at 0x", state["detail"])
+        with self.assertRaises(ValueError):
+            runtime_shape(files, "seen.add")
+        self.assertIn("a dict, not a function", resolve(files, "import pkg", "pkg.d_dtypes")["detail"])
+        self.assertEqual(resolve(files, "import pkg", "pkg.d_dtypes.nothing")["status"], "missing")
+        table = resolve(files, "import pkg", "pkg.f")["signature"]["parameters"][0]
+        self.assertEqual(table["default_refers_to"], "= {'x': 1}")
+
     def test_an_instance_given_a_wrapped_function_by_its_constructor_is_unverified(self):
         files = {"pkg/__init__.py": "import functools\ndef base(a, b): pass\n"
                                     "class Renderer:\n    def __init__(self, option):\n"

@@ -64,13 +64,15 @@ class DigestTest(unittest.TestCase):
         self.assertEqual(aaw_digest.digest(before, ["f"]), aaw_digest.digest(after, ["f"]))
         self.assertNotEqual(aaw_digest.digest(before, ["g"]), aaw_digest.digest(after, ["g"]))
 
-    def test_a_method_that_starts_giving_instances_a_signature_changes_its_classs_digest(self):
-        # An instance's signature is its class's __call__ only while no method gives it another.
-        before = summary("class C:\n    def __init__(self, f):\n        self.f = f\n")
-        after = summary("class C:\n    def __init__(self, f):\n        self.f = f\n        self.__wrapped__ = f\n")
-        same = summary("class C:\n    def __init__(self, f):\n        self.f = f\n        self.g = f\n")
-        self.assertNotEqual(aaw_digest.digest(before, ["C"]), aaw_digest.digest(after, ["C"]))
-        self.assertEqual(aaw_digest.digest(before, ["C"]), aaw_digest.digest(same, ["C"]))
+    def test_what_methods_may_set_on_instances_enters_their_classs_digest(self):
+        # An instance's signature is its class's __call__ only while no method gives it another,
+        # and instance.m its class's m while no method sets m on the instance.
+        def digest(init_body):
+            return aaw_digest.digest(summary("class C:\n    def __init__(self, f):\n" + init_body), ["C"])
+        before = digest("        self.f = f\n")
+        self.assertNotEqual(before, digest("        self.f = f\n        self.__wrapped__ = f\n"))
+        self.assertNotEqual(before, digest("        self.f = f\n        self.mm = f\n"))
+        self.assertEqual(before, digest("        self.f = f if f else None\n        print(f)\n"))
 
     def test_a_changed_signature_or_star_import_changes_it(self):
         base = aaw_digest.digest(summary("def f(a): pass\n"), ["f"])
