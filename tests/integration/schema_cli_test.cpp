@@ -681,6 +681,23 @@ TEST_F(OutputSchemaTest, HistoryRewrittenEventValidates) {
   EXPECT_EQ(Json::parse(rewrite)["merge_base"], commits.compatible);
   EXPECT_FALSE(Json::parse(rewrite)["functions"].empty()) << rewrite;
   expect_valid("event-1.schema.json", rewrite);
+  // history lists it among the changes, as a rewrite: in JSON, and in text after the changes of
+  // the abandoned line and before the new commit's own.
+  auto history =
+      run_watcher(AAW_BINARY, m_work.path(), {"history", "--config", path.string(), "--format", "json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  expect_valid("history-1.schema.json", history.out);
+  const Json listed = Json::parse(history.out)["rewrites"];
+  ASSERT_EQ(listed.size(), 1u) << history.out;
+  EXPECT_EQ(listed[0]["merge_base"], commits.compatible);
+  EXPECT_EQ(listed[0]["functions"], Json::parse(rewrite)["functions"]);
+  auto listing = run_watcher(AAW_BINARY, m_work.path(), {"history", "--config", path.string()});
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  const auto at = listing.out.find("history rewritten: ");
+  ASSERT_NE(at, std::string::npos) << listing.out;
+  EXPECT_TRUE(contains(listing.out.substr(at), " went back (")) << listing.out;
+  EXPECT_NE(listing.out.substr(0, at).find(commits.breaking.substr(0, 12)), std::string::npos)
+      << "the abandoned line's changes come first: " << listing.out;
 }
 
 TEST_F(OutputSchemaTest, ShowJsonValidatesRecordedOrExtractedNow) {

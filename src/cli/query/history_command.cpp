@@ -14,6 +14,7 @@
 #include "core/model/state_dir.hpp"
 #include "core/ports/state_store.hpp"
 #include "core/report/history_query.hpp"
+#include "core/report/history_rewrites.hpp"
 #include "io/git/libgit2_mirror.hpp"
 #include "io/runtime.hpp"
 #include "util/strings.hpp"
@@ -86,6 +87,26 @@ void print_change_text(const Json& c) {
   for (const Json& change : c["changes"]) {
     auto parsed = change_from_json(change);
     std::cout << "  " << (parsed ? parsed->describe() : change.dump()) << "\n";
+  }
+}
+
+// A force-push, as `history` lists it among the changes: the lines parted at the merge base, and
+// each function that went back with what that undid.
+void print_rewrite_text(const Json& r) {
+  const std::size_t abandoned = r.value("abandoned_commits", std::size_t{0});
+  std::cout << r.value("time", "") << " history rewritten: " << r.value("old_head", "").substr(0, 12)
+            << " is no longer on the branch (head " << r.value("new_head", "").substr(0, 12) << "); "
+            << counted(abandoned, "commit", "commits") << " after merge base "
+            << r.value("merge_base", "").substr(0, 12) << " abandoned\n";
+  const Json functions = r.value("functions", Json::array());
+  if (functions.empty()) std::cout << "  no monitored function went back\n";
+  for (const Json& f : functions) {
+    std::cout << "  " << f.value("function_path", "") << " went back (" << f.value("severity", "") << ")\n";
+    std::cout << "    old: " << summary_of(f["old"]) << "\n    new: " << summary_of(f["new"]) << "\n";
+    for (const Json& change : f.value("changes", Json::array())) {
+      auto parsed = change_from_json(change);
+      std::cout << "    " << (parsed ? parsed->describe() : change.dump()) << "\n";
+    }
   }
 }
 
@@ -223,17 +244,31 @@ int run_history(const HistoryOptions& options) {
     filter = options.function_path;
   }
   std::vector<Json> changes;
-  if (store) changes = value_or_throw(select_history(value_or_throw(store->history(filter)), query));
+  std::vector<StoredEvent> events, rewrites;
+  if (store) {
+    changes = value_or_throw(select_history(value_or_throw(store->history(filter)), query));
+    events = value_or_throw(store->events_after(0));
+    rewrites = value_or_throw(select_rewrites(events, filter, query));
+  }
+  const std::vector<HistoryEntry> entries =
+      in_recorded_order(changes, rewrites, events, query.limit && changes.size() >= *query.limit);
   if (options.format == "json") {
+    Json listed = Json::array();
+    for (const HistoryEntry& e : entries)
+      if (e.rewrite) listed.push_back(e.rewrite->event);
     // Exit code 0 always: an error exits 2 before any document is printed.
-    std::cout << Json({{"schema", k_history_schema}, {"changes", changes}, {"exit_code", 0}}).dump(2) << "\n";
+    std::cout
+        << Json({{"schema", k_history_schema}, {"changes", changes}, {"rewrites", listed}, {"exit_code", 0}})
+               .dump(2)
+        << "\n";
     return 0;
   }
   bool filtered = query.since || query.until || query.min_severity || query.limit || query.in_range;
-  if (changes.empty())
+  if (entries.empty())
     std::cout << "no changes recorded" << (filter ? " for " + *filter : std::string())
               << (filtered ? " that match the filters" : "") << "\n";
-  for (const Json& c : changes) print_change_text(c);
+  for (const HistoryEntry& e : entries)
+    e.change ? print_change_text(*e.change) : print_rewrite_text(e.rewrite->event);
   return 0;
 }
 
