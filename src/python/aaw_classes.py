@@ -6,9 +6,12 @@ whose member lookups (_member, _attribute, _binding_value) it uses.
 Pure standard library, Python 3.9+.
 """
 
+import builtins
+import inspect
+
 import aaw_model
 import aaw_signature
-from aaw_values import ClassValue, Computed, Function, NotFound, Outside
+from aaw_values import BuiltinMember, ClassValue, Computed, Function, NotFound, Outside
 
 
 class ClassRules:
@@ -32,8 +35,16 @@ class ClassRules:
         mro = self._mro(value)
         if isinstance(mro, NotFound):
             return mro
+        built_ins = [base for base in mro[1:] if isinstance(base, Outside) and _is_builtin(base)]
         for base in mro[1:]:
             if isinstance(base, Outside):
+                # One built-in base: its own bases come right after it in the order, so what it and
+                # they hold is found here, read off the interpreter's own (object's is passed over).
+                if len(built_ins) == 1 and base is built_ins[0] and _built_in_type(base) is not None:
+                    found = _built_in_member(value, base, name)
+                    if found is None:
+                        continue
+                    return found
                 return NotFound("unresolved", "'%s' is not defined in class '%s' (%s) nor in its bases in the "
                                 "repository; it may be inherited from %s (outside the repository)"
                                 % (name, value.cls.name, value.module.path, base.name))
@@ -238,8 +249,9 @@ class ClassRules:
         class, its __getattr__ or any of its methods may give it; an own __new__ or a metaclass
         may make something else), or None when nothing in the class and its bases can."""
         what = "%s makes an instance of class '%s' (%s)" % (made_at, value.cls.name, value.module.path)
-        if value.cls.metaclass is not None and value.cls.metaclass[-1] not in _PLAIN_METACLASSES:
-            return "%s, whose metaclass %s may decide what it is" % (what, ".".join(value.cls.metaclass))
+        for klass in self._repository_order(value) or [value]:  # a metaclass is inherited
+            if klass.cls.metaclass is not None and klass.cls.metaclass[-1] not in _PLAIN_METACLASSES:
+                return "%s, whose metaclass %s may decide what it is" % (what, ".".join(klass.cls.metaclass))
         for special in _INSTANCE_SPECIALS:
             if self._defines(value, special) is not False:
                 return "%s, whose %s may give it another signature than its __call__'s" % (what, special)
@@ -299,6 +311,8 @@ class ClassRules:
                 return NotFound("unresolved", "%s: not in class '%s', whose __getattr__ may answer it"
                                 % (what, value.cls.name))
             return found
+        if isinstance(found, BuiltinMember):
+            return NotFound("unresolved", "%s: %s, bound to the instance (not followed)" % (what, found.note))
         if not isinstance(found, Function):
             return found
         method = Function(found.definition, found.module, found.method_of, bound=True)
@@ -374,6 +388,30 @@ class ClassRules:
 _EMPTY_BASES = {"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"}
 
 
+def _built_in_type(value):
+    """The class of Python's builtins module an Outside names, or None."""
+    found = getattr(builtins, _unqualified(value), None) if _is_builtin(value) else None
+    return found if isinstance(found, type) else None
+
+
+def _built_in_member(value, base, name):
+    """`name` as the built-in class Outside `base` and its own bases but object hold it (a
+    BuiltinMember, or NotFound when inspect reads no signature of it), or None when they do not."""
+    for klass in _built_in_type(base).__mro__[:-1]:
+        if name in vars(klass):
+            member = getattr(_built_in_type(base), name)
+            note = "'%s' of class '%s' (%s) is built-in %s.%s" % (name, value.cls.name, value.module.path,
+                                                                    klass.__name__, name)
+            try:
+                state = aaw_signature.from_inspect(inspect.signature(member), note)
+            except (TypeError, ValueError) as error:
+                return NotFound("unresolved", "%s, without a signature inspect can read: %s"
+                                % (note, aaw_signature.without_addresses(str(error))))
+            signature = state["signature"]
+            return BuiltinMember(signature["parameters"], signature["return_annotation"], note)
+    return None
+
+
 def _is_builtin(value):
     """A class of Python's builtins module (Exception, dict, ...): its methods are not Python."""
     return value.name.startswith("builtins.")
@@ -408,8 +446,9 @@ _COPYING_METHODS = frozenset({"__getstate__", "__setstate__", "__reduce__", "__r
                               "__dir__", "__sizeof__"})
 
 # Class decorators that leave what an instance is (and its attributes) alone.
+# (six's add_metaclass gives the class a metaclass: Class.metaclass, judged as such.)
 _KEEPING_CLASS_DECORATORS = _GENERATING_DECORATORS | {"total_ordering", "final", "runtime_checkable", "unique",
-                                                      "dataclass_transform", "type_check_only"}
+                                                      "dataclass_transform", "type_check_only", "add_metaclass"}
 
 
 def _c3_merge(sequences):

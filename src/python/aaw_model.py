@@ -117,6 +117,9 @@ class Class:
                 metaclass.append(base.args[0])
             else:
                 self.bases.append(base_parts(base))
+        # six.add_metaclass(Meta) as a class decorator makes the class again with that metaclass.
+        metaclass += [d.args[0] for d in node.decorator_list if isinstance(d, ast.Call) and len(d.args) == 1
+                      and (dotted(d.func) or [""])[-1] == "add_metaclass"]
         self.metaclass = dotted(metaclass[0]) if metaclass else None
         self.decorators = [decorator_name(d) for d in node.decorator_list]
         # Literal keyword arguments of called class decorators: {"dataclass": {"kw_only": True}}.

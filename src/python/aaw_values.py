@@ -87,6 +87,12 @@ class Computed:
         return cls(signature["parameters"], signature["return_annotation"], note, unverified)
 
 
+class BuiltinMember(Computed):
+    """A member a class of the repository inherits from a built-in base (BaseException.__init__),
+    with the signature inspect gives it read on the class (an instance binds it: not followed)."""
+    __slots__ = ()
+
+
 class Outside:
     __slots__ = ("name",)
 

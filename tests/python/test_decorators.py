@@ -344,6 +344,21 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
         table = resolve(files, "import pkg", "pkg.f")["signature"]["parameters"][0]
         self.assertEqual(table["default_refers_to"], "= {'x': 1}")
 
+    def test_an_instance_of_a_class_given_a_metaclass_by_six_is_judged_by_that_metaclass(self):
+        # tenacity's @six.add_metaclass(abc.ABCMeta) class stop_base; stop_never = _stop_never().
+        files = {"pkg/__init__.py": "import abc\nimport six\n"
+                                    "@six.add_metaclass(abc.ABCMeta)\nclass stop_base(object):\n"
+                                    "    def __call__(self, retry_state): pass\n"
+                                    "class _stop_never(stop_base):\n    pass\n"
+                                    "stop_never = _stop_never()\n"
+                                    "class Meta(type):\n    def __call__(cls, *a): return len\n"
+                                    "@six.add_metaclass(Meta)\nclass odd_base(object):\n"
+                                    "    def __call__(self, x): pass\n"
+                                    "class _odd(odd_base):\n    pass\n"
+                                    "odd = _odd()\n"}
+        self.assertNotIn("unverified", resolve(files, "import pkg", "pkg.stop_never"))
+        self.assertIn("metaclass Meta", resolve(files, "import pkg", "pkg.odd")["unverified"])
+
     def test_an_instance_given_a_wrapped_function_by_its_constructor_is_unverified(self):
         files = {"pkg/__init__.py": "import functools\ndef base(a, b): pass\n"
                                     "class Renderer:\n    def __init__(self, option):\n"
@@ -364,6 +379,24 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
         state = resolve(files, "import pkg", "pkg.p")
         self.assertEqual(state["status"], "unresolved")
         self.assertIn("no __call__", state["detail"])
+
+    def test_a_method_inherited_from_a_built_in_base_is_the_built_ins(self):
+        # pluggy's PluginValidationError(Exception) has no __init__: Class.__init__ is BaseException's.
+        files = {"pkg/__init__.py": "class PluginValidationError(Exception):\n    def __str__(self): return 'x'\n"
+                                    "class Table(dict):\n    pass\n"
+                                    "class Two(ValueError, KeyError):\n    pass\n"
+                                    "class Cell:\n    pass\n"
+                                    "t = Table()\n"}
+        for path in ("PluginValidationError.__init__", "Table.get", "Table.__init__"):
+            with self.subTest(path):
+                state = self.judge(files, path)
+                self.assertNotIn("unverified", state)
+                self.assertIn("is built-in", state["detail"])
+        self.assertEqual(resolve(files, "import pkg", "pkg.PluginValidationError.nothing")["status"], "missing")
+        # Two built-in bases: which of their bases comes first is not read here.
+        self.assertEqual(resolve(files, "import pkg", "pkg.Two.__str__")["status"], "unresolved")
+        # Through an instance the built-in's method is bound: not followed.
+        self.assertEqual(resolve(files, "import pkg", "pkg.t.get")["status"], "unresolved")
 
     def test_a_named_tuple_is_built_from_its_fields(self):
         files = {"pkg/__init__.py": "import typing\nfrom typing import NamedTuple, ClassVar\n"
