@@ -7,7 +7,6 @@ Pure standard library, Python 3.9+.
 """
 
 import builtins
-import inspect
 
 import aaw_model
 import aaw_signature
@@ -40,8 +39,9 @@ class ClassRules:
             if isinstance(base, Outside):
                 # One built-in base: its own bases come right after it in the order, so what it and
                 # they hold is found here, read off the interpreter's own (object's is passed over).
-                if len(built_ins) == 1 and base is built_ins[0] and _built_in_type(base) is not None:
-                    found = _built_in_member(value, base, name)
+                kind = _built_in_type(base) if len(built_ins) == 1 and base is built_ins[0] else None
+                if kind is not None:
+                    found = _built_in_member(value, kind, name)
                     if found is None:
                         continue
                     return found
@@ -249,7 +249,8 @@ class ClassRules:
         class, its __getattr__ or any of its methods may give it; an own __new__ or a metaclass
         may make something else), or None when nothing in the class and its bases can."""
         what = "%s makes an instance of class '%s' (%s)" % (made_at, value.cls.name, value.module.path)
-        for klass in self._repository_order(value) or [value]:  # a metaclass is inherited
+        order = self._repository_order(value)
+        for klass in order or [value]:  # a metaclass is inherited
             if klass.cls.metaclass is not None and klass.cls.metaclass[-1] not in _PLAIN_METACLASSES:
                 return "%s, whose metaclass %s may decide what it is" % (what, ".".join(klass.cls.metaclass))
         for special in _INSTANCE_SPECIALS:
@@ -259,7 +260,7 @@ class ClassRules:
                 not self._is_method_descriptor(value):
             # __get__ and __delete__ without __set__: a method descriptor to inspect before 3.13.
             return "%s, a descriptor (__get__, __delete__) that inspect may read as a built-in" % what
-        for klass in self._repository_order(value):
+        for klass in order:
             decorators = [d for d in klass.cls.decorators if d not in _KEEPING_CLASS_DECORATORS]
             if decorators:
                 return "%s, whose class '%s' is decorated with @%s, which may change what its instances are" % (
@@ -394,21 +395,17 @@ def _built_in_type(value):
     return found if isinstance(found, type) else None
 
 
-def _built_in_member(value, base, name):
-    """`name` as the built-in class Outside `base` and its own bases but object hold it (a
-    BuiltinMember, or NotFound when inspect reads no signature of it), or None when they do not."""
-    for klass in _built_in_type(base).__mro__[:-1]:
+def _built_in_member(value, kind, name):
+    """`name` as the built-in class `kind` and its own bases but object hold it (a BuiltinMember,
+    or NotFound when inspect reads no signature of it), or None when they do not."""
+    for klass in kind.__mro__[:-1]:
         if name in vars(klass):
-            member = getattr(_built_in_type(base), name)
             note = "'%s' of class '%s' (%s) is built-in %s.%s" % (name, value.cls.name, value.module.path,
                                                                     klass.__name__, name)
-            try:
-                state = aaw_signature.from_inspect(inspect.signature(member), note)
-            except (TypeError, ValueError) as error:
-                return NotFound("unresolved", "%s, without a signature inspect can read: %s"
-                                % (note, aaw_signature.without_addresses(str(error))))
-            signature = state["signature"]
-            return BuiltinMember(signature["parameters"], signature["return_annotation"], note)
+            state = aaw_signature.of_live(getattr(kind, name), note)
+            if state["status"] != "ok":
+                return NotFound(state["status"], state["detail"])
+            return BuiltinMember.from_state(state, note, None)
     return None
 
 

@@ -15,8 +15,8 @@ from typing import Optional, Union
 from aaw_model import (Alias, CallAlias, Class, Def, Deleted, FromImport, ModuleRef, Opaque, ParseFailure,
                        Partial, Passthrough, Scope, Star)
 from aaw_nodes import (calls_dynamic_import, container_made, decorator_arguments, dotted, getattr_cases,
-                       getattr_closed, is_main_guard, is_namespace_call, is_type_checking, literal_strings, may_import_dynamically,
-                       names_in, passthrough_chain, short, string_map, text_hints)
+                       getattr_closed, is_main_guard, is_namespace_call, is_type_checking, literal_strings,
+                       may_import_dynamically, names_in, passthrough_chain, short, string_map, text_hints)
 
 
 class BodyNeeded(Exception):

@@ -100,8 +100,9 @@ def _digest(summary: "Scope", wanted: "frozenset") -> str:
     parts = [(name, text) for _, name, text in events]
     parts.append(("__all__", _all_repr(summary), summary.all_dynamic, bool(summary.dynamic)))
     for name in sorted(n for n in wanted if n.startswith(_BODY)):
+        defs = [b for _, b in summary.bindings.get(name[len(_BODY):], ()) if isinstance(b, Def)]
         parts.append((name, [(b.returns_first_argument, b.effect, b.writes_frames, b.gives_signature, _def_dump(b))
-                             for _, b in summary.bindings.get(name[len(_BODY):], ()) if isinstance(b, Def)]))
+                             for b in defs]))
     if IMPORTS in wanted:
         parts.append((IMPORTS, sorted(summary.imports), summary.dynamic_imports))
     if HOOKS in wanted:

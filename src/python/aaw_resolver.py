@@ -11,7 +11,6 @@ Pure standard library, Python 3.9+.
 
 import ast
 import builtins
-import inspect
 import re
 import sys
 
@@ -658,10 +657,9 @@ def _container_method(container, name):
         return NotFound("missing", "%s: a %s, which has no attribute '%s'"
                         % (container.detail, container.kind, name))
     note = "the built-in %s.%s of %s" % (container.kind, name, container.detail)
-    try:
-        state = aaw_signature.from_inspect(inspect.signature(method), note)
-    except (TypeError, ValueError) as error:
-        return NotFound("unresolved", "%s: %s" % (note, aaw_signature.without_addresses(str(error))))
+    state = aaw_signature.of_live(method, note)
+    if state["status"] != "ok":
+        return NotFound(state["status"], state["detail"])
     return Computed.from_state(state, note, None)
 
 

@@ -143,6 +143,16 @@ def _parameter(arg, kind, default, mangle):
             "annotation": None if arg.annotation is None else ast.unparse(arg.annotation)}
 
 
+def of_live(value, note: str) -> dict:
+    """The STATE of a live object the static resolver meets (a built-in's method): ok with what
+    inspect.signature gives it, or unresolved when inspect reads none; `note` says what it is."""
+    try:
+        return from_inspect(inspect.signature(value), note)
+    except (TypeError, ValueError) as error:
+        return failed("unresolved", "%s, without a signature inspect can read: %s"
+                      % (note, without_addresses(str(error))))
+
+
 def from_inspect(signature: inspect.Signature, note: Optional[str] = None) -> dict:
     """An ok STATE of a live signature."""
     parameters = [_live_parameter(p) for p in signature.parameters.values()]
