@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "cli/command_context.hpp"
 #include "core/model/compiled_binding.hpp"
@@ -77,6 +78,14 @@ std::string summary_of(const Json& state) {
   return parsed ? parsed->summary() : state.dump();
 }
 
+// Each CHANGE of `changes` described, a line each.
+void print_changes(const Json& changes, std::string_view indent) {
+  for (const Json& change : changes) {
+    auto parsed = change_from_json(change);
+    std::cout << indent << (parsed ? parsed->describe() : change.dump()) << "\n";
+  }
+}
+
 void print_change_text(const Json& c) {
   std::cout << c.value("commit_date", "") << " " << c.value("commit", "").substr(0, 12) << " "
             << c.value("function_path", "") << " (" << c.value("severity", "") << ") "
@@ -84,10 +93,7 @@ void print_change_text(const Json& c) {
             << (c.value("backfilled", false) ? " (back-filled)" : "") << "\n";
   std::cout << "  old: " << summary_of(c["old"]) << "\n  new: " << summary_of(c["new"]) << "\n";
   for (const std::string& line : binding_sides(c)) std::cout << "  " << line << "\n";
-  for (const Json& change : c["changes"]) {
-    auto parsed = change_from_json(change);
-    std::cout << "  " << (parsed ? parsed->describe() : change.dump()) << "\n";
-  }
+  print_changes(c["changes"], "  ");
 }
 
 // A force-push, as `history` lists it among the changes: the lines parted at the merge base, and
@@ -103,10 +109,7 @@ void print_rewrite_text(const Json& r) {
   for (const Json& f : functions) {
     std::cout << "  " << f.value("function_path", "") << " went back (" << f.value("severity", "") << ")\n";
     std::cout << "    old: " << summary_of(f["old"]) << "\n    new: " << summary_of(f["new"]) << "\n";
-    for (const Json& change : f.value("changes", Json::array())) {
-      auto parsed = change_from_json(change);
-      std::cout << "    " << (parsed ? parsed->describe() : change.dump()) << "\n";
-    }
+    print_changes(f.value("changes", Json::array()), "    ");
   }
 }
 

@@ -16,14 +16,8 @@ std::optional<std::int64_t> commit_date_of(const Json& change) {
 }
 
 Result<bool> keeps(const Json& change, const HistoryQuery& query) {
-  if (query.since || query.until) {
-    auto date = commit_date_of(change);
-    if (!date || (query.since && *date < *query.since) || (query.until && *date > *query.until)) return false;
-  }
-  if (query.min_severity) {
-    auto severity = parse_severity(change.value("severity", ""));
-    if (!severity || *severity < *query.min_severity) return false;
-  }
+  if ((query.since || query.until) && !within_dates(commit_date_of(change), query)) return false;
+  if (!severe_enough(change, query)) return false;
   if (query.in_range) return query.in_range(ObjectId{change.value("commit", "")});
   return true;
 }
@@ -47,6 +41,17 @@ std::optional<std::int64_t> ago(std::string_view text) {
 }
 
 }  // namespace
+
+bool within_dates(std::optional<std::int64_t> date, const HistoryQuery& query) {
+  if (!query.since && !query.until) return true;
+  return date && !(query.since && *date < *query.since) && !(query.until && *date > *query.until);
+}
+
+bool severe_enough(const Json& object, const HistoryQuery& query) {
+  if (!query.min_severity) return true;
+  auto severity = parse_severity(object.value("severity", ""));
+  return severity && *severity >= *query.min_severity;
+}
 
 Result<std::vector<Json>> select_history(const std::vector<Json>& changes, const HistoryQuery& query) {
   std::vector<Json> kept;

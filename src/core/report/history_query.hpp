@@ -27,6 +27,13 @@ struct HistoryQuery {
   std::function<Result<bool>(const ObjectId&)> in_range;
 };
 
+// Whether `date` (seconds since the epoch; nullopt when unknown) is within --since and --until:
+// always without them, never for an unknown date with them.
+bool within_dates(std::optional<std::int64_t> date, const HistoryQuery& query);
+
+// Whether `object`'s "severity" is at least --severity (always without it; never when it has none).
+bool severe_enough(const Json& object, const HistoryQuery& query);
+
 // The changes of `changes` (oldest first, as StateStore::history returns them) that `query` keeps,
 // oldest first. An Error when in_range fails.
 Result<std::vector<Json>> select_history(const std::vector<Json>& changes, const HistoryQuery& query);

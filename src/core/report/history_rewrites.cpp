@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "core/model/diff.hpp"
 #include "util/time.hpp"
 
 namespace aaw {
@@ -22,19 +21,13 @@ std::string change_key(const Json& change) {
 bool keeps_function(const Json& function, const std::optional<std::string>& function_path,
                     const HistoryQuery& query) {
   if (function_path && function.value("function_path", "") != *function_path) return false;
-  if (query.min_severity) {
-    auto severity = parse_severity(function.value("severity", ""));
-    if (!severity || *severity < *query.min_severity) return false;
-  }
-  return true;
+  return severe_enough(function, query);
 }
 
 Result<bool> keeps_rewrite(Json& event, const std::optional<std::string>& function_path,
                            const HistoryQuery& query) {
-  if (query.since || query.until) {
-    auto seen = parse_iso8601(event.value("time", ""));
-    if (!seen || (query.since && *seen < *query.since) || (query.until && *seen > *query.until)) return false;
-  }
+  if ((query.since || query.until) && !within_dates(parse_iso8601(event.value("time", "")), query))
+    return false;
   if (query.in_range) {
     auto in = query.in_range(ObjectId{event.value("new_head", "")});
     if (!in || !*in) return in;
