@@ -36,8 +36,6 @@ constexpr auto k_wait_for_current = std::chrono::milliseconds(250);
 constexpr auto k_balance_step = std::chrono::milliseconds(100);
 // A helper that was given commits and sent nothing for this long is stopped.
 constexpr auto k_silence_limit = std::chrono::seconds(10);
-// How long a helper asked to finish (its stdin closed) may take before it is killed.
-constexpr auto k_exit_grace = std::chrono::milliseconds(1000);
 // A helper that stopped helping is started again for the next range of commits (a daemon runs for
 // months, and one helper killed for its memory must not leave every later replay on one core),
 // unless this many in a row did: then whatever stops them will stop the next one too.
@@ -57,7 +55,7 @@ class ParseAhead final : public SummaryPrefetch {
     std::unordered_map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < commits.size(); ++i) index.emplace(commits[i].hex, i);
     m_expected = commits;
-    m_reached = m_given = 0;
+    m_reached = m_given = m_told_reached = 0;
     m_at_expected = false;
     {
       const std::lock_guard lock(m_mutex);
@@ -97,6 +95,7 @@ class ParseAhead final : public SummaryPrefetch {
     }
     balance();
     top_up();
+    tell_if_behind();
   }
 
   std::optional<PickledSummary> take(const ObjectId& blob) override {
@@ -215,6 +214,19 @@ class ParseAhead final : public SummaryPrefetch {
     while (m_child.pid > 0 && m_given < target) send("commit " + m_expected[m_given++].hex + "\n");
   }
 
+  // A helper behind the replay parses what the replay has parsed itself already: it is told to
+  // leave those commits and come to the replay's (every few commits at most, after top_up(), so
+  // that the commit was given to it before).
+  void tell_if_behind() {
+    {
+      const std::lock_guard lock(m_mutex);
+      if (m_working_on >= m_reached) return;
+    }
+    if (m_reached < m_told_reached + k_window / 8 && m_told_reached > 0) return;
+    m_told_reached = m_reached;
+    send("reached " + m_expected[m_reached].hex + "\n");
+  }
+
   void send(const std::string& line) {
     if (!detail::write_to_child(m_child.input.get(), line)) fail("it stopped reading");
   }
@@ -315,22 +327,16 @@ class ParseAhead final : public SummaryPrefetch {
   // and made summaries.
   bool helped() { return check() && made() > m_made_at_start; }
 
-  // Closes its stdin (it ends at that), and kills it if it does not end soon; then the reader
-  // thread sees its stdout end.
+  // Kills it at once: whatever it was given and has not sent is of no use any more, and letting
+  // it work through the commands still in its pipe (up to a window of commits) kept a replay of
+  // one function waiting for half a second after its last commit. It holds nothing to save: it
+  // only reads the mirror. Then the reader thread sees its stdout end.
   void stop() {
     if (m_child.pid <= 0) return;
     m_peak_rss_kb = peak_rss_kb();  // while it is there to read
     m_child.input.reset();
-    const auto deadline = std::chrono::steady_clock::now() + k_exit_grace;
-    int status = 0;
-    while (::waitpid(m_child.pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() >= deadline) {
-        ::kill(m_child.pid, SIGKILL);
-        detail::reap(m_child.pid);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    ::kill(m_child.pid, SIGKILL);
+    detail::reap(m_child.pid);
     if (m_reader.joinable()) m_reader.join();
     m_child = {};
   }
@@ -344,9 +350,10 @@ class ParseAhead final : public SummaryPrefetch {
   std::int64_t m_peak_rss_kb = 0;    // the largest peak of the helpers stopped
   std::unordered_set<std::string> m_watched;
   std::vector<ObjectId> m_expected;
-  std::size_t m_reached = 0;   // the expected commit the replay is at
-  bool m_at_expected = false;  // whether the replay is at an expected commit (the last reach())
-  std::size_t m_given = 0;     // expected commits given to the helper
+  std::size_t m_reached = 0;       // the expected commit the replay is at
+  bool m_at_expected = false;      // whether the replay is at an expected commit (the last reach())
+  std::size_t m_given = 0;         // expected commits given to the helper
+  std::size_t m_told_reached = 0;  // the expected commit the helper was last told the replay reached
   std::thread m_reader;
   // What the reader thread shares with the replay's: the replies taken apart, and why it stopped.
   mutable std::mutex m_mutex;
