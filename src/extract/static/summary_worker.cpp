@@ -1,5 +1,6 @@
 #include "extract/static/summary_worker.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <deque>
 #include <memory>
@@ -36,6 +37,7 @@ class SummaryWorker {
         if (!line) return 0;
         if (at_once(*line)) continue;
       }
+      if (skipped(*line)) continue;
       if (!command(*line)) return 2;
     }
   }
@@ -50,11 +52,16 @@ class SummaryWorker {
   }
 
   // "mine BLOB": the main process parses that blob itself, so it is not parsed here (unless it was
-  // begun). "share K": from now on it parses the files of its share (ParseShare) itself. False for
-  // any other line; a share that is no number is taken as none.
+  // begun). "share K": from now on it parses the files of its share (ParseShare) itself.
+  // "reached COMMIT": the main process is at that commit, ahead of this walk. False for any other
+  // line; a share that is no number is taken as none.
   bool at_once(const std::string& line) {
     if (line.starts_with("mine ")) {
       remember_sent(line.substr(5));
+      return true;
+    }
+    if (line.starts_with("reached ")) {
+      reached(line.substr(8));
       return true;
     }
     if (!line.starts_with("share ")) return false;
@@ -63,6 +70,33 @@ class SummaryWorker {
     auto [end, error] = std::from_chars(first, last, m_share);
     if (error != std::errc() || end != last) m_share = 0;
     return true;
+  }
+
+  // What this walk would parse before the commit the main process reached, it would send too late:
+  // the main process parsed those modules itself. So the walk leaves the commit it is at (no
+  // more parses there) and goes straight to that one. A commit it is not given yet is ignored.
+  void reached(const std::string& commit) {
+    const std::string wanted = "commit " + commit;
+    if (std::find(m_queue.begin(), m_queue.end(), wanted) != m_queue.end()) m_skip_to = commit;
+  }
+
+  // Whether `line` is a commit the walk leaves out on its way to the one reached. Before that one,
+  // it moves to the last one left out without parsing (so that only what changes after is parsed)
+  // and reports that one done (so that what it sends next counts for the commit reached).
+  bool skipped(const std::string& line) {
+    if (m_skip_to.empty() || !line.starts_with("commit ")) return false;
+    const std::string commit = line.substr(7);
+    if (commit != m_skip_to) {
+      m_last_skipped = commit;
+      return true;
+    }
+    m_skip_to.clear();
+    if (!m_last_skipped.empty()) {
+      walk_to(ObjectId{m_last_skipped});
+      m_out << "done " << m_last_skipped << '\n';
+      m_last_skipped.clear();
+    }
+    return false;
   }
 
   void remember_sent(std::string blob) {
@@ -104,6 +138,16 @@ class SummaryWorker {
 
   // The files that changed since the commit before (under directories whose id changed only).
   bool commit(const ObjectId& commit) {
+    auto changed = walk_to(commit);
+    if (!changed.empty() && m_tree) send(changed);
+    m_out << "done " << commit.hex << '\n';
+    m_out.flush();
+    return static_cast<bool>(m_out);
+  }
+
+  // Moves the walk to `commit`: the watched files that changed since where it was (path, blob),
+  // but those sent or claimed.
+  std::vector<std::pair<const std::string*, ObjectId>> walk_to(const ObjectId& commit) {
     m_tree = open(commit);
     std::vector<std::pair<const std::string*, ObjectId>> changed;  // path, blob
     for (Directory& dir : m_directories) {
@@ -117,10 +161,7 @@ class SummaryWorker {
         if (now && !m_sent.contains(now->hex)) changed.emplace_back(&path, *now);
       }
     }
-    if (!changed.empty() && m_tree) send(changed);
-    m_out << "done " << commit.hex << '\n';
-    m_out.flush();
-    return static_cast<bool>(m_out);
+    return changed;
   }
 
   // One at a time, each announced before it is parsed (the replay waits for that one rather than
@@ -129,6 +170,7 @@ class SummaryWorker {
   void send(const std::vector<std::pair<const std::string*, ObjectId>>& blobs) {
     for (const auto& [path, blob] : blobs) {
       take_in();
+      if (!m_skip_to.empty()) break;  // the main process is past this commit
       if (m_sent.contains(blob.hex) || ParseShare::replay_parses(*path, m_share)) continue;
       m_out << "parsing " << blob.hex << '\n';
       m_out.flush();
@@ -176,6 +218,8 @@ class SummaryWorker {
   std::unordered_set<std::string> m_watched;
   std::unordered_set<std::string> m_sent;  // blobs sent, or claimed by the main process
   int m_share = 0;                         // of the files, those the main process parses itself
+  std::string m_skip_to;                   // the commit the main process reached, ahead of this walk
+  std::string m_last_skipped;              // the last commit left out on the way to it
 };
 
 }  // namespace

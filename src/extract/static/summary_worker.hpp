@@ -10,6 +10,8 @@
 // parses):
 //   mine BLOB      it parses this blob: skip it unless it is begun
 //   share K        it parses the files of its share K (ParseShare): skip them from now on
+//   reached COMMIT it is at that commit, ahead of the walk: leave the commits before it (and the
+//                  rest of the one being parsed) and go on from there
 // Replies on `out`, each flushed:
 //   parsing BLOB\n (before each parse)
 //   summary BLOB CHARACTERS SIZE\n then SIZE bytes of aaw_summary's pickle

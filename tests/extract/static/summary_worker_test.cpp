@@ -117,6 +117,31 @@ TEST_F(SummaryWorkerTest, TheFilesOfTheMainProcessShareAreLeftToIt) {
   EXPECT_EQ(run("share many\n" + commands).size(), 3u) << "a share that is no number is none";
 }
 
+TEST_F(SummaryWorkerTest, ACommitTheMainProcessReachedIsWhereTheWalkGoesOn) {
+  m_repo.write_file("pkg/a.py", "def f(x, y=1):\n    pass\n");
+  const std::string a1 = m_repo.commit("a changes");
+  m_repo.write_file("pkg/a.py", "def f(x, y=2):\n    pass\n");
+  const std::string a2 = m_repo.commit("a changes again");
+  m_repo.write_file("pkg/__init__.py", "from .a import *\nfrom .b import *\n");
+  const std::string init = m_repo.commit("init changes");
+  m_repo.write_file("pkg/a.py", "def f(x, y=3):\n    pass\n");
+  const std::string a3 = m_repo.commit("a changes a third time");
+  ASSERT_TRUE(m_mirror->fetch());
+  // The main process parsed a.py's first two versions itself: the walk leaves those commits,
+  // reports the last one left out done (what comes next counts for the commit reached) and
+  // parses only what changed after it.
+  auto got = run("base " + m_first + "\nwatch pkg/a.py\nwatch pkg/__init__.py\ncommit " + a1 + "\ncommit " +
+                 a2 + "\ncommit " + init + "\ncommit " + a3 + "\nreached " + init + "\n");
+  EXPECT_EQ(got, (std::vector<std::string>{"done " + a2, "parsing " + blob(init, "pkg/__init__.py"),
+                                           "summary " + blob(init, "pkg/__init__.py"), "done " + init,
+                                           "parsing " + blob(a3, "pkg/a.py"),
+                                           "summary " + blob(a3, "pkg/a.py"), "done " + a3}));
+  // A commit it was not given is no place to go: the walk goes on as it was.
+  EXPECT_EQ(run("base " + m_first + "\nwatch pkg/a.py\nreached " + a2 + "\ncommit " + a1 + "\n"),
+            (std::vector<std::string>{"parsing " + blob(a1, "pkg/a.py"), "summary " + blob(a1, "pkg/a.py"),
+                                      "done " + a1}));
+}
+
 TEST_F(SummaryWorkerTest, ACommitItCannotReadIsReportedDoneWithNothingMade) {
   const std::string missing(40, 'e');
   auto got = run("base " + m_first + "\nwatch pkg/a.py\ncommit " + missing + "\n");
