@@ -127,7 +127,7 @@ class Collector:
             text = b"\n".join(self.lines[node.lineno - 1:node.end_lineno]).decode("ascii")
         except UnicodeDecodeError:
             return self.hints
-        own = text_hints(text)
+        own = text_hints(text, node.lineno)
         return self.hints[0] and own[0], self.hints[1] and own[1]
 
     def _header(self, node) -> Optional[bytes]:

@@ -138,12 +138,12 @@ def body_facts(node, hints=(True, True)):
     """(decorator_effect, the name every return of the body gives back or None, whether it reaches
     a frame's namespace, whether it may give an object a signature of its own, the attributes it
     sets on names: stored_attributes): what Def reads from a def's body, which needs nothing of its
-    header. `hints` (text_hints of the text the body is in) False where the text cannot say the
-    thing spare those walks."""
+    header. `hints` (text_hints of the text the body is in, numbered as the node's lines) spare
+    those walks where the text cannot say the thing, and keep them to the lines where it may."""
     returns = _own_returns(node.body)
     reaches, names = hints
-    return (decorator_effect(node, returns), _returned_name(returns), reaches and _writes_frames(node),
-            names and _may_give_signature(node), stored_attributes(node))
+    return (decorator_effect(node, returns), _returned_name(returns), bool(reaches) and _writes_frames(node, reaches),
+            bool(names) and _may_give_signature(node, names), stored_attributes(node))
 
 
 NO_ATTRIBUTES = frozenset()
@@ -185,19 +185,64 @@ def _stored_in(target, stored):
         _stored_in(target.value, stored)
 
 
-def text_hints(text) -> tuple:
-    """(whether a text may name f_locals or f_globals, whether it may name what gives an object a
-    signature of its own: _SIGNATURE_WORDS). Identifiers outside ASCII are NFKC-normalised by
-    the parser, so such a text always may."""
+def text_hints(text, first_line=1) -> tuple:
+    """(where a text may name f_locals or f_globals, where it may name what gives an object a
+    signature of its own: _SIGNATURE_WORDS), each False (nowhere), the set of line numbers where
+    it does (the text's first line numbered `first_line`: a walk of the body looks at those lines
+    only, _on_lines), or True (anywhere). Identifiers outside ASCII are NFKC-normalised by the
+    parser, so such a text may anywhere; so may one whose line breaks the parser counts otherwise
+    than \\n (a bare \\r)."""
     if not isinstance(text, str) or not text.isascii():
         return True, True
-    return "f_locals" in text or "f_globals" in text, any(word in text for word in _SIGNATURE_WORDS)
+    frames = _lines_naming(text, ("f_locals", "f_globals"), first_line)
+    signature = _lines_naming(text, _SIGNATURE_WORDS, first_line)
+    if (frames or signature) and text.count("\r") != text.count("\r\n"):
+        return bool(frames), bool(signature)
+    return frames, signature
 
 
-def _writes_frames(node):
+def _lines_naming(text, words, first_line):
+    lines = set()
+    for word in words:
+        at = text.find(word)
+        while at >= 0:
+            lines.add(first_line + text.count("\n", 0, at))
+            at = text.find(word, at + len(word))
+    return frozenset(lines) if lines else False
+
+
+def _on_lines(node, lines):
+    """The nodes of node's tree (node first), all of them when `lines` is True, else only those
+    whose lines include one of `lines` and the nodes without positions between them: the subtrees
+    on other lines are never walked. A def's or class's lines start at its first decorator; inside
+    an f-string nothing is left out (this Python's positions there are not always the text's)."""
+    if lines is True:
+        yield from ast.walk(node)
+        return
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.JoinedStr):
+            yield from ast.walk(current)
+            continue
+        yield current
+        for child in ast.iter_child_nodes(current):
+            start = getattr(child, "lineno", None)
+            if start is not None:
+                decorators = getattr(child, "decorator_list", None)
+                if decorators:
+                    start = min([start] + [decorator.lineno for decorator in decorators])
+                end = getattr(child, "end_lineno", None) or start
+                if not any(start <= line <= end for line in lines):
+                    continue
+            stack.append(child)
+
+
+def _writes_frames(node, lines=True):
     """Whether the body (nested functions included) touches a frame's f_locals or f_globals: as
-    a decorator, it may write names into its caller's module (an alias under another name)."""
-    return any(isinstance(n, ast.Attribute) and n.attr in ("f_locals", "f_globals") for n in ast.walk(node))
+    a decorator, it may write names into its caller's module (an alias under another name).
+    `lines`: where the text names them (text_hints)."""
+    return any(isinstance(n, ast.Attribute) and n.attr in ("f_locals", "f_globals") for n in _on_lines(node, lines))
 
 
 # What inspect.signature reads of an object before its class's __call__ (__wrapped__, followed;
@@ -207,12 +252,12 @@ _SIGNATURE_WRITERS = frozenset({"setattr", "__setattr__", "update_wrapper", "wra
 _SIGNATURE_WORDS = tuple(sorted(_SIGNATURE_ATTRIBUTES | _SIGNATURE_WRITERS))
 
 
-def _may_give_signature(node):
+def _may_give_signature(node, lines=True):
     """Whether the body (nested functions included) may give some object (an instance its class
     makes: `self.__signature__ = ...`, `update_wrapper(self, f)`) what inspect.signature reads
     before the class's __call__: any mention of those attributes, of a writer of attributes by
-    name, or a string naming one of them."""
-    for child in ast.walk(node):
+    name, or a string naming one of them. `lines`: where the text names them (text_hints)."""
+    for child in _on_lines(node, lines):
         if isinstance(child, ast.Attribute):
             if child.attr in _SIGNATURE_ATTRIBUTES or child.attr in _SIGNATURE_WRITERS:
                 return True

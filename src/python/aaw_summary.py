@@ -192,7 +192,7 @@ class SummaryCache:
         nor read again."""
         def read():
             self._bodies_parsed += 1
-            return body_facts(_parse_body(is_async, text), text_hints(text))
+            return body_facts(_parse_body(is_async, text), text_hints(text, 2))  # below _parse_body's def line
         return self._checked_once(hash((is_async, text)), read)
 
     def _first_parameter_of(self, header: bytes) -> Optional[str]:
