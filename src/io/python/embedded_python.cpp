@@ -6,8 +6,11 @@
 
 #include <patchlevel.h>  // PY_MAJOR_VERSION, PY_MINOR_VERSION
 #include <pybind11/embed.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -376,6 +379,28 @@ py::cpp_function make_callback(const std::string& name, HostCallback callback,
       py::name(name.c_str()));
 }
 
+// Enables a cProfile.Profile (when there is one) for the life of the outermost call: a host
+// callback may call into Python again, and the inner call must not turn the profiler off.
+class ProfiledCall {
+ public:
+  ProfiledCall(const py::object& profiler, int& depth) : m_profiler(profiler), m_depth(depth) {
+    if (m_profiler && m_depth++ == 0) {
+      m_profiler.attr("enable")();
+    }
+  }
+  ~ProfiledCall() {
+    if (m_profiler && --m_depth == 0) {
+      m_profiler.attr("disable")();
+    }
+  }
+  ProfiledCall(const ProfiledCall&) = delete;
+  ProfiledCall& operator=(const ProfiledCall&) = delete;
+
+ private:
+  const py::object& m_profiler;
+  int& m_depth;
+};
+
 }  // namespace
 
 // Hidden like pybind11's own types, which it holds (GCC warns otherwise).
@@ -385,6 +410,12 @@ struct __attribute__((visibility("hidden"))) EmbeddedPython::Impl {
   py::object install;
   py::object host_error;
   py::object host_type;
+  // A developer's view of where the Python half's time goes (docs/performance.md): with
+  // AAW_PYTHON_PROFILE=PREFIX set, every call() runs under cProfile and the statistics go to
+  // PREFIX.<pid> when the interpreter stops (the helper that parses ahead writes its own).
+  py::object profiler;
+  std::string profile_path;
+  int profiled_depth = 0;
 
   // The argv-less start adds nothing to sys.path: our modules come from strings.
   Impl() : interpreter(IsolatedConfig().get(), 0, nullptr, false) {
@@ -396,10 +427,28 @@ struct __attribute__((visibility("hidden"))) EmbeddedPython::Impl {
       install = scope["install"];
       host_error = install("aaw_host", k_host_module).attr("HostError");
       host_type = py::module_::import("types").attr("SimpleNamespace");
+      if (const char* prefix = std::getenv("AAW_PYTHON_PROFILE"); prefix != nullptr && *prefix != '\0') {
+        profiler = py::module_::import("cProfile").attr("Profile")();
+        profile_path = std::string(prefix) + "." + std::to_string(::getpid());
+      }
     } catch (const py::error_already_set& error) {
       throw std::runtime_error(python_error(error).message());
     }
   }
+
+  ~Impl() {
+    if (!profiler) {
+      return;
+    }
+    try {
+      profiler.attr("dump_stats")(profile_path);
+    } catch (const py::error_already_set& error) {
+      std::fprintf(stderr, "AAW_PYTHON_PROFILE: cannot write %s: %s\n", profile_path.c_str(),
+                   python_error(error).message().c_str());
+    }
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   py::object host(const HostCallbacks& callbacks, const CallScope& scope) const {
     py::object object = host_type();
@@ -446,6 +495,7 @@ Result<Json> EmbeddedPython::call(std::string_view module, std::string_view func
   const CallScope scope;
   try {
     py::object target = py::module_::import(std::string(module).c_str());
+    ProfiledCall profiled(m_impl->profiler, m_impl->profiled_depth);
     py::object result = target.attr(decode(function))(to_python(args), m_impl->host(callbacks, scope));
     auto json = JsonConverter().convert(result);
     if (!json) {
