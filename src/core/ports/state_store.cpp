@@ -40,12 +40,16 @@ Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId&
     auto found = change.find(name);
     return found != change.end() && found->is_string() ? &*found : nullptr;
   };
-  if (!change.is_object() || !text("commit") || !text("import_statement") || !text("function_path")) {
+  // A force-push's notice of a function it took back is queued with the commit recorded next, and
+  // names none (history_rewrite.hpp).
+  const bool rewrite = change.is_object() && change.value("type", std::string()) == "history_rewritten";
+  if (!change.is_object() || (!rewrite && !text("commit")) || !text("import_statement") ||
+      !text("function_path")) {
     return Error(
         ErrorCode::invalid_input,
         "a FUNCTION_CHANGE needs the string fields 'commit', 'import_statement' and 'function_path'");
   }
-  if (text("commit")->get<std::string>() != commit.hex) {
+  if (!rewrite && text("commit")->get<std::string>() != commit.hex) {
     return Error(ErrorCode::invalid_input, "FUNCTION_CHANGE of commit '" +
                                                text("commit")->get<std::string>() +
                                                "' recorded with another commit");

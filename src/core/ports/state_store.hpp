@@ -116,7 +116,8 @@ struct StoredEvent {
 std::string event_identity(const Json& event);
 
 // The function a FUNCTION_CHANGE recorded at `commit` is about; invalid_input when it lacks the
-// string fields "commit", "import_statement" and "function_path", or names another commit.
+// string fields "commit", "import_statement" and "function_path", or names another commit. A
+// history_rewritten notice (a notification's payload) needs no "commit".
 Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId& commit);
 
 class StateStore {

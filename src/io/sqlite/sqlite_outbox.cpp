@@ -30,8 +30,8 @@ constexpr const char* k_columns =
 
 }  // namespace
 
-// (target, commit, function) is the identity of a notification: recording a commit again finds
-// its rows by it. function_id stands for (import_statement, function_path).
+// (target, commit, function) is the identity of a notification (with its kind from version 5 on):
+// recording a commit again finds its rows by it. function_id stands for (import_statement, function_path).
 const char* const k_outbox_schema = R"sql(
 CREATE TABLE outbox(
   id INTEGER PRIMARY KEY,
@@ -51,15 +51,45 @@ CREATE TABLE outbox(
 CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE state = 'pending';
 )sql";
 
+// SQLite cannot change a table's UNIQUE constraint: the table is made again with the rows it had.
+const char* const k_outbox_kinds = R"sql(
+CREATE TABLE outbox_with_kinds(
+  id INTEGER PRIMARY KEY,
+  target TEXT NOT NULL,
+  commit_sequence INTEGER NOT NULL REFERENCES commits(sequence),
+  function_id INTEGER NOT NULL REFERENCES functions(id),
+  kind TEXT NOT NULL DEFAULT 'change' CHECK(kind IN ('change', 'rewrite')),
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL CHECK(state IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  client_errors INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT NOT NULL DEFAULT '',
+  delivered_ref TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE(target, commit_sequence, function_id, kind));
+INSERT INTO outbox_with_kinds(id, target, commit_sequence, function_id, payload, state, attempts, client_errors,
+                              next_attempt_at, last_error, delivered_ref, created_at, updated_at)
+  SELECT id, target, commit_sequence, function_id, payload, state, attempts, client_errors, next_attempt_at,
+         last_error, delivered_ref, created_at, updated_at FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_with_kinds RENAME TO outbox;
+CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE state = 'pending';
+)sql";
+
 Result<void> SqliteOutbox::add(std::int64_t commit_sequence, std::int64_t function_id,
                                const Notification& notification) {
   std::string now = utc_now();
-  return run(
-      m_db,
-      "INSERT INTO outbox(target, commit_sequence, function_id, payload, state, created_at, updated_at) "
-      "VALUES(?1, ?2, ?3, ?4, 'pending', ?5, ?5) "
-      "ON CONFLICT(target, commit_sequence, function_id) DO NOTHING",
-      notification.target, commit_sequence, function_id, compact(notification.payload), now);
+  const bool rewrite = notification.payload.is_object() &&
+                       notification.payload.value("type", std::string()) == "history_rewritten";
+  return run(m_db,
+             "INSERT INTO outbox(target, commit_sequence, function_id, kind, payload, state, created_at, "
+             "  updated_at) "
+             "VALUES(?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6) "
+             "ON CONFLICT(target, commit_sequence, function_id, kind) DO NOTHING",
+             notification.target, commit_sequence, function_id, std::string(rewrite ? "rewrite" : "change"),
+             compact(notification.payload), now);
 }
 
 Result<std::vector<OutboxItem>> SqliteOutbox::due(TimePoint now, std::size_t limit) {

@@ -1,5 +1,5 @@
-// Internal to src/io/sqlite/: the outbox table (schema version 2), one row per
-// (target, commit, function) with its delivery state. The store writes rows inside record()'s
+// Internal to src/io/sqlite/: the outbox table (schema version 2; `kind`, version 5), one row per
+// (target, commit, function, kind) with its delivery state. The store writes rows inside record()'s
 // transaction and hands the outbox queries to this class.
 #pragma once
 
@@ -16,12 +16,17 @@ namespace aaw::sqlite {
 
 // The migration from schema version 1 to 2.
 extern const char* const k_outbox_schema;
+// The migration from schema version 4 to 5: the kind of notification in the row's identity ('change',
+// or 'rewrite' for a function a force-push took back, queued with the first new commit, which
+// may change that same function itself).
+extern const char* const k_outbox_kinds;
 
 class SqliteOutbox {
  public:
   explicit SqliteOutbox(Database& db) : m_db(db) {}
 
-  // Inserts a pending row due at once, unless one exists for the same (target, commit, function).
+  // Inserts a pending row due at once, unless one exists for the same (target, commit, function,
+  // kind); the kind is the payload's: 'rewrite' for a history_rewritten one, else 'change'.
   // REQUIRES: inside record()'s transaction, `commit_sequence` and `function_id` rows exist.
   Result<void> add(std::int64_t commit_sequence, std::int64_t function_id, const Notification& notification);
 

@@ -2,7 +2,7 @@
 // sqlite_database.cpp, and nlohmann parse errors of stored JSON become io errors (a stored document
 // that does not parse means a damaged file).
 //
-// Schema (version 4; see k_migrations):
+// Schema (version 5; see k_migrations):
 //   meta           the store's own facts: repository_url (redacted), created_at
 //   named_values   set_value() / value(), apart from meta so no key can overwrite repository_url
 //   functions      each monitored function once: (import_statement, function_path)
@@ -23,7 +23,7 @@
 //   events         lines for events.jsonl; AUTOINCREMENT ids never go back, so a reader's cursor
 //                  (events_after) stays valid
 //   outbox         (version 2) notifications and their delivery state, at most one per
-//                  (target, commit, function); see sqlite_outbox.cpp
+//                  (target, commit, function, kind: version 5); see sqlite_outbox.cpp
 #include "io/sqlite/sqlite_state_store.hpp"
 
 #include <sqlite3.h>
@@ -64,7 +64,7 @@ namespace fs = std::filesystem;
 // Migration i takes the schema from version i to i + 1. Each runs in its own transaction together
 // with the user_version bump, so a crash mid-migration leaves the previous version intact. Never
 // edit a released entry: append one.
-const std::array<const char*, 4> k_migrations = {
+const std::array<const char*, 5> k_migrations = {
     R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE named_values(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -108,14 +108,13 @@ CREATE TABLE events(
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   dedupe_key TEXT NOT NULL UNIQUE,
   json TEXT NOT NULL);
-)sql",
-    k_outbox_schema,
+)sql", k_outbox_schema,
     R"sql(
 ALTER TABLE commits ADD COLUMN bisected INTEGER NOT NULL DEFAULT 0 CHECK(bisected IN (0, 1));
 )sql",
     R"sql(
 ALTER TABLE commits ADD COLUMN keyframe INTEGER REFERENCES commits(sequence);
-)sql",
+)sql", k_outbox_kinds,
 };
 
 // A keyframe every this many commits of a chain: reading the states of any commit costs one

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/ports/state_store.hpp"
+#include "io/sqlite/sqlite_outbox.hpp"
 #include "notify/github_issue_channel.hpp"
 #include "notify/webhook_channel.hpp"
 #include "support/sample_values.hpp"
@@ -160,7 +161,7 @@ TEST_F(SqliteStateStoreTest, CreatesSchemaAndKeepsDataAcrossReopen) {
   EXPECT_EQ(*store->commit_count(), 1);
   EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
   EXPECT_EQ(*store->value("remote_head"), sha(1).hex);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 4);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 5);
   EXPECT_EQ(text_of(db_path(), "PRAGMA journal_mode"), "wal");
 }
 
@@ -191,7 +192,7 @@ TEST_F(SqliteStateStoreTest, RefusesNewerSchemaVersion) {
   EXPECT_EQ(store.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(store.error().message().find(db_path().string()), std::string::npos) << store.error().message();
   EXPECT_NE(store.error().message().find("version 99"), std::string::npos) << store.error().message();
-  EXPECT_NE(store.error().message().find("version 4 "), std::string::npos) << store.error().message();
+  EXPECT_NE(store.error().message().find("version 5 "), std::string::npos) << store.error().message();
 }
 
 TEST_F(SqliteStateStoreTest, RefusesFileThatIsNotADatabase) {
@@ -709,6 +710,67 @@ TEST_F(SqliteStateStoreTest, SameFunctionUnderTwoImportStatementsIsTwoNotificati
   EXPECT_EQ(store->outbox_counts()->pending, 2);
 }
 
+// What a force-push took back of function f, queued with commit n (CommitProcessor::add_rewrite).
+Notification rewrite_notice(std::string_view target, int f) {
+  Json notice = change_json(sha(1), function(f));
+  notice.erase("commit");
+  notice["type"] = "history_rewritten";
+  notice["old_head"] = sha(8).hex;
+  return {std::string(target), notice};
+}
+
+TEST_F(SqliteStateStoreTest, ARewriteNoticeAndTheCommitsOwnChangeOfOneFunctionAreTwoNotifications) {
+  auto store = open_store();
+  CommitRecord record2 = with_notifications(2);
+  record2.notifications.push_back(rewrite_notice(k_target_webhook, 0));
+  record(*store, record2);
+  EXPECT_EQ(store->outbox_counts()->pending, 3);
+  EXPECT_EQ(count_rows(db_path(), "SELECT count(*) FROM outbox WHERE kind = 'rewrite'"), 1);
+  record(*store, record2);
+  EXPECT_EQ(store->outbox_counts()->pending, 3) << "recorded again: no duplicate of either kind";
+}
+
+TEST_F(SqliteStateStoreTest, MigratesAVersionFourOutboxKeepingItsRowsAsChanges) {
+  {
+    auto store = open_store();
+    record(*store, with_notifications(1));
+    OutboxItem item = (*store->due_notifications(at_ms(0), 10))[0];
+    item.state = OutboxState::delivered;
+    item.delivered_ref = "https://github.com/o/r/issues/1";
+    ASSERT_TRUE(store->update_notification(item));
+  }
+  // The version 4 table: no kind, one row per (target, commit, function).
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+  const std::string to_version_4 =
+      "DROP INDEX outbox_due; ALTER TABLE outbox RENAME TO outbox_5; " +
+      std::string(sqlite::k_outbox_schema) +
+      "INSERT INTO outbox(id, target, commit_sequence, function_id, payload, state, attempts, client_errors, "
+      "  next_attempt_at, last_error, delivered_ref, created_at, updated_at) "
+      "SELECT id, target, commit_sequence, function_id, payload, state, attempts, client_errors, "
+      "next_attempt_at, "
+      "  last_error, delivered_ref, created_at, updated_at FROM outbox_5; "
+      "DROP TABLE outbox_5; PRAGMA user_version = 4;";
+  ASSERT_EQ(sqlite3_exec(db, to_version_4.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  ASSERT_EQ(count_rows(db_path(), "SELECT count(*) FROM pragma_table_info('outbox') WHERE name = 'kind'"), 0);
+
+  auto store = open_store();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 5);
+  EXPECT_EQ(store->outbox_counts()->delivered, 1);
+  EXPECT_EQ(store->outbox_counts()->pending, 1);
+  EXPECT_EQ(count_rows(db_path(), "SELECT count(*) FROM outbox WHERE kind = 'change'"), 2);
+  auto delivered = store->notifications(OutboxState::delivered, 10);
+  ASSERT_TRUE(delivered && delivered->size() == 1u);
+  EXPECT_EQ((*delivered)[0].delivered_ref, "https://github.com/o/r/issues/1");
+  CommitRecord again = with_notifications(1);
+  again.notifications.push_back(rewrite_notice(k_target_webhook, 0));
+  record(*store, again);
+  EXPECT_EQ(store->outbox_counts()->pending, 2) << "the rewrite's beside the change's";
+}
+
 TEST_F(SqliteStateStoreTest, FailedRecordLeavesNoNotification) {
   auto store = open_store();
   CommitRecord bad = with_notifications(2);
@@ -824,7 +886,7 @@ TEST_F(SqliteStateStoreTest, MigratesAVersionOneStoreKeepingItsData) {
 
   auto store = open_store();
   ASSERT_TRUE(store);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 4);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 5);
   EXPECT_EQ(store->states_at(sha(1))->size(), 3u);
   record(*store, with_notifications(2));
   EXPECT_EQ(store->outbox_counts()->pending, 2);
@@ -894,7 +956,7 @@ TEST_F(SqliteStateStoreTest, MigratesAVersionTwoStoreMarkingItsCommitsBuilt) {
 
   auto store = open_store();
   ASSERT_TRUE(store);
-  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 4);
+  EXPECT_EQ(count_rows(db_path(), "PRAGMA user_version"), 5);
   for (int n : {1, 2}) {
     auto status = store->commit_status(sha(n));
     ASSERT_TRUE(status && *status) << n;
