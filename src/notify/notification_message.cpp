@@ -71,11 +71,14 @@ std::string code_block(const std::string& text, std::string_view language) {
   return fence + std::string(language) + "\n" + text + "\n" + fence + "\n";
 }
 
-// The commit as a Markdown link when it has a web page, else its SHA.
-std::string commit_reference(const Json& change, std::string_view repository_url) {
-  std::string sha = field(change, "commit");
+// A commit as a Markdown link when it has a web page, else its SHA.
+std::string sha_reference(const std::string& sha, std::string_view repository_url) {
   auto url = commit_url(repository_url, sha);
   return url ? "[" + sha.substr(0, 12) + "](" + *url + ")" : inline_code(sha);
+}
+
+std::string commit_reference(const Json& change, std::string_view repository_url) {
+  return sha_reference(field(change, "commit"), repository_url);
 }
 
 std::string slack_escaped(std::string_view text) {
@@ -99,24 +102,102 @@ std::string sentence(std::string text) {
   return text + ".";
 }
 
+bool is_rewrite(const Json& notice) { return field(notice, "type") == "history_rewritten"; }
+
+std::string abandoned_commits(const Json& notice) {
+  auto found = notice.find("abandoned_commits");
+  if (found == notice.end() || !found->is_number_integer() || found->get<std::int64_t>() < 0) return "the";
+  return std::to_string(found->get<std::int64_t>());
+}
+
+// "### Changes" and its list: one "- **severity**: what" per change.
+std::string changes_section(const Json& change) {
+  std::string out = "### Changes\n\n";
+  for (const std::string& line : change_lines(change)) {
+    auto colon = line.find(": ");
+    out += colon == std::string::npos
+               ? "- " + line + "\n"
+               : "- **" + line.substr(0, colon) + "**: " + line.substr(colon + 2) + "\n";
+  }
+  return out;
+}
+
+std::string impact_section(const Json& change, const std::string& what) {
+  auto impact = impact_of(change);
+  if (!impact) return {};
+  std::string out = "\n### Consumer call sites\n\n" + what + " " + impact->summary() + ".\n";
+  if (!impact->listed().empty()) out += "\n";
+  for (const BrokenCallSite& b : impact->listed())
+    out += "- **" + std::string(to_string(b.binding.verdict)) + "** " + inline_code(location(b.site)) + ": " +
+           b.binding.reason + "\n";
+  return out;
+}
+
+// A force-push took a function back (history_rewrite.hpp): what it was on the abandoned line, what
+// it is again at the merge base, and why no commit is named as its cause.
+std::string rewrite_body(const Json& notice, std::string_view repository_url) {
+  std::string function = field(notice, "function_path");
+  std::string severity = field(notice, "severity");
+  std::string out = "Upstream history was rewritten (a force-push), and " + inline_code(function) +
+                    " went back to an earlier signature" +
+                    (severity.empty() ? std::string() : " (**" + severity + "**)") + ".\n\n";
+  out += "- **Function:** " + inline_code(function) + "\n";
+  out += "- **Import:** " + inline_code(field(notice, "import_statement")) + "\n";
+  out += "- **Abandoned head:** " + sha_reference(field(notice, "old_head"), repository_url) +
+         " (no longer on the branch)\n";
+  out += "- **New head:** " + sha_reference(field(notice, "new_head"), repository_url) + "\n";
+  out += "- **Merge base:** " + sha_reference(field(notice, "merge_base"), repository_url) + " (" +
+         abandoned_commits(notice) + " commits after it abandoned)\n\n";
+  out +=
+      "No commit of the branch made this change: the commits that had made the earlier one are gone. "
+      "Each new commit is reported on its own, against the merge base.\n\n";
+  out += "### Signature on the abandoned line\n\n" + code_block(side_summary(notice, "old"), "python") + "\n";
+  out +=
+      "### Signature now (at the merge base)\n\n" + code_block(side_summary(notice, "new"), "python") + "\n";
+  out += changes_section(notice);
+  out += impact_section(notice, "Going back");
+  out += "\nReported by aiter-api-watcher.\n\n" + issue_marker(notice) + "\n";
+  return out;
+}
+
+std::string rewrite_text(const Json& notice, std::string_view repository_url) {
+  auto url = commit_url(repository_url, field(notice, "new_head"));
+  std::string text =
+      "*History rewritten (" + field(notice, "severity") + ")*: `" + field(notice, "function_path") + "` (`" +
+      field(notice, "import_statement") + "`) went back to its signature at merge base " +
+      field(notice, "merge_base").substr(0, 12) + " when a force-push abandoned " +
+      abandoned_commits(notice) + " commits (old head " + field(notice, "old_head").substr(0, 12) +
+      ", new head " + (url ? *url : field(notice, "new_head").substr(0, 12)) + ").";
+  text += " Was: `" + side_summary(notice, "old") + "`; now: `" + side_summary(notice, "new") + "`.";
+  for (const std::string& line : change_lines(notice)) text += " " + sentence(line);
+  if (auto impact = impact_of(notice)) text += " Consumer: " + impact->summary() + ".";
+  return slack_escaped(text);
+}
+
 }  // namespace
 
 std::string change_label(const Json& change) {
+  if (is_rewrite(change))
+    return field(change, "function_path") + " taken back by the rewrite of " +
+           field(change, "old_head").substr(0, 12);
   return field(change, "function_path") + " at " + field(change, "commit").substr(0, 12);
 }
 
 std::string issue_title(const Json& change) {
+  if (is_rewrite(change)) return "API Change Undone by a History Rewrite: " + field(change, "function_path");
   return "API Change Detected: " + field(change, "function_path");
 }
 
 std::string issue_marker(const Json& change) {
   // The low 32 bits of FNV-1a/64: markers already in issues must keep matching.
   std::string hash = hex8(static_cast<std::uint32_t>(fnv1a_64(field(change, "import_statement"))));
-  return "<!-- aiter-api-watcher:" + field(change, "commit") + ":" + field(change, "function_path") + ":" +
-         hash + " -->";
+  // A rewrite is told by the head it abandoned: a commit's own change never has "rewrite:" there.
+  std::string where = is_rewrite(change) ? "rewrite:" + field(change, "old_head") : field(change, "commit");
+  return "<!-- aiter-api-watcher:" + where + ":" + field(change, "function_path") + ":" + hash + " -->";
 }
 
 std::string issue_body(const Json& change, std::string_view repository_url) {
+  if (is_rewrite(change)) return rewrite_body(change, repository_url);
   std::string function = field(change, "function_path");
   std::string severity = field(change, "severity");
   std::string pull_request = field(change, "pull_request");
@@ -131,25 +212,14 @@ std::string issue_body(const Json& change, std::string_view repository_url) {
   out += "- **Pull request:** " + (pull_request.empty() ? std::string("none found") : pull_request) + "\n\n";
   out += "### Previous signature\n\n" + code_block(side_summary(change, "old"), "python") + "\n";
   out += "### Current signature\n\n" + code_block(side_summary(change, "new"), "python") + "\n";
-  out += "### Changes\n\n";
-  for (const std::string& line : change_lines(change)) {
-    auto colon = line.find(": ");
-    out += colon == std::string::npos
-               ? "- " + line + "\n"
-               : "- **" + line.substr(0, colon) + "**: " + line.substr(colon + 2) + "\n";
-  }
-  if (auto impact = impact_of(change)) {
-    out += "\n### Consumer call sites\n\nThis change " + impact->summary() + ".\n";
-    if (!impact->listed().empty()) out += "\n";
-    for (const BrokenCallSite& b : impact->listed())
-      out += "- **" + std::string(to_string(b.binding.verdict)) + "** " + inline_code(location(b.site)) +
-             ": " + b.binding.reason + "\n";
-  }
+  out += changes_section(change);
+  out += impact_section(change, "This change");
   out += "\nReported by aiter-api-watcher.\n\n" + issue_marker(change) + "\n";
   return out;
 }
 
 std::string webhook_text(const Json& change, std::string_view repository_url) {
+  if (is_rewrite(change)) return rewrite_text(change, repository_url);
   std::string sha = field(change, "commit");
   auto url = commit_url(repository_url, sha);
   std::string text = "*API change (" + field(change, "severity") + ")* in `" +

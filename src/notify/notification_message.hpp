@@ -1,6 +1,8 @@
-// What a notification says, made from a FUNCTION_CHANGE (docs/design.md, "The contract"): the GitHub
-// issue's title and Markdown body with its hidden de-duplication marker, and the webhook's JSON
-// document with a one-paragraph `text` summary. Pure functions: no I/O.
+// What a notification says, made from a FUNCTION_CHANGE (docs/design.md, "The contract"), or from
+// the notice of a function a force-push took back (type "history_rewritten": rewrite_notice in
+// core/watch/history_rewrite.hpp), which names the abandoned and new heads instead of a commit: the
+// GitHub issue's title and Markdown body with its hidden de-duplication marker, and the webhook's
+// JSON document with a one-paragraph `text` summary. Pure functions: no I/O.
 #pragma once
 
 #include <optional>
@@ -17,7 +19,8 @@ std::string change_label(const Json& change);
 // "API Change Detected: <function_path>", as the original tool titled its issues.
 std::string issue_title(const Json& change);
 
-// "<!-- aiter-api-watcher:<sha>:<function_path>:<hash> -->", <hash> being 8 hex digits of a
+// "<!-- aiter-api-watcher:<sha>:<function_path>:<hash> -->" ("rewrite:<old head>" in place of
+// <sha> for a rewrite's notice), <hash> being 8 hex digits of a
 // stable hash (FNV-1a) of the import statement: the same (commit, function) under two import
 // statements gets two issues. Looked up before an issue is created, so no crash or retry ever
 // makes a second issue for the same change.

@@ -122,6 +122,7 @@ void Notifier::enrich(OutboxItem& item) {
   auto found = item.payload.find("pull_request");
   if (!m_options.source_repo || (found != item.payload.end() && !found->is_null())) return;
   std::string sha = text_field(item.payload, "commit");
+  if (sha.empty()) return;  // a force-push's notice belongs to no one commit
   auto cached = m_pull_requests.find(sha);
   if (cached == m_pull_requests.end()) {
     std::optional<std::string> url;

@@ -169,4 +169,60 @@ TEST(NotificationMessageTest, WebhookTextEndsWithTheConsumerCallSitesTheChangeBr
 }
 
 }  // namespace
+// What a force-push took back of moe_sorting_ck: the notice rewrite_notice makes, built here from
+// the sample change's parts as history_rewrite.cpp writes them.
+Json sample_rewrite() {
+  Json change = sample_change();
+  Json notice = {{"type", "history_rewritten"},
+                 {"old_head", std::string(40, 'a')},
+                 {"new_head", std::string(40, 'b')},
+                 {"merge_base", std::string(40, 'c')},
+                 {"abandoned_commits", 4}};
+  for (const char* key : {"import_statement", "function_path", "old", "new", "changes", "severity"})
+    notice[key] = change[key];
+  return notice;
+}
+
+TEST(NotificationMessageTest, ARewriteIsTitledAndMarkedAsOneNotAsACommitsChange) {
+  const Json notice = sample_rewrite();
+  EXPECT_EQ(issue_title(notice),
+            "API Change Undone by a History Rewrite: rocm_aiter_asm_fmoe.moe_sorting_ck");
+  const std::string marker = issue_marker(notice);
+  EXPECT_TRUE(marker.starts_with("<!-- aiter-api-watcher:rewrite:" + std::string(40, 'a') +
+                                 ":rocm_aiter_asm_fmoe.moe_sorting_ck:"))
+      << marker;
+  EXPECT_NE(marker, issue_marker(sample_change()));
+  EXPECT_EQ(change_label(notice),
+            "rocm_aiter_asm_fmoe.moe_sorting_ck taken back by the rewrite of aaaaaaaaaaaa");
+}
+
+TEST(NotificationMessageTest, ARewritesBodyNamesTheHeadsAndNoCommitAsTheCause) {
+  const std::string body = issue_body(sample_rewrite(), k_github);
+  EXPECT_TRUE(contains(body, "Upstream history was rewritten (a force-push)")) << body;
+  EXPECT_TRUE(
+      contains(body, "[aaaaaaaaaaaa](https://github.com/ROCm/aiter/commit/" + std::string(40, 'a') + ")"))
+      << body;
+  EXPECT_TRUE(contains(body, "**Merge base:** [cccccccccccc]")) << body;
+  EXPECT_TRUE(contains(body, "(4 commits after it abandoned)")) << body;
+  EXPECT_TRUE(contains(body, "### Signature on the abandoned line")) << body;
+  EXPECT_TRUE(contains(body, "- **breaking**: parameter 'expert_mask' removed (was 'expert_mask=None')"))
+      << body;
+  EXPECT_FALSE(contains(body, "**Author:**")) << "no commit made it";
+  EXPECT_TRUE(contains(body, issue_marker(sample_rewrite()))) << body;
+}
+
+TEST(NotificationMessageTest, ARewritesWebhookTextSaysWhatWentBack) {
+  const Json payload = webhook_payload(sample_rewrite(), k_github);
+  const std::string text = payload["text"];
+  EXPECT_TRUE(text.starts_with("*History rewritten (breaking)*: `rocm_aiter_asm_fmoe.moe_sorting_ck`"))
+      << text;
+  EXPECT_TRUE(contains(text,
+                       "abandoned 4 commits (old head aaaaaaaaaaaa, new head "
+                       "https://github.com/ROCm/aiter/commit/" +
+                           std::string(40, 'b') + ")"))
+      << text;
+  EXPECT_EQ(payload["type"], "history_rewritten");
+  EXPECT_EQ(payload["merge_base"], std::string(40, 'c'));
+}
+
 }  // namespace aaw

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <set>
@@ -77,7 +78,7 @@ class WatcherTest : public ::testing::Test {
     m_source = std::make_unique<FailingSource>(*m_static);
     m_progress = std::make_unique<Progress>(m_clock, *m_log, nullptr);
     m_processor = std::make_unique<CommitProcessor>(m_config.functions_to_monitor, *m_mirror, *m_source,
-                                                    *m_store, *m_events, *m_log, m_clock);
+                                                    *m_store, *m_events, *m_log, m_clock, m_targets);
     m_watcher =
         std::make_unique<Watcher>(m_config, WatcherDeps{*m_mirror, *m_processor, *m_store, *m_log, m_clock,
                                                         m_control, *m_progress, [this] { ++m_reopened; }});
@@ -140,6 +141,7 @@ class WatcherTest : public ::testing::Test {
   std::unique_ptr<Progress> m_progress;
   std::unique_ptr<CommitProcessor> m_processor;
   std::unique_ptr<Watcher> m_watcher;
+  std::vector<NotificationTarget> m_targets;
 };
 
 TEST_F(WatcherTest, OnceProcessesEveryFirstParentCommitFromStartCommit) {
@@ -337,6 +339,45 @@ TEST_F(WatcherTest, ForcePushBlamesTheNewCommitForItsOwnChangeAndRecordsTheRestA
   EXPECT_EQ(m_store->line_head()->value().hex, rewritten);
   // In events.jsonl too.
   EXPECT_NE(test::read_text(m_dir.path() / "events.jsonl").find("\"history_rewritten\""), std::string::npos);
+}
+
+TEST_F(WatcherTest, ForcePushNotifiesEachFunctionItTookBackApartFromTheNewCommitsOwnChanges) {
+  m_targets = {{"hook", Severity::annotation, false}, {"breaks-only", Severity::breaking, false}};
+  open();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  auto first = m_store->due_notifications(m_clock.now() + std::chrono::hours(1), 1000);
+  ASSERT_TRUE(first) << first.error().message();
+  for (const OutboxItem& item : *first) {  // delivered: only what the force-push brings is left
+    OutboxItem done = item;
+    done.state = OutboxState::delivered;
+    ASSERT_TRUE(m_store->update_notification(done));
+  }
+  std::string rewritten = force_push_divergent_commit();
+  ASSERT_EQ(m_watcher->run(true), 0);
+  auto due = m_store->due_notifications(m_clock.now() + std::chrono::hours(1), 1000);
+  ASSERT_TRUE(due) << due.error().message();
+  const Json event = rewrites(*m_store).at(0);
+  std::multiset<std::string> notified;  // "target path kind"
+  for (const OutboxItem& item : *due) {
+    const bool rewrite = item.payload.value("type", std::string()) == "history_rewritten";
+    notified.insert(item.target + " " + item.payload["function_path"].get<std::string>() +
+                    (rewrite ? " rewrite" : " change"));
+    if (!rewrite) continue;
+    EXPECT_EQ(item.payload["old_head"], m_commits.compatible);
+    EXPECT_EQ(item.payload["new_head"], rewritten);
+    EXPECT_EQ(item.payload["merge_base"], m_commits.inserted);
+    EXPECT_FALSE(item.payload.contains("commit")) << "no commit made it";
+  }
+  // Every function the event lists, for the target that takes every severity; the breaking ones
+  // only for the other; and the new commit's own change, an annotation, for the first only.
+  std::multiset<std::string> expected{"hook gemm_a8w8_CK change"};
+  for (const Json& f : event["functions"]) {
+    const std::string path = f["function_path"];
+    expected.insert("hook " + path + " rewrite");
+    if (f["severity"] == "breaking") expected.insert("breaks-only " + path + " rewrite");
+  }
+  EXPECT_EQ(notified, expected);
+  EXPECT_GE(event["functions"].size(), 4u);
 }
 
 // With a repack after every poll: what the force-push abandoned is dropped from the mirror only

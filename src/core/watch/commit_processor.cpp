@@ -138,14 +138,32 @@ Result<void> CommitProcessor::record_failure(const ObjectId& commit, bool advanc
 
 Result<void> CommitProcessor::record(CommitRecord& record) {
   record.events.insert(record.events.begin(), m_pending_events.begin(), m_pending_events.end());
+  record.notifications.insert(record.notifications.begin(), m_pending_notifications.begin(),
+                              m_pending_notifications.end());
   auto recorded = m_store.record(record);
-  if (recorded) m_pending_events.clear();
+  if (recorded) {
+    m_pending_events.clear();
+    m_pending_notifications.clear();
+  }
   return recorded;
 }
 
 void CommitProcessor::add_event(Json event) {
   event["time"] = iso8601_utc(m_clock.now());
   m_pending_events.push_back(std::move(event));
+}
+
+void CommitProcessor::add_rewrite(const HistoryRewrite& rewrite,
+                                  const std::vector<RewoundFunction>& functions) {
+  add_event(rewrite_event(rewrite, functions));
+  for (const RewoundFunction& f : functions) {
+    FunctionChange change{CommitInfo{}, std::nullopt, f.function, f.at_old_head, f.at_merge_base, f.changes};
+    assess(change, f.at_old_head);
+    Json notice = rewrite_notice(rewrite, f);
+    if (change.impact) notice["consumer_impact"] = to_json(*change.impact);
+    for (const NotificationTarget& target : m_targets)
+      if (notifies(target, change)) m_pending_notifications.push_back({target.name, notice});
+  }
 }
 
 Result<void> CommitProcessor::process(const ObjectId& commit, const std::optional<ObjectId>& against,

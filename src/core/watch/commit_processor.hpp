@@ -20,6 +20,7 @@
 #include "core/watch/bisect.hpp"
 #include "core/watch/change_tally.hpp"
 #include "core/watch/event_log.hpp"
+#include "core/watch/history_rewrite.hpp"
 
 namespace aaw {
 
@@ -82,6 +83,11 @@ class CommitProcessor {
   // added here.
   void add_event(Json event);
 
+  // A force-push seen (history_rewrite.hpp): its history_rewritten event (add_event), and for each
+  // function it took back, a notification to each target whose filters it passes (severity; the
+  // consumer's breakage, assessed as for a change), recorded with that event.
+  void add_rewrite(const HistoryRewrite& rewrite, const std::vector<RewoundFunction>& functions);
+
   // Appends to events.jsonl every recorded event not yet there (after a crash, for instance).
   Result<void> flush_events();
 
@@ -136,7 +142,8 @@ class CommitProcessor {
   std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
   bool m_batching = false;         // between begin_batch() and end_batch(): events wait for the end
   ChangeTally m_tally;
-  std::vector<Json> m_pending_events;  // add_event(): for the next record
+  std::vector<Json> m_pending_events;                 // add_event(): for the next record
+  std::vector<Notification> m_pending_notifications;  // add_rewrite(): for the next record
   bool m_backfilling = false;  // during backfill(): changes are marked, not notified nor logged as news
 };
 

@@ -11,6 +11,25 @@ const SignatureState* state_of(const std::vector<FunctionState>& states, const M
   return found == states.end() ? nullptr : &found->state;
 }
 
+Json function_entry(const RewoundFunction& f) {
+  Json changes = Json::array();
+  for (const Change& change : f.changes) changes.push_back(to_json(change));
+  return {{"import_statement", f.function.import_statement},
+          {"function_path", f.function.function_path},
+          {"old", to_json(f.at_old_head)},
+          {"new", to_json(f.at_merge_base)},
+          {"changes", std::move(changes)},
+          {"severity", std::string(to_string(*highest(f.changes)))}};
+}
+
+Json rewrite_fields(const HistoryRewrite& rewrite) {
+  return {{"type", "history_rewritten"},
+          {"old_head", rewrite.old_head.hex},
+          {"new_head", rewrite.new_head.hex},
+          {"merge_base", rewrite.merge_base.hex},
+          {"abandoned_commits", rewrite.abandoned}};
+}
+
 }  // namespace
 
 Result<std::vector<RewoundFunction>> rewound_functions(StateStore& store, const HistoryRewrite& rewrite,
@@ -32,22 +51,16 @@ Result<std::vector<RewoundFunction>> rewound_functions(StateStore& store, const 
 
 Json rewrite_event(const HistoryRewrite& rewrite, const std::vector<RewoundFunction>& functions) {
   Json list = Json::array();
-  for (const RewoundFunction& f : functions) {
-    Json changes = Json::array();
-    for (const Change& change : f.changes) changes.push_back(to_json(change));
-    list.push_back({{"import_statement", f.function.import_statement},
-                    {"function_path", f.function.function_path},
-                    {"old", to_json(f.at_old_head)},
-                    {"new", to_json(f.at_merge_base)},
-                    {"changes", std::move(changes)},
-                    {"severity", std::string(to_string(*highest(f.changes)))}});
-  }
-  return {{"type", "history_rewritten"},
-          {"old_head", rewrite.old_head.hex},
-          {"new_head", rewrite.new_head.hex},
-          {"merge_base", rewrite.merge_base.hex},
-          {"abandoned_commits", rewrite.abandoned},
-          {"functions", std::move(list)}};
+  for (const RewoundFunction& f : functions) list.push_back(function_entry(f));
+  Json event = rewrite_fields(rewrite);
+  event["functions"] = std::move(list);
+  return event;
+}
+
+Json rewrite_notice(const HistoryRewrite& rewrite, const RewoundFunction& function) {
+  Json notice = rewrite_fields(rewrite);
+  notice.update(function_entry(function));
+  return notice;
 }
 
 }  // namespace aaw

@@ -44,4 +44,10 @@ Result<std::vector<RewoundFunction>> rewound_functions(StateStore& store, const 
 // the event log's writer adds it.
 Json rewrite_event(const HistoryRewrite& rewrite, const std::vector<RewoundFunction>& functions);
 
+// What a notification says of one function the rewrite took back: the event's fields but
+// "functions", and that function's (import_statement, function_path, old, new, changes, severity)
+// beside them. The outbox keeps it apart from a change of the same function at the same commit by
+// its "type".
+Json rewrite_notice(const HistoryRewrite& rewrite, const RewoundFunction& function);
+
 }  // namespace aaw

@@ -212,7 +212,7 @@ Result<ObjectId> Watcher::rewind(const ObjectId& line_head, const ObjectId& tip)
   for (const RewoundFunction& f : *functions)
     m_deps.log.warn("History rewritten: {} went back from {} to {}", f.function.function_path,
                     f.at_old_head.summary(), f.at_merge_base.summary());
-  m_deps.processor.add_event(rewrite_event(rewrite, *functions));
+  m_deps.processor.add_rewrite(rewrite, *functions);
   return rewrite.merge_base;
 }
 
