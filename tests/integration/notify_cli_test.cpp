@@ -159,6 +159,63 @@ TEST_F(NotifyCliTest, OnceOpensAnIssuePerBreakingChangeAndPostsEveryChangeToTheW
   EXPECT_EQ(m_github.request_count(), requests) << "nothing left to deliver";
 }
 
+// After a force-push that abandons the last four commits: each function they had changed is
+// notified once as taken back by the rewrite (an issue of its own for the breaking ones, a webhook
+// POST for every one), and no commit is named as its cause.
+TEST_F(NotifyCliTest, AForcePushNotifiesEachFunctionItTookBackAsARewrite) {
+  auto cfg = config({{"github_issue", issue_target()}, {"webhook", hook_target("team")}});
+  ASSERT_EQ(run({"watch", "--config", cfg.string(), "--once"}).exit_code, 0);
+  ASSERT_EQ(issues().size(), 5u) << log_text();
+  const std::size_t hooked_before = m_github.hook_bodies("team").size();
+  m_repo.git({"reset", "--hard", m_commits.inserted});
+  m_repo.write_file("NEWS", "rewritten\n");
+  m_repo.commit("After the force-push");
+  m_repo.git({"push", "--force", m_served.string(), "HEAD:main"});
+  auto r = run({"watch", "--config", cfg.string(), "--once"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+
+  json event;
+  std::istringstream events(read_text(m_dir.path() / "state" / "events.jsonl"));
+  for (std::string line; std::getline(events, line);)
+    if (json::parse(line)["type"] == "history_rewritten") event = json::parse(line);
+  ASSERT_FALSE(event.is_null()) << log_text();
+  std::set<std::string> breaking, every;
+  for (const json& f : event["functions"]) {
+    every.insert(f["function_path"]);
+    if (f["severity"] == "breaking") breaking.insert(f["function_path"]);
+  }
+  ASSERT_FALSE(breaking.empty()) << event.dump();
+
+  std::set<std::string> undone;
+  for (const EmulatedIssue& issue : issues()) {
+    const std::string prefix = "API Change Undone by a History Rewrite: ";
+    if (!issue.title.starts_with(prefix)) continue;
+    undone.insert(issue.title.substr(prefix.size()));
+    EXPECT_TRUE(contains(issue.body, "<!-- aiter-api-watcher:rewrite:" + m_commits.compatible)) << issue.body;
+    EXPECT_TRUE(contains(issue.body, "**Merge base:** `" + m_commits.inserted)) << issue.body;
+  }
+  EXPECT_EQ(undone, breaking);
+  EXPECT_EQ(issues().size(), 5u + breaking.size()) << "the new commit changed nothing monitored";
+
+  std::set<std::string> posted;
+  const std::vector<std::string> bodies = m_github.hook_bodies("team");
+  for (std::size_t i = hooked_before; i < bodies.size(); ++i) {
+    json notice = json::parse(bodies[i]);
+    EXPECT_EQ(notice["type"], "history_rewritten") << bodies[i];
+    EXPECT_EQ(notice["old_head"], m_commits.compatible);
+    EXPECT_EQ(notice["merge_base"], m_commits.inserted);
+    EXPECT_FALSE(notice.contains("commit"));
+    EXPECT_TRUE(notice["text"].get<std::string>().starts_with("*History rewritten (")) << notice["text"];
+    posted.insert(notice["function_path"]);
+  }
+  EXPECT_EQ(posted.size(), bodies.size() - hooked_before) << "one POST per function";
+  std::set<std::string> hookable;  // at or above the webhook's min_severity, compatible
+  for (const json& f : event["functions"])
+    if (f["severity"] != "annotation") hookable.insert(f["function_path"]);
+  EXPECT_EQ(posted, hookable);
+  EXPECT_EQ(status(cfg)["outbox"]["pending"], 0);
+}
+
 // GitHub creates the issue while the daemon waits for the answer; the daemon is frozen, then
 // killed, before it can record the delivery. After a restart the issue is found by its marker.
 TEST_F(NotifyCliTest, NoSecondIssueWhenKilledBetweenCreatingAndMarkingDelivered) {
