@@ -5,6 +5,7 @@ Pure standard library, Python 3.9+.
 """
 
 import ast
+import unicodedata
 
 
 def first_positional(args: ast.arguments) -> str:
@@ -189,11 +190,13 @@ def text_hints(text, first_line=1) -> tuple:
     """(where a text may name f_locals or f_globals, where it may name what gives an object a
     signature of its own: _SIGNATURE_WORDS), each False (nowhere), the set of line numbers where
     it does (the text's first line numbered `first_line`: a walk of the body looks at those lines
-    only, _on_lines), or True (anywhere). Identifiers outside ASCII are NFKC-normalised by the
-    parser, so such a text may anywhere; so may one whose line breaks the parser counts otherwise
-    than \\n (a bare \\r)."""
-    if not isinstance(text, str) or not text.isascii():
+    only, _on_lines), or True (anywhere: a text whose line breaks the parser counts otherwise than
+    \\n, a bare \\r). The parser NFKC-normalises identifiers outside ASCII, so such a text is
+    looked at normalised: no character normalises to a line break, so its lines are the text's."""
+    if not isinstance(text, str):
         return True, True
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
     frames = _lines_naming(text, ("f_locals", "f_globals"), first_line)
     signature = _lines_naming(text, _SIGNATURE_WORDS, first_line)
     if (frames or signature) and text.count("\r") != text.count("\r\n"):

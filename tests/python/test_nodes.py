@@ -24,8 +24,16 @@ class TextHintsTest(unittest.TestCase):
     def test_a_text_naming_nothing_needs_no_walk(self):
         self.assertEqual(aaw_nodes.text_hints("return f(x)\n"), (False, False))
 
-    def test_a_text_outside_ascii_or_with_bare_carriage_returns_may_name_them_anywhere(self):
-        self.assertEqual(aaw_nodes.text_hints("ｓｅｌｆ = 1\n"), (True, True))
+    def test_a_text_outside_ascii_is_read_as_the_parser_reads_identifiers(self):
+        # "ｗｒａｐｓ" is the identifier wraps to the parser (NFKC); a comment in another script is
+        # no reason to walk every line.
+        self.assertEqual(aaw_nodes.text_hints("# 注释\nx = 1\nｗｒａｐｓ(f)\n"), (False, frozenset({3})))
+        self.assertEqual(aaw_nodes.text_hints("# 注释\nreturn x\n"), (False, False))
+        node = ast.parse("def f(g):\n    # 注释\n    @ｗｒａｐｓ(g)\n    def h(): pass\n    return h\n").body[0]
+        text = "def f(g):\n    # 注释\n    @ｗｒａｐｓ(g)\n    def h(): pass\n    return h\n"
+        self.assertTrue(aaw_nodes.body_facts(node, aaw_nodes.text_hints(text))[3])
+
+    def test_a_text_with_bare_carriage_returns_may_name_them_anywhere(self):
         self.assertEqual(aaw_nodes.text_hints("a = 1\rself.__wrapped__ = f\n"), (False, True))
 
 
