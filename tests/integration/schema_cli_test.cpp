@@ -680,7 +680,8 @@ TEST_F(OutputSchemaTest, HistoryRewrittenEventValidates) {
   ASSERT_FALSE(rewrite.empty()) << "no history_rewritten event";
   EXPECT_EQ(Json::parse(rewrite)["merge_base"], commits.compatible);
   EXPECT_FALSE(Json::parse(rewrite)["functions"].empty()) << rewrite;
-  expect_valid("event-1.schema.json", rewrite);
+  // "abandoned" came later than the rest: events recorded before it validate without it.
+  expect_valid("event-1.schema.json", rewrite, true, {"abandoned"});
   // history lists it among the changes, as a rewrite: in JSON, and in text after the changes of
   // the abandoned line and before the new commit's own.
   auto history =
@@ -691,11 +692,28 @@ TEST_F(OutputSchemaTest, HistoryRewrittenEventValidates) {
   ASSERT_EQ(listed.size(), 1u) << history.out;
   EXPECT_EQ(listed[0]["merge_base"], commits.compatible);
   EXPECT_EQ(listed[0]["functions"], Json::parse(rewrite)["functions"]);
+  // Each change recorded at an abandoned commit says so, and only those.
+  const Json rewrite_event = Json::parse(rewrite);
+  std::set<std::string> abandoned;
+  for (const Json& sha : rewrite_event["abandoned"]) abandoned.insert(sha.get<std::string>());
+  EXPECT_EQ(abandoned.size(), rewrite_event["abandoned_commits"].get<std::size_t>());
+  std::size_t marked = 0;
+  const Json history_document = Json::parse(history.out);
+  for (const Json& change : history_document["changes"]) {
+    const bool gone = abandoned.count(change["commit"].get<std::string>()) > 0;
+    EXPECT_EQ(change.contains("abandoned_by"), gone) << change.dump();
+    if (gone) {
+      EXPECT_EQ(change["abandoned_by"]["event_id"], rewrite_event["event_id"]);
+    }
+    marked += gone;
+  }
+  EXPECT_GT(marked, 0u) << history.out;
   auto listing = run_watcher(AAW_BINARY, m_work.path(), {"history", "--config", path.string()});
   ASSERT_EQ(listing.exit_code, 0) << listing.err;
   const auto at = listing.out.find("history rewritten: ");
   ASSERT_NE(at, std::string::npos) << listing.out;
   EXPECT_TRUE(contains(listing.out.substr(at), " went back (")) << listing.out;
+  EXPECT_TRUE(contains(listing.out.substr(0, at), "  abandoned: a force-push seen ")) << listing.out;
   EXPECT_NE(listing.out.substr(0, at).find(commits.breaking.substr(0, 12)), std::string::npos)
       << "the abandoned line's changes come first: " << listing.out;
 }

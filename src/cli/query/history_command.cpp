@@ -94,6 +94,9 @@ void print_change_text(const Json& c) {
   std::cout << "  old: " << summary_of(c["old"]) << "\n  new: " << summary_of(c["new"]) << "\n";
   for (const std::string& line : binding_sides(c)) std::cout << "  " << line << "\n";
   print_changes(c["changes"], "  ");
+  if (auto abandoned = c.find("abandoned_by"); abandoned != c.end())
+    std::cout << "  abandoned: a force-push seen " << abandoned->value("time", "")
+              << " took this commit off the branch (the rewrite below lists what went back)\n";
 }
 
 // A force-push, as `history` lists it among the changes: the lines parted at the merge base, and
@@ -252,6 +255,10 @@ int run_history(const HistoryOptions& options) {
     changes = value_or_throw(select_history(value_or_throw(store->history(filter)), query));
     events = value_or_throw(store->events_after(0));
     rewrites = value_or_throw(select_rewrites(events, filter, query));
+    mark_abandoned(changes, events, [&store](const std::string& sha) -> std::optional<std::string> {
+      auto status = store->commit_status(ObjectId{sha});
+      return status && *status ? std::optional<std::string>((*status)->recorded_at) : std::nullopt;
+    });
   }
   const std::vector<HistoryEntry> entries =
       in_recorded_order(changes, rewrites, events, query.limit && changes.size() >= *query.limit);

@@ -87,4 +87,25 @@ std::vector<HistoryEntry> in_recorded_order(const std::vector<Json>& changes,
   return out;
 }
 
+void mark_abandoned(std::vector<Json>& changes, const std::vector<StoredEvent>& events,
+                    const std::function<std::optional<std::string>(const std::string&)>& recorded_at) {
+  std::map<std::string, const StoredEvent*> first_abandoned_by;  // commit -> the first rewrite listing it
+  for (const StoredEvent& e : events) {
+    if (e.event.value("type", std::string()) != "history_rewritten") continue;
+    auto line = e.event.find("abandoned");
+    if (line == e.event.end() || !line->is_array()) continue;
+    for (const Json& commit : *line)
+      if (commit.is_string()) first_abandoned_by.emplace(commit.get<std::string>(), &e);
+  }
+  if (first_abandoned_by.empty()) return;
+  for (Json& change : changes) {
+    auto found = first_abandoned_by.find(change.value("commit", std::string()));
+    if (found == first_abandoned_by.end()) continue;
+    const std::string seen = found->second->event.value("time", std::string());
+    const std::optional<std::string> recorded = recorded_at(found->first);
+    if (recorded && *recorded > seen) continue;  // processed again since: back on the branch
+    change["abandoned_by"] = {{"event_id", found->second->id}, {"time", seen}};
+  }
+}
+
 }  // namespace aaw

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,14 @@ namespace aaw {
 Result<std::vector<StoredEvent>> select_rewrites(const std::vector<StoredEvent>& events,
                                                  const std::optional<std::string>& function_path,
                                                  const HistoryQuery& query);
+
+// Marks each change of `changes` recorded at a commit a force-push took off the branch: a
+// history_rewritten event of `events` lists its commit among "abandoned", and the commit was not
+// recorded again after that rewrite was seen (`recorded_at` gives a commit's last recording time,
+// UTC ISO 8601 as the events' "time", or nullopt): the change gets "abandoned_by": {"event_id",
+// "time"} of the first such rewrite. Events recorded before "abandoned" existed mark nothing.
+void mark_abandoned(std::vector<Json>& changes, const std::vector<StoredEvent>& events,
+                    const std::function<std::optional<std::string>(const std::string&)>& recorded_at);
 
 // One line of `history`: a FUNCTION_CHANGE or a history_rewritten event.
 struct HistoryEntry {

@@ -52,7 +52,10 @@ Result<std::vector<RewoundFunction>> rewound_functions(StateStore& store, const 
 Json rewrite_event(const HistoryRewrite& rewrite, const std::vector<RewoundFunction>& functions) {
   Json list = Json::array();
   for (const RewoundFunction& f : functions) list.push_back(function_entry(f));
+  Json line = Json::array();
+  for (const ObjectId& commit : rewrite.abandoned_line) line.push_back(commit.hex);
   Json event = rewrite_fields(rewrite);
+  event["abandoned"] = std::move(line);
   event["functions"] = std::move(list);
   return event;
 }

@@ -21,6 +21,9 @@ struct HistoryRewrite {
   ObjectId new_head;          // the branch's head now
   ObjectId merge_base;        // where the two lines part; recorded in the store
   std::size_t abandoned = 0;  // first-parent commits from merge_base to old_head
+  // Those commits, oldest first (merge_base excluded, old_head included): `history` marks the
+  // changes recorded at them as abandoned.
+  std::vector<ObjectId> abandoned_line = {};
 };
 
 // One function whose state went back with the rewrite: from its state at the old head to the one
@@ -39,9 +42,9 @@ Result<std::vector<RewoundFunction>> rewound_functions(StateStore& store, const 
                                                        const std::vector<MonitoredFunction>& functions);
 
 // The `history_rewritten` event: "type", "old_head", "new_head", "merge_base",
-// "abandoned_commits", and "functions" (import_statement, function_path, old, new, changes,
-// severity for each; empty when the abandoned commits changed nothing monitored). Without "time":
-// the event log's writer adds it.
+// "abandoned_commits", "abandoned" (their SHAs, oldest first), and "functions" (import_statement,
+// function_path, old, new, changes, severity for each; empty when the abandoned commits changed nothing
+// monitored). Without "time": the event log's writer adds it.
 Json rewrite_event(const HistoryRewrite& rewrite, const std::vector<RewoundFunction>& functions);
 
 // What a notification says of one function the rewrite took back: the event's fields but

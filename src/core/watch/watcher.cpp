@@ -200,7 +200,7 @@ Result<ObjectId> Watcher::rewind(const ObjectId& line_head, const ObjectId& tip)
   }
   auto abandoned = m_deps.mirror.first_parent_range(**base, line_head);
   if (!abandoned) return abandoned.error();
-  HistoryRewrite rewrite{line_head, tip, **base, abandoned->size()};
+  HistoryRewrite rewrite{line_head, tip, **base, abandoned->size(), *abandoned};
   auto functions = rewound_functions(m_deps.store, rewrite, m_deps.processor.functions());
   if (!functions) return functions.error();
   m_deps.log.warn(

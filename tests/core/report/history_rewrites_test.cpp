@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace aaw {
 namespace {
@@ -96,6 +98,34 @@ TEST(HistoryRewritesTest, EachRewriteComesBeforeTheFirstChangeRecordedAfterIt) {
   std::vector<Json> newest = {history_change("c2", "g")};
   EXPECT_EQ(order_of(in_recorded_order(newest, rewrites, k_events, true)), "c2 r4 ");
   EXPECT_EQ(order_of(in_recorded_order({}, rewrites, k_events, false)), "r2 r4 ");
+}
+
+TEST(MarkAbandonedTest, AChangeAtACommitARewriteTookOffTheBranchIsMarkedWithThatRewrite) {
+  Json first = rewrite("2025-01-10T10:00:00Z", "n1", {});
+  first["abandoned"] = {"c1", "c2"};
+  Json second = rewrite("2025-02-10T10:00:00Z", "n2", {});
+  second["abandoned"] = {"c2", "c3"};
+  const std::vector<StoredEvent> events = {{1, recorded_change("c1", "f")}, {2, first}, {5, second}};
+  std::vector<Json> changes = {history_change("c1", "f"), history_change("c2", "g"),
+                               history_change("c3", "f"), history_change("c4", "f")};
+  std::map<std::string, std::string> recorded = {
+      {"c1", "2025-01-09T00:00:00Z"},
+      {"c2", "2025-01-10T10:00:00Z"},   // the same second: still gone
+      {"c3", "2025-02-11T00:00:00Z"}};  // processed again since
+  mark_abandoned(changes, events, [&](const std::string& sha) -> std::optional<std::string> {
+    auto found = recorded.find(sha);
+    return found == recorded.end() ? std::nullopt : std::optional<std::string>(found->second);
+  });
+  EXPECT_EQ(changes[0]["abandoned_by"], Json({{"event_id", 2}, {"time", "2025-01-10T10:00:00Z"}}));
+  EXPECT_EQ(changes[1]["abandoned_by"]["event_id"], 2) << "the first rewrite that took it off";
+  EXPECT_FALSE(changes[2].contains("abandoned_by")) << "back on the branch after the second rewrite";
+  EXPECT_FALSE(changes[3].contains("abandoned_by")) << "never abandoned";
+}
+
+TEST(MarkAbandonedTest, RewritesRecordedWithoutTheirCommitsMarkNothing) {
+  std::vector<Json> changes = {history_change("c1", "f")};
+  mark_abandoned(changes, k_events, [](const std::string&) { return std::optional<std::string>(); });
+  EXPECT_FALSE(changes[0].contains("abandoned_by"));
 }
 
 }  // namespace
