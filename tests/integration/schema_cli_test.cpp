@@ -708,6 +708,19 @@ TEST_F(OutputSchemaTest, HistoryRewrittenEventValidates) {
     marked += gone;
   }
   EXPECT_GT(marked, 0u) << history.out;
+  // show says it of an abandoned commit, and only of those.
+  const std::string gone = *abandoned.begin();
+  auto shown =
+      run_watcher(AAW_BINARY, m_work.path(), {"show", "--config", path.string(), gone, "--format", "json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  expect_valid("show-1.schema.json", shown.out, true, {"abandoned_by"});
+  EXPECT_EQ(Json::parse(shown.out)["abandoned_by"]["event_id"], rewrite_event["event_id"]) << shown.out;
+  EXPECT_TRUE(contains(Json::parse(shown.out)["note"].get<std::string>(),
+                       "off the branch since the force-push seen"));
+  auto kept = run_watcher(AAW_BINARY, m_work.path(),
+                          {"show", "--config", path.string(), commits.compatible, "--format", "json"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_FALSE(Json::parse(kept.out).contains("abandoned_by")) << "the merge base is still on the branch";
   auto listing = run_watcher(AAW_BINARY, m_work.path(), {"history", "--config", path.string()});
   ASSERT_EQ(listing.exit_code, 0) << listing.err;
   const auto at = listing.out.find("history rewritten: ");

@@ -78,6 +78,13 @@ std::string summary_of(const Json& state) {
   return parsed ? parsed->summary() : state.dump();
 }
 
+RecordedAt recorded_at_in(StateStore& store) {
+  return [&store](const std::string& sha) -> std::optional<std::string> {
+    auto status = store.commit_status(ObjectId{sha});
+    return status && *status ? std::optional<std::string>((*status)->recorded_at) : std::nullopt;
+  };
+}
+
 // Each CHANGE of `changes` described, a line each.
 void print_changes(const Json& changes, std::string_view indent) {
   for (const Json& change : changes) {
@@ -255,10 +262,7 @@ int run_history(const HistoryOptions& options) {
     changes = value_or_throw(select_history(value_or_throw(store->history(filter)), query));
     events = value_or_throw(store->events_after(0));
     rewrites = value_or_throw(select_rewrites(events, filter, query));
-    mark_abandoned(changes, events, [&store](const std::string& sha) -> std::optional<std::string> {
-      auto status = store->commit_status(ObjectId{sha});
-      return status && *status ? std::optional<std::string>((*status)->recorded_at) : std::nullopt;
-    });
+    mark_abandoned(changes, events, recorded_at_in(*store));
   }
   const std::vector<HistoryEntry> entries =
       in_recorded_order(changes, rewrites, events, query.limit && changes.size() >= *query.limit);
@@ -307,16 +311,18 @@ int run_show(const ShowOptions& options, Runtime& runtime) {
                      : recorded            ? "recorded"
                      : status->has_value() ? "recorded as failed: " + (*status)->error + "; extracted now"
                                            : "not recorded; extracted now";
+  Json abandoned = nullptr;
+  if (status->has_value() && store) {
+    abandoned = abandoned_by(commit.hex, value_or_throw(store->events_after(0)), recorded_at_in(*store));
+    if (!abandoned.is_null())
+      note += "; off the branch since the force-push seen " + abandoned["time"].get<std::string>();
+  }
   if (options.format == "json") {
-    std::cout << Json({{"schema", k_show_schema},
-                       {"commit", commit.hex},
-                       {"recorded", recorded},
-                       {"bisected", bisected},
-                       {"note", note},
-                       {"functions", states_json(states)},
-                       {"exit_code", 0}})  // an error exits 2 before any document
-                     .dump(2)
-              << "\n";
+    Json document = {{"schema", k_show_schema}, {"commit", commit.hex}, {"recorded", recorded},
+                     {"bisected", bisected},    {"note", note},         {"functions", states_json(states)},
+                     {"exit_code", 0}};  // an error exits 2 before any document
+    if (!abandoned.is_null()) document["abandoned_by"] = abandoned;
+    std::cout << document.dump(2) << "\n";
   } else {
     print_states_text(commit.hex, states, note);
   }

@@ -87,24 +87,45 @@ std::vector<HistoryEntry> in_recorded_order(const std::vector<Json>& changes,
   return out;
 }
 
-void mark_abandoned(std::vector<Json>& changes, const std::vector<StoredEvent>& events,
-                    const std::function<std::optional<std::string>(const std::string&)>& recorded_at) {
-  std::map<std::string, const StoredEvent*> first_abandoned_by;  // commit -> the first rewrite listing it
+namespace {
+
+// Each commit a history_rewritten event of `events` lists among "abandoned", with the first such.
+std::map<std::string, const StoredEvent*> abandoning_rewrites(const std::vector<StoredEvent>& events) {
+  std::map<std::string, const StoredEvent*> first;
   for (const StoredEvent& e : events) {
     if (e.event.value("type", std::string()) != "history_rewritten") continue;
     auto line = e.event.find("abandoned");
     if (line == e.event.end() || !line->is_array()) continue;
     for (const Json& commit : *line)
-      if (commit.is_string()) first_abandoned_by.emplace(commit.get<std::string>(), &e);
+      if (commit.is_string()) first.emplace(commit.get<std::string>(), &e);
   }
-  if (first_abandoned_by.empty()) return;
+  return first;
+}
+
+Json abandoned_by_in(const std::map<std::string, const StoredEvent*>& rewrites, const std::string& commit,
+                     const RecordedAt& recorded_at) {
+  auto found = rewrites.find(commit);
+  if (found == rewrites.end()) return nullptr;
+  const std::string seen = found->second->event.value("time", std::string());
+  const std::optional<std::string> recorded = recorded_at(commit);
+  if (recorded && *recorded > seen) return nullptr;  // processed again since: back on the branch
+  return {{"event_id", found->second->id}, {"time", seen}};
+}
+
+}  // namespace
+
+Json abandoned_by(const std::string& commit, const std::vector<StoredEvent>& events,
+                  const RecordedAt& recorded_at) {
+  return abandoned_by_in(abandoning_rewrites(events), commit, recorded_at);
+}
+
+void mark_abandoned(std::vector<Json>& changes, const std::vector<StoredEvent>& events,
+                    const RecordedAt& recorded_at) {
+  const auto rewrites = abandoning_rewrites(events);
+  if (rewrites.empty()) return;
   for (Json& change : changes) {
-    auto found = first_abandoned_by.find(change.value("commit", std::string()));
-    if (found == first_abandoned_by.end()) continue;
-    const std::string seen = found->second->event.value("time", std::string());
-    const std::optional<std::string> recorded = recorded_at(found->first);
-    if (recorded && *recorded > seen) continue;  // processed again since: back on the branch
-    change["abandoned_by"] = {{"event_id", found->second->id}, {"time", seen}};
+    Json by = abandoned_by_in(rewrites, change.value("commit", std::string()), recorded_at);
+    if (!by.is_null()) change["abandoned_by"] = std::move(by);
   }
 }
 

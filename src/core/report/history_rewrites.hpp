@@ -26,13 +26,19 @@ Result<std::vector<StoredEvent>> select_rewrites(const std::vector<StoredEvent>&
                                                  const std::optional<std::string>& function_path,
                                                  const HistoryQuery& query);
 
-// Marks each change of `changes` recorded at a commit a force-push took off the branch: a
-// history_rewritten event of `events` lists its commit among "abandoned", and the commit was not
-// recorded again after that rewrite was seen (`recorded_at` gives a commit's last recording time,
-// UTC ISO 8601 as the events' "time", or nullopt): the change gets "abandoned_by": {"event_id",
-// "time"} of the first such rewrite. Events recorded before "abandoned" existed mark nothing.
+// A commit's last recording time (UTC ISO 8601, as the events' "time"), or nullopt.
+using RecordedAt = std::function<std::optional<std::string>(const std::string& commit)>;
+
+// {"event_id", "time"} of the force-push that took `commit` off the branch: the first
+// history_rewritten event of `events` that lists it among "abandoned", unless the commit was
+// recorded again after that rewrite was seen (it came back). null otherwise; events recorded
+// before "abandoned" existed name none.
+Json abandoned_by(const std::string& commit, const std::vector<StoredEvent>& events,
+                  const RecordedAt& recorded_at);
+
+// Sets "abandoned_by" (above) on each change of `changes` recorded at such a commit.
 void mark_abandoned(std::vector<Json>& changes, const std::vector<StoredEvent>& events,
-                    const std::function<std::optional<std::string>(const std::string&)>& recorded_at);
+                    const RecordedAt& recorded_at);
 
 // One line of `history`: a FUNCTION_CHANGE or a history_rewritten event.
 struct HistoryEntry {
