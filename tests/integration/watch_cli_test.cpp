@@ -361,13 +361,10 @@ TEST_F(WatchCliTest, NoSubcommandWithoutComparePairMonitorsLikeTheOriginal) {
 
 // A history of `count` commits on top of the synthetic package, each changing one default.
 std::vector<std::string> long_history(GitFixture& repo, int count) {
-  std::vector<std::string> commits;
-  for (int i = 0; i < count; ++i) {
-    repo.write_file("aiter/ops/shuffle.py",
-                    "def shuffle_weight(x, layout=(" + std::to_string(i) + ", 16)):\n    return x\n");
-    commits.push_back(repo.commit("layout " + std::to_string(i)));
-  }
-  return commits;
+  std::vector<std::string> texts;
+  for (int i = 0; i < count; ++i)
+    texts.push_back("def shuffle_weight(x, layout=(" + std::to_string(i) + ", 16)):\n    return x\n");
+  return repo.commit_versions("aiter/ops/shuffle.py", texts, "layout");
 }
 
 TEST_F(WatchCliTest, KillNineAtRandomInstantsOfReplayLosesAndDuplicatesNothing) {

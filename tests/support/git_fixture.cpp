@@ -76,6 +76,37 @@ std::string GitFixture::commit(const std::string& message) {
   return rev_parse("HEAD");
 }
 
+std::vector<std::string> GitFixture::commit_versions(const std::string& relative_path,
+                                                     const std::vector<std::string>& texts,
+                                                     const std::string& subject) {
+  const std::string branch = trimmed(git({"symbolic-ref", "-q", "HEAD"}));
+  std::string stream;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const std::string who =
+        "Test Author <author@example.com> " + std::to_string(k_epoch + 60LL * m_commits++) + " +0000\n";
+    const std::string message = subject + " " + std::to_string(i) + "\n";
+    stream +=
+        "commit " + branch + "\nmark :" + std::to_string(i + 1) + "\nauthor " + who + "committer " + who;
+    stream += "data " + std::to_string(message.size()) + "\n" + message;
+    if (i == 0) stream += "from " + rev_parse("HEAD") + "\n";
+    stream += "M 100644 inline " + relative_path + "\ndata " + std::to_string(texts[i].size()) + "\n" +
+              texts[i] + "\n";
+  }
+  const auto marks = m_dir / ".git" / "fixture-marks";
+  RunOptions options = isolated_git_options();
+  options.cwd = m_dir;
+  options.stdin_text = stream;
+  const ProcessResult imported =
+      run_process({"git", "fast-import", "--quiet", "--export-marks=" + marks.string()}, options);
+  if (!imported.ok()) throw std::runtime_error("git fast-import failed: " + imported.err);
+  git({"reset", "-q", "--hard", "HEAD"});
+  std::vector<std::string> commits(texts.size());
+  std::ifstream in(marks);
+  for (std::string mark, sha; in >> mark >> sha;) commits.at(std::stoul(mark.substr(1)) - 1) = sha;
+  std::filesystem::remove(marks);
+  return commits;
+}
+
 void GitFixture::branch(const std::string& name) { git({"branch", name}); }
 void GitFixture::checkout(const std::string& name) { git({"checkout", "-q", name}); }
 void GitFixture::delete_branch(const std::string& name) { git({"branch", "-q", "-D", name}); }

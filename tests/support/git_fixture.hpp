@@ -27,6 +27,12 @@ class GitFixture {
   void remove_file(const std::string& relative_path);
   // Commits every change, new files included (empty commits allowed); returns the full sha.
   std::string commit(const std::string& message);
+  // A commit per text on the current branch, each setting `relative_path` to it (the rest of the
+  // tree as it is at HEAD, which must exist), messages "<subject> 0", "<subject> 1", ...; returns
+  // their full shas, oldest first, and leaves the work tree at the last. As commit() each would be,
+  // dated a minute apart, but made by one `git fast-import`: hundreds in a fraction of a second.
+  std::vector<std::string> commit_versions(const std::string& relative_path,
+                                           const std::vector<std::string>& texts, const std::string& subject);
 
   void branch(const std::string& name);  // at HEAD, without switching to it
   void checkout(const std::string& name);

@@ -619,6 +619,28 @@ TEST_F(Libgit2MirrorTest, CommitInfoOfBlobIsInvalidInput) {
 
 // ---- trees ---------------------------------------------------------------------------------
 
+// The fixture's fast path for long histories makes what commit() would: one first-parent commit
+// per version on the branch, the rest of the tree kept, messages and authors as read back here.
+TEST_F(Libgit2MirrorTest, CommitVersionsOfTheFixtureReadBackAsCommitsOneByOne) {
+  const std::vector<std::string> texts = {"def gemm(a):\n    pass\n", "def gemm(a, b=2):\n    pass\n", ""};
+  const std::vector<std::string> made = m_origin.commit_versions("aiter/ops/gemm.py", texts, "gemm step");
+  ASSERT_EQ(made.size(), 3u);
+  EXPECT_EQ(made.back(), m_origin.rev_parse("HEAD"));
+  EXPECT_EQ(read_text(m_origin.path() / "aiter/ops/gemm.py"), "") << "the work tree is at the last";
+  auto mirror = open_origin();
+  std::vector<ObjectId> expected;
+  for (const std::string& sha : made) expected.push_back(ObjectId{sha});
+  EXPECT_EQ(value_of(mirror->first_parent_range(ObjectId{m_second}, ObjectId{made.back()})), expected);
+  for (std::size_t i = 0; i < made.size(); ++i) {
+    EXPECT_EQ(m_origin.git({"show", made[i] + ":aiter/ops/gemm.py"}), texts[i]) << i;
+    EXPECT_EQ(value_of(mirror->commit_info(ObjectId{made[i]})).subject, "gemm step " + std::to_string(i));
+    EXPECT_EQ(value_of(mirror->commit_info(ObjectId{made[i]})).author_name, "Test Author");
+  }
+  EXPECT_EQ(m_origin.git({"show", made[0] + ":README.md"}), "hello\n") << "the rest of the tree kept";
+  m_origin.write_file("NEWS", "after\n");
+  EXPECT_EQ(m_origin.git({"rev-parse", m_origin.commit("after the series") + "^"}), made.back() + "\n");
+}
+
 TEST_F(Libgit2MirrorTest, FindsBlobOfFile) {
   auto tree = value_of(open_origin()->tree(ObjectId{m_first}));
   const auto blob = value_of(tree->find_blob("aiter/ops/gemm.py"));
