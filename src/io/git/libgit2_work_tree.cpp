@@ -125,9 +125,27 @@ Result<CommitPtr> Checkout::lookup_commit(const ObjectId& id) const {
   return CommitPtr(raw);
 }
 
+// FIFOs, sockets and device nodes a build left in the tree, .git included: libgit2 would open one
+// where it writes or reads a file, and a FIFO with no reader blocks it until the checkout's
+// timeout. Nothing of git's is one of these; links are left alone (libgit2 replaces a link, and
+// this walk follows none).
+void remove_special_files(const fs::path& directory) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::file_status status = it->symlink_status(ec);
+    if (ec) break;
+    if (fs::is_fifo(status) || fs::is_socket(status) || fs::is_block_file(status) ||
+        fs::is_character_file(status))
+      fs::remove(it->path(), ec);
+    ec.clear();
+  }
+}
+
 Result<void> Checkout::checkout(const ObjectId& commit, bool submodules, Logger* log) {
   auto target = lookup_commit(commit);
   if (!target) return target.error().context("checking out " + commit.hex);
+  remove_special_files(m_directory);
   // FORCE makes the files match the commit whatever a build did to tracked files; without
   // REMOVE_UNTRACKED, build outputs survive. The baseline is the previous HEAD, so only the
   // entries that differ (or that were modified on disk) are written.

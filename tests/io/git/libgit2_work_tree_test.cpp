@@ -310,8 +310,14 @@ TEST_F(Libgit2WorkTreeTest, FifoABuildLeftInPlaceOfATrackedFileHangsNothing) {
   ASSERT_TRUE(tree->checkout(id(m_first), false));
   fs::remove(tree->path() / "pkg" / "__init__.py");
   ASSERT_EQ(::mkfifo((tree->path() / "pkg" / "__init__.py").c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo((tree->path() / ".git" / "planted").c_str(), 0644), 0);
+  std::ofstream(tree->path() / "build-output.txt") << "kept\n";
   ASSERT_TRUE(tree->checkout(id(m_second), false));
   EXPECT_EQ(read_text(tree->path() / "pkg" / "__init__.py"), "def f(a, b=1):\n    pass\n");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(tree->path() / ".git" / "planted")));
+  // Checked out in place, not after a checkout that hung to its timeout and a tree made afresh
+  // (which loses build outputs).
+  EXPECT_EQ(read_text(tree->path() / "build-output.txt"), "kept\n");
 }
 
 TEST_F(Libgit2WorkTreeTest, ConfinedCheckoutOfAnUnknownCommitIsNotFound) {
