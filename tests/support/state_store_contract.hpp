@@ -210,6 +210,19 @@ TYPED_TEST_P(StateStoreContract, NamedValuesAreKeptAndReplaced) {
   EXPECT_EQ(**this->store().value("remote_head"), "def");
 }
 
+TYPED_TEST_P(StateStoreContract, ARewriteNoticeAndAChangeOfOneFunctionAtOneCommitAreTwoNotifications) {
+  CommitRecord r = contract_record(1);
+  r.notifications.push_back({"webhook", contract_change(r.commit.id, contract_function(0))});
+  Json notice = contract_change(r.commit.id, contract_function(0), "taken back");
+  notice.erase("commit");  // a force-push's notice names no commit (core/watch/history_rewrite.hpp)
+  notice["type"] = "history_rewritten";
+  r.notifications.push_back({"webhook", notice});
+  this->record(r);
+  this->record(r);
+  EXPECT_EQ(this->store().notifications(OutboxState::pending, 10)->size(), 2u)
+      << "recorded twice, kept once each";
+}
+
 TYPED_TEST_P(StateStoreContract, DueNotificationsAreDeliveredAndCounted) {
   CommitRecord r = contract_record(1);
   r.notifications.push_back({"webhook", contract_change(r.commit.id, contract_function(0))});
@@ -284,8 +297,10 @@ TYPED_TEST_P(StateStoreContract, AFailedCommitHasNoStates) {
   EXPECT_TRUE(this->store().states_at(failed.commit.id)->empty());
 }
 
-REGISTER_TYPED_TEST_SUITE_P(StateStoreContract, ProcessedCommitsAreListedInProcessingOrder,
-                            ARecordIsReadBackWhole, ACommitRecordedAgainKeepsItsPlaceAndDuplicatesNothing,
+REGISTER_TYPED_TEST_SUITE_P(StateStoreContract,
+                            ARewriteNoticeAndAChangeOfOneFunctionAtOneCommitAreTwoNotifications,
+                            ProcessedCommitsAreListedInProcessingOrder, ARecordIsReadBackWhole,
+                            ACommitRecordedAgainKeepsItsPlaceAndDuplicatesNothing,
                             ARecordThatCannotBeWrittenKeepsNothing, TheBaselineSkipsFailuresOfTheMachinery,
                             TheLineHeadIsWhereTheLastAdvancingRecordLeftIt,
                             HistoryOfOneFunctionUnderAnyImport, EventsAfterAnIdInOrder,
