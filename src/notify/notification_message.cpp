@@ -9,6 +9,7 @@
 #include "core/consumer/consumer_impact.hpp"
 #include "core/model/diff.hpp"
 #include "core/ports/github_client.hpp"
+#include "core/ports/state_store.hpp"
 #include "util/hash.hpp"
 #include "util/url.hpp"
 
@@ -102,8 +103,6 @@ std::string sentence(std::string text) {
   return text + ".";
 }
 
-bool is_rewrite(const Json& notice) { return field(notice, "type") == "history_rewritten"; }
-
 std::string abandoned_commits(const Json& notice) {
   auto found = notice.find("abandoned_commits");
   if (found == notice.end() || !found->is_number_integer() || found->get<std::int64_t>() < 0) return "the";
@@ -177,14 +176,15 @@ std::string rewrite_text(const Json& notice, std::string_view repository_url) {
 }  // namespace
 
 std::string change_label(const Json& change) {
-  if (is_rewrite(change))
+  if (is_history_rewrite(change))
     return field(change, "function_path") + " taken back by the rewrite of " +
            field(change, "old_head").substr(0, 12);
   return field(change, "function_path") + " at " + field(change, "commit").substr(0, 12);
 }
 
 std::string issue_title(const Json& change) {
-  if (is_rewrite(change)) return "API Change Undone by a History Rewrite: " + field(change, "function_path");
+  if (is_history_rewrite(change))
+    return "API Change Undone by a History Rewrite: " + field(change, "function_path");
   return "API Change Detected: " + field(change, "function_path");
 }
 
@@ -192,12 +192,13 @@ std::string issue_marker(const Json& change) {
   // The low 32 bits of FNV-1a/64: markers already in issues must keep matching.
   std::string hash = hex8(static_cast<std::uint32_t>(fnv1a_64(field(change, "import_statement"))));
   // A rewrite is told by the head it abandoned: a commit's own change never has "rewrite:" there.
-  std::string where = is_rewrite(change) ? "rewrite:" + field(change, "old_head") : field(change, "commit");
+  std::string where =
+      is_history_rewrite(change) ? "rewrite:" + field(change, "old_head") : field(change, "commit");
   return "<!-- aiter-api-watcher:" + where + ":" + field(change, "function_path") + ":" + hash + " -->";
 }
 
 std::string issue_body(const Json& change, std::string_view repository_url) {
-  if (is_rewrite(change)) return rewrite_body(change, repository_url);
+  if (is_history_rewrite(change)) return rewrite_body(change, repository_url);
   std::string function = field(change, "function_path");
   std::string severity = field(change, "severity");
   std::string pull_request = field(change, "pull_request");
@@ -219,7 +220,7 @@ std::string issue_body(const Json& change, std::string_view repository_url) {
 }
 
 std::string webhook_text(const Json& change, std::string_view repository_url) {
-  if (is_rewrite(change)) return rewrite_text(change, repository_url);
+  if (is_history_rewrite(change)) return rewrite_text(change, repository_url);
   std::string sha = field(change, "commit");
   auto url = commit_url(repository_url, sha);
   std::string text = "*API change (" + field(change, "severity") + ")* in `" +

@@ -207,9 +207,12 @@ def text_hints(text, first_line=1) -> tuple:
 def _lines_naming(text, words, first_line):
     lines = set()
     for word in words:
+        line, counted = first_line, 0  # the line of text[counted], counted on from the last hit
         at = text.find(word)
         while at >= 0:
-            lines.add(first_line + text.count("\n", 0, at))
+            line += text.count("\n", counted, at)
+            counted = at
+            lines.add(line)
             at = text.find(word, at + len(word))
     return frozenset(lines) if lines else False
 

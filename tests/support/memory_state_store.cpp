@@ -102,10 +102,9 @@ void InMemoryStateStore::write_notification(std::int64_t sequence, const Monitor
                                             const Notification& notification) {
   const std::size_t index = function_index(function);
   // As the SQLite outbox (schema version 5): a rewrite's notice and a change are of two kinds.
-  auto kind = [](const Json& payload) { return payload.value("type", std::string()) == "history_rewritten"; };
   for (const Outboxed& known : m_outbox)
     if (known.sequence == sequence && known.function == index && known.item.target == notification.target &&
-        kind(known.item.payload) == kind(notification.payload))
+        is_history_rewrite(known.item.payload) == is_history_rewrite(notification.payload))
       return;
   OutboxItem item;
   item.id = static_cast<std::int64_t>(m_outbox.size()) + 1;

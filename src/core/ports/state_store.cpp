@@ -35,6 +35,10 @@ std::string event_identity(const Json& event) {
   return compact(identity);
 }
 
+bool is_history_rewrite(const Json& json) {
+  return json.is_object() && json.value("type", std::string()) == "history_rewritten";
+}
+
 Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId& commit) {
   auto text = [&](const char* name) -> const Json* {
     auto found = change.find(name);
@@ -42,7 +46,7 @@ Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId&
   };
   // A force-push's notice of a function it took back is queued with the commit recorded next, and
   // names none (history_rewrite.hpp).
-  const bool rewrite = change.is_object() && change.value("type", std::string()) == "history_rewritten";
+  const bool rewrite = is_history_rewrite(change);
   if (!change.is_object() || (!rewrite && !text("commit")) || !text("import_statement") ||
       !text("function_path")) {
     return Error(

@@ -115,6 +115,10 @@ struct StoredEvent {
 // event carries its time, and a re-run may word it differently.
 std::string event_identity(const Json& event);
 
+// Whether a JSON object (a recorded event, a notification's payload) is a force-push's
+// history_rewritten (core/watch/history_rewrite.hpp) rather than a FUNCTION_CHANGE.
+bool is_history_rewrite(const Json& json);
+
 // The function a FUNCTION_CHANGE recorded at `commit` is about; invalid_input when it lacks the
 // string fields "commit", "import_statement" and "function_path", or names another commit. A
 // history_rewritten notice (a notification's payload) needs no "commit".

@@ -10,8 +10,6 @@
 namespace aaw {
 namespace {
 
-constexpr const char* k_rewrite_type = "history_rewritten";
-
 // What identifies a change among the recorded lines: its commit and function.
 std::string change_key(const Json& change) {
   return change.value("commit", "") + '\n' + change.value("import_statement", "") + '\n' +
@@ -47,7 +45,7 @@ Result<std::vector<StoredEvent>> select_rewrites(const std::vector<StoredEvent>&
                                                  const HistoryQuery& query) {
   std::vector<StoredEvent> kept;
   for (const StoredEvent& stored : events) {
-    if (!stored.event.is_object() || stored.event.value("type", "") != k_rewrite_type) continue;
+    if (!is_history_rewrite(stored.event)) continue;
     StoredEvent rewrite = stored;
     rewrite.event["event_id"] = stored.id;
     auto keep = keeps_rewrite(rewrite.event, function_path, query);
@@ -93,7 +91,7 @@ namespace {
 std::map<std::string, const StoredEvent*> abandoning_rewrites(const std::vector<StoredEvent>& events) {
   std::map<std::string, const StoredEvent*> first;
   for (const StoredEvent& e : events) {
-    if (e.event.value("type", std::string()) != "history_rewritten") continue;
+    if (!is_history_rewrite(e.event)) continue;
     auto line = e.event.find("abandoned");
     if (line == e.event.end() || !line->is_array()) continue;
     for (const Json& commit : *line)

@@ -81,8 +81,7 @@ CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE state = 'pending';
 Result<void> SqliteOutbox::add(std::int64_t commit_sequence, std::int64_t function_id,
                                const Notification& notification) {
   std::string now = utc_now();
-  const bool rewrite = notification.payload.is_object() &&
-                       notification.payload.value("type", std::string()) == "history_rewritten";
+  const bool rewrite = is_history_rewrite(notification.payload);
   return run(m_db,
              "INSERT INTO outbox(target, commit_sequence, function_id, kind, payload, state, created_at, "
              "  updated_at) "
