@@ -10,6 +10,7 @@ Pure standard library, Python 3.9+.
 """
 
 import ast
+import hashlib
 import os
 import re
 from typing import Any, Dict
@@ -34,7 +35,7 @@ def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
     package = args.get("package") or "aiter"
     if not os.path.isdir(root):
         raise ValueError("consumer path '%s' is not a directory" % root)
-    scan = _Scan(package)
+    scan = _Scan(package, _HostCache.of(host))
     excluded = [_glob(pattern) for pattern in args.get("exclude") or []]
     base = _checkout_root(root)
     for path in _python_files(root, excluded, scan):
@@ -136,9 +137,105 @@ class _Binding:
         return derived
 
 
-class _Scan:
+class _HostCache:
+    """The host's cache_get/cache_put (a store that outlives the process), where a failure is a miss."""
+
+    def __init__(self, host):
+        self.host = host
+
+    @staticmethod
+    def of(host):
+        if host is None or not (hasattr(host, "cache_get") and hasattr(host, "cache_put")):
+            return None
+        return _HostCache(host)
+
+    def get(self, key):
+        try:
+            return self.host.cache_get(key)
+        except Exception:  # pylint: disable=broad-except  (any failure: scan the file instead)
+            return None
+
+    def put(self, key, value):
+        try:
+            self.host.cache_put(key, value)
+        except Exception:  # pylint: disable=broad-except  (not kept: scanned again next time)
+            pass
+
+
+class _Sink:
+    """What a file's visitor reports: to the scan, or recorded to be applied to it later."""
+
     def __init__(self, package):
         self.package = package
+
+    def is_package(self, dotted):
+        return dotted == self.package or dotted.startswith(self.package + ".")
+
+    def add_call(self, binding, rest, site):
+        """Records `site` under the function it calls, and under every alternative the name may
+        stand for (one copy each); returns the sites recorded."""
+        recorded = [self.add_site(binding.statement, binding.target + rest, binding.written + rest, site)]
+        for statement, alternative in binding.alternatives:
+            copy = dict(site, guards=list(site["guards"]))
+            recorded.append(self.add_site(statement, alternative + rest, alternative + rest, copy))
+        return recorded
+
+    @staticmethod
+    def _named(site, statement, written):
+        site["import_statement"] = statement
+        site["function_path"] = written
+        return site
+
+
+class _Recorder(_Sink):
+    """The reports of one file's visitor as a list of [method of _Scan, arguments...] (JSON: what
+    the cache keeps), applied to the scan once the file is done. Its sites are those the visitor
+    goes on marking (_mark_ambiguous) until then."""
+
+    def __init__(self, package):
+        super().__init__(package)
+        self.events = []
+
+    def text(self, text, relative):
+        try:
+            tree = ast.parse(text, filename=relative)
+        except (SyntaxError, ValueError) as error:
+            self.note_error({"file": relative, "error": "not valid Python: %s" % error})
+            return
+        _FileVisitor(self, relative).visit_module(tree)
+
+    def add_site(self, statement, target, written, site):
+        self.events.append(["add_site", statement, target, written, self._named(site, statement, written)])
+        return site
+
+    def count_import(self, relative, importing):
+        self.events.append(["count_import", relative, importing])
+
+    def note_use(self, target, relative, kind):
+        self.events.append(["note_use", target, relative, kind])
+
+    def note_fallback(self, target, relative):
+        self.events.append(["note_fallback", target, relative])
+
+    def note_namespace(self, target):
+        self.events.append(["note_namespace", target])
+
+    def note_dynamic(self, entry):
+        self.events.append(["note_dynamic", entry])
+
+    def note_error(self, entry):
+        self.events.append(["note_error", entry])
+
+
+# The events a _Recorder makes, by their count of arguments (a cached list is checked against it).
+_EVENTS = {"add_site": 4, "count_import": 2, "note_use": 3, "note_fallback": 2, "note_namespace": 1,
+           "note_dynamic": 1, "note_error": 1}
+
+
+class _Scan(_Sink):
+    def __init__(self, package, cache=None):
+        super().__init__(package)
+        self.cache = cache
         self.files_scanned = 0
         self.files_excluded = 0
         self.files_importing = set()
@@ -161,29 +258,33 @@ class _Scan:
             return
         if self.package.encode() not in raw:  # most files never mention the package: skip parsing
             return
-        self.text(raw.decode("utf-8", "surrogateescape"), relative)
+        key = None
+        if self.cache is not None:
+            key = hashlib.sha256(b"\0".join([b"consumer-scan-1", self.package.encode(),
+                                              relative.encode("utf-8", "surrogateescape"), raw])).hexdigest()
+            if self.apply(self.cache.get(key)):
+                return
+        self.text(raw.decode("utf-8", "surrogateescape"), relative, key)
 
-    def text(self, text, relative):
-        try:
-            tree = ast.parse(text, filename=relative)
-        except (SyntaxError, ValueError) as error:
-            self.errors.append({"file": relative, "error": "not valid Python: %s" % error})
-            return
-        _FileVisitor(self, relative).visit_module(tree)
+    def text(self, text, relative, key=None):
+        recorder = _Recorder(self.package)
+        recorder.text(text, relative)
+        if key is not None:
+            self.cache.put(key, recorder.events)
+        self.apply(recorder.events)
 
-    def is_package(self, dotted):
-        return dotted == self.package or dotted.startswith(self.package + ".")
+    def apply(self, events):
+        """Applies a _Recorder's events in order; False (and nothing applied) when `events` is not
+        such a list."""
+        if not isinstance(events, list) or not all(
+                isinstance(e, list) and e and _EVENTS.get(e[0]) == len(e) - 1 for e in events) \
+                or not all(isinstance(e[4], dict) for e in events if e[0] == "add_site"):
+            return False
+        for event in events:
+            getattr(self, event[0])(*event[1:])
+        return True
 
-    def add_call(self, binding, rest, site):
-        """Records `site` under the function it calls, and under every alternative the name may
-        stand for (one copy each); returns the sites recorded."""
-        recorded = [self._add_site(binding, binding.statement, binding.target + rest, binding.written + rest, site)]
-        for statement, alternative in binding.alternatives:
-            copy = dict(site, guards=list(site["guards"]))
-            recorded.append(self._add_site(binding, statement, alternative + rest, alternative + rest, copy))
-        return recorded
-
-    def _add_site(self, binding, statement, target, written, site):
+    def add_site(self, statement, target, written, site):
         last = target.rsplit(".", 1)[-1]
         if last[:1].isupper():
             self.note_use(target, site["file"], "class")
@@ -192,17 +293,34 @@ class _Scan:
             entry = {"import_statement": statement, "function_path": written, "target": target,
                      "kind": "class" if last[:1].isupper() else "function", "call_sites": []}
             self.functions[target] = entry
-        elif entry["call_sites"] and all(s["indirect"] for s in entry["call_sites"]) and not binding.indirect:
+        elif entry["call_sites"] and all(s["indirect"] for s in entry["call_sites"]) and not site["indirect"]:
             # The entry names the function as a direct call writes it, when there is one.
             entry["import_statement"], entry["function_path"] = statement, written
-        site["import_statement"] = statement
-        site["function_path"] = written
-        entry["call_sites"].append(site)
+        entry["call_sites"].append(self._named(site, statement, written))
         return site
+
+    def count_import(self, relative, importing):
+        """An import of the package; `importing`: one that binds a name in `relative`."""
+        self.imports += 1
+        if importing:
+            self.files_importing.add(relative)
 
     def note_use(self, target, relative, kind):
         use = self.used.setdefault(target, {"files": set(), "kind": kind})
         use["files"].add(relative)
+
+    def note_fallback(self, target, relative):
+        """`target` imported (or returned) in an `except ImportError` in place of another."""
+        self.fallbacks.setdefault(target, set()).add(relative)
+
+    def note_namespace(self, target):
+        self.namespaces.add(target)
+
+    def note_dynamic(self, entry):
+        self.dynamic.append(entry)
+
+    def note_error(self, entry):
+        self.errors.append(entry)
 
     def result(self):
         functions = [e for e in self.functions.values() if e["kind"] == "function"]
@@ -384,8 +502,7 @@ class _FileVisitor:
             return
         self._imported_at(binding, node)
         self.scope.bindings[name] = binding
-        self.scan.imports += 1
-        self.scan.files_importing.add(self.relative)
+        self.scan.count_import(self.relative, True)
 
     def _import(self, node):
         for alias in node.names:
@@ -403,7 +520,7 @@ class _FileVisitor:
                 if existing is None or existing.target != top or len(existing.statement) < len(statement):
                     self._bind(top, _Binding(top, statement, top, self._guard()), node)
                 else:
-                    self.scan.imports += 1
+                    self.scan.count_import(self.relative, False)
                 self.scan.note_use(alias.name, self.relative, "module")
 
     def _import_from(self, node):
@@ -453,7 +570,7 @@ class _FileVisitor:
                 if binding is not None and binding.guard and fallback is not binding:
                     self.scope.bindings[name] = binding
                     if fallback is not None:
-                        self.scan.fallbacks.setdefault(fallback.target, set()).add(self.relative)
+                        self.scan.note_fallback(fallback.target, self.relative)
         self.body(node.orelse)
         self.body(node.finalbody)
 
@@ -569,7 +686,7 @@ class _FileVisitor:
         targets = list(dict.fromkeys(b.target + rest for b, rest in preferred))
         for (binding, rest), _ in returned:
             if binding.target + rest not in targets:
-                self.scan.fallbacks.setdefault(binding.target + rest, set()).add(self.relative)
+                self.scan.note_fallback(binding.target + rest, self.relative)
         binding, rest = preferred[0]
         helper = binding.derived(rest, "returned by '%s()'" % name)
         if len(targets) > 1:
@@ -613,7 +730,7 @@ class _FileVisitor:
         resolved = self._resolve(node)
         if resolved is None or not resolved[1]:
             return
-        self.scan.namespaces.add(resolved[0].target)
+        self.scan.note_namespace(resolved[0].target)
         target = resolved[0].target + resolved[1]
         last = target.rsplit(".", 1)[-1]
         kind = "constant" if last.isupper() else "class" if last[:1].isupper() else None
@@ -664,13 +781,12 @@ class _FileVisitor:
         if name in _IMPORT_MODULE + ("__import__",):
             imported = self._import_module(node.args[0]) if name != "__import__" and node.args else None
             if imported is not None:  # an import the scan follows: calls through what it returns are checked
-                self.scan.imports += 1
-                self.scan.files_importing.add(self.relative)
+                self.scan.count_import(self.relative, True)
                 for candidate in [imported.target] + [t for _, t in imported.alternatives]:
                     self.scan.note_use(candidate, self.relative, "module")
                 return
             if node.args and self._may_name_package(node.args[0]):
-                self.scan.dynamic.append({"file": self.relative, "line": node.lineno, "caller": self.caller(),
+                self.scan.note_dynamic({"file": self.relative, "line": node.lineno, "caller": self.caller(),
                                           "what": "%s(%s)" % (name, _short(node.args[0]))})
             return
         if _is_torch_ops(node.func, self.scan.package):
@@ -718,7 +834,7 @@ class _FileVisitor:
             entry["site"] = self._site(node, list(dict.fromkeys(self.guards)),
                                        indirect="through torch.ops.%s.%s" % (self.scan.package, op))
             entry["site"].update({"import_statement": "", "function_path": written})
-        self.scan.dynamic.append(entry)
+        self.scan.note_dynamic(entry)
 
     def _may_name_package(self, argument):
         """Whether a dynamic import's argument may load the package (a literal or a name it was given)."""

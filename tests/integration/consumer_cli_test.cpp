@@ -317,6 +317,37 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   EXPECT_TRUE(contains(bad.err, "consumer.pinned_commit 'nonsense': ")) << bad.err;
 }
 
+// The state dir's cache.db keeps each consumer file's scan (by its content) and the ops registered
+// at a commit: a second check gives what a check without it gives, and an edited file is read afresh.
+TEST_F(ConsumerCliTest, ASecondCheckGivesTheSameAnswerFromTheCacheAndAnEditedFileIsReadAfresh) {
+  const auto copy = m_work.path() / "vllm-copy";
+  SyntheticConsumer::write_consumer(copy);
+  auto path = written_config();
+  Json config = Json::parse(std::ifstream(path));
+  config["consumer"]["path"] = copy.string();
+  std::ofstream(path) << config.dump(2);
+  auto check = [&] {
+    auto r = run({"check", "--config", path.string(), "--format", "json"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    return r.out;
+  };
+  const std::string first = check();
+  ASSERT_TRUE(std::filesystem::exists(m_work.path() / "state" / "cache.db"));
+  EXPECT_EQ(check(), first);
+
+  std::ofstream(copy / "consumer" / "ops.py", std::ios::app)
+      << "\n\ndef breaks_added_later(a):\n    return rocm_aiter.topk(a, a, a)\n";
+  const std::string edited = check();
+  Json doc = Json::parse(edited);
+  EXPECT_EQ(doc.at("call_sites").size(), Json::parse(first).at("call_sites").size() + 1);
+  bool found = false;
+  for (const Json& site : doc.at("call_sites"))
+    if (site.at("caller") == "breaks_added_later") found = site.at("verdict") == "breaks";
+  EXPECT_TRUE(found) << edited;
+  std::filesystem::remove(m_work.path() / "state" / "cache.db");
+  EXPECT_EQ(check(), edited);
+}
+
 TEST_F(ConsumerCliTest, BadInputsExitTwoNamingTheInput) {
   auto missing = run({"discover", "--consumer", (m_work.path() / "nowhere").string()});
   EXPECT_EQ(missing.exit_code, 2);

@@ -1,9 +1,11 @@
 """aaw_consumer: the imports of the package a consumer makes and the calls reached through them."""
 
+import json
 import os
 import tempfile
 import textwrap
 import unittest
+from unittest import mock
 
 import aaw_consumer
 
@@ -511,6 +513,121 @@ class Tree(unittest.TestCase):
     def test_a_missing_directory_is_an_error_naming_it(self):
         with self.assertRaisesRegex(ValueError, "'/no/such/dir' is not a directory"):
             aaw_consumer.discover({"path": "/no/such/dir"})
+
+
+class _CacheHost:
+    """cache_get/cache_put over a dict, through JSON as the C++ side stores them; counts hits."""
+
+    def __init__(self):
+        self.store = {}
+        self.hits = 0
+        self.failing = False
+
+    def cache_get(self, key):
+        if self.failing:
+            raise OSError("cache unreadable")
+        if key in self.store:
+            self.hits += 1
+            return json.loads(self.store[key])
+        return None
+
+    def cache_put(self, key, value):
+        if self.failing:
+            raise OSError("cache unwritable")
+        self.store[key] = json.dumps(value)
+
+
+class CachedScan(unittest.TestCase):
+    """A file scanned before (same path, same bytes) is taken from the host's cache: the scan is the
+    same as without it, and nothing is parsed again."""
+
+    _FILES = {
+        "a/attn.py": """\
+            import aiter as ra
+            from aiter.ops import norm
+            try:
+                from aiter.new import topk
+            except ImportError:
+                from aiter.old import topk
+            class Layer:
+                def __init__(self):
+                    self.fn = ra.flash_attn
+                def forward(self, q):
+                    alias = ra.ops.route
+                    alias(q, 8, sm_first=True)
+                    if hasattr(ra, "fused"):
+                        ra.fused(q)
+                    return self.fn(q, q, q, causal=True)
+            def run(x):
+                norm(x, 1, eps=2)
+                topk(x, k=2)
+                return ra.SomeClass(x).go(*x)
+            """,
+        "b/ops.py": """\
+            import importlib
+            import torch
+            m = importlib.import_module("aiter.ops.sampling")
+            def sample(p):
+                torch.ops.aiter.top_k_sampling(p, 4)
+                return m.top_p(p, 0.9)
+            """,
+        "b/broken.py": "import aiter\ndef (:\n",
+        "c/plain.py": "x = 1\n",
+    }
+
+    def _scan(self, root, host):
+        return aaw_consumer.discover({"path": root, "package": "aiter"}, host)
+
+    def _tree(self, root):
+        for relative, text in self._FILES.items():
+            path = os.path.join(root, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(textwrap.dedent(text))
+
+    def test_a_second_scan_parses_nothing_and_finds_the_same(self):
+        with tempfile.TemporaryDirectory() as root:
+            self._tree(root)
+            plain = self._scan(root, None)
+            host = _CacheHost()
+            first = self._scan(root, host)
+            self.assertEqual(len(host.store), 3)  # the files naming the package, a broken one too
+            with mock.patch.object(aaw_consumer.ast, "parse", side_effect=AssertionError("parsed")):
+                second = self._scan(root, host)
+        self.assertEqual(host.hits, 3)
+        self.assertGreater(len(plain["functions"]), 4)
+        self.assertEqual(first, plain)
+        self.assertEqual(json.loads(json.dumps(second)), json.loads(json.dumps(plain)))
+
+    def test_a_changed_file_is_scanned_again_and_only_it(self):
+        with tempfile.TemporaryDirectory() as root:
+            self._tree(root)
+            host = _CacheHost()
+            self._scan(root, host)
+            with open(os.path.join(root, "b", "ops.py"), "a", encoding="utf-8") as handle:
+                handle.write("sample(1)\nm.top_k(2)\n")
+            host.hits = 0
+            changed = self._scan(root, host)
+            plain = self._scan(root, None)
+        self.assertEqual(host.hits, 2)
+        self.assertEqual(json.loads(json.dumps(changed)), json.loads(json.dumps(plain)))
+        self.assertIn("aiter.ops.sampling.top_k", [e["target"] for e in changed["functions"]])
+
+    def test_a_damaged_or_failing_cache_is_a_miss(self):
+        with tempfile.TemporaryDirectory() as root:
+            self._tree(root)
+            plain = self._scan(root, None)
+            host = _CacheHost()
+            self._scan(root, host)
+            damaged = ["garbage", [["no_such_event", 1]], [["add_site", "s", "t", "w", "not a site"]],
+                       [["note_use", "too", "few"]]]
+            for key, value in zip(sorted(host.store), damaged):
+                host.store[key] = json.dumps(value)
+            again = self._scan(root, host)
+            host.failing = True
+            failing = self._scan(root, host)
+        self.assertEqual(json.loads(json.dumps(again)), json.loads(json.dumps(plain)))
+        self.assertEqual(failing, plain)
 
 
 if __name__ == "__main__":

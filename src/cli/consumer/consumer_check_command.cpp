@@ -8,6 +8,7 @@
 
 #include "cli/command_context.hpp"
 #include "cli/consumer/consumer_session.hpp"
+#include "core/consumer/cached_op_registry.hpp"
 #include "core/consumer/consumer_check.hpp"
 #include "core/consumer/consumer_ops.hpp"
 #include "core/consumer/consumer_upgrade.hpp"
@@ -136,8 +137,15 @@ int run_check(const CheckOptions& options, Runtime& runtime) {
   auto mirror = open_mirror_or_throw(config, log.get());
   ObjectId commit = commit_to_check(*mirror, config, options.commit, *log);
   // Calls through torch.ops.aiter bind against the functions registering their ops at COMMIT.
-  StaticFunctionFinder registry(*mirror, runtime.python(), config.static_extraction);
-  const ConsumerScan scan = value_or_throw(with_registered_ops(consumer->scan(), registry, commit));
+  StaticFunctionFinder finder(*mirror, runtime.python(), config.static_extraction);
+  std::optional<CachedOpRegistry> cached;
+  OpRegistry* registry = &finder;
+  if (ResultCache* cache = consumer->cache())
+    registry = &cached.emplace(finder, *cache,
+                               Json{{"source_roots", config.static_extraction.source_roots},
+                                    {"module_aliases", config.static_extraction.module_aliases}}
+                                   .dump());
+  const ConsumerScan scan = value_or_throw(with_registered_ops(consumer->scan(), *registry, commit));
   auto source = make_source_or_throw(config, *mirror, runtime, *log);
   if (options.since_pin)
     return run_since_pin(config, scan, *mirror, *source, binder, commit, options.format, *log);

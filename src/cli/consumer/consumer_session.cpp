@@ -2,11 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/command.hpp"
 #include "cli/command_context.hpp"
 #include "core/model/state_dir.hpp"
 #include "extract/consumer/consumer_scanner.hpp"
 #include "extract/consumer/python_call_binder.hpp"
 #include "io/git/libgit2_work_tree.hpp"
+#include "io/python/embedded_python.hpp"
+#include "io/sqlite/sqlite_result_cache.hpp"
 #include "util/files.hpp"
 
 namespace aaw::cli {
@@ -43,6 +46,7 @@ Result<std::unique_ptr<ConsumerSession>> ConsumerSession::open(const Config& con
     return Error(ErrorCode::python, e.what()).context(what);
   }
   std::unique_ptr<ConsumerSession> session(new ConsumerSession(config, *python, log));
+  session->open_cache();
   if (!config.consumer.repository_url.empty())
     if (auto opened = session->open_repository(); !opened) return opened.error().context(what);
   auto scanned = session->refresh();
@@ -61,6 +65,18 @@ Result<void> ConsumerSession::open_repository() {
   if (!tree) return tree.error();
   m_tree = std::move(*tree);
   return {};
+}
+
+void ConsumerSession::open_cache() {
+  const auto path = StateDir(m_config.state_dir).cache();
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  auto cache = SqliteResultCache::open(path, std::string(k_version) + "-" + embedded_python_digest());
+  if (!cache) {
+    m_log.debug("No cache of answers: {}", cache.error().message());
+    return;
+  }
+  m_cache = std::move(*cache);
 }
 
 // The directory to scan: the local checkout, or the repository's branch head checked out (after a
@@ -82,7 +98,8 @@ Result<bool> ConsumerSession::refresh() {
   auto root = checkout();
   if (!root) return root.error();
   if (m_assessor && m_mirror && before == m_commit) return false;
-  auto scan = scan_consumer(m_python, *root, m_config.consumer.package, m_config.consumer.exclude);
+  auto scan =
+      scan_consumer(m_python, *root, m_config.consumer.package, m_config.consumer.exclude, m_cache.get());
   if (!scan) return scan.error();
   if (m_assessor && scan->document == m_assessor->scan().document) return false;
   m_log.info("Consumer {}{}: {} call sites of {} {} functions", m_config.consumer.display(),

@@ -1,6 +1,7 @@
 // Every path under state_dir, named once. Nothing else spells a file name of the state directory.
 //
 //   state.db            the state store (SQLite, WAL)
+//   cache.db            answers kept between runs (consumer files' scans, ops registered at a commit)
 //   events.jsonl        one event a line
 //   mirrors/            one bare mirror per repository URL
 //   work/               the runtime source's work tree
@@ -23,6 +24,7 @@ class StateDir {
 
   const std::filesystem::path& root() const { return m_root; }
   std::filesystem::path database() const { return m_root / "state.db"; }
+  std::filesystem::path cache() const { return m_root / "cache.db"; }
   std::filesystem::path events() const { return m_root / "events.jsonl"; }
   std::filesystem::path mirrors() const { return m_root / "mirrors"; }
   std::filesystem::path work_tree() const { return m_root / "work"; }

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/hash.hpp"
+
 namespace py = pybind11;
 
 namespace aaw {
@@ -513,6 +515,14 @@ std::filesystem::path embedded_python_executable() { return AAW_PYTHON_EXECUTABL
 
 std::string embedded_python_version() {
   return std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+}
+
+std::string embedded_python_digest() {
+  std::string all = embedded_python_version() + '\0' + PY_VERSION + '\0';
+  for (const PythonSource& source : embedded_python_sources())
+    all += source.module + '\0' + source.text + '\0';
+  const std::uint64_t hash = fnv1a_64(all);
+  return hex8(static_cast<std::uint32_t>(hash >> 32)) + hex8(static_cast<std::uint32_t>(hash));
 }
 
 }  // namespace aaw

@@ -24,6 +24,9 @@ struct PythonSource {
 // extensions built in them import here) and its "X.Y".
 std::filesystem::path embedded_python_executable();
 std::string embedded_python_version();
+// 16 hex digits naming the embedded helpers' sources and the interpreter's exact version: what
+// answers computed by them are kept under (io/sqlite/sqlite_result_cache.hpp).
+std::string embedded_python_digest();
 
 // Generated at build time from src/python/*.py (cmake/embed_python.py).
 const std::vector<PythonSource>& embedded_python_sources();

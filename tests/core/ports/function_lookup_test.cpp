@@ -33,8 +33,8 @@ class TableFinder final : public FunctionFinder {
   }
 };
 
-const MonitoredFunction k_fmoe{"import aiter", "aiter.fmoee"};
-const MonitoredFunction k_gemm{"import aiter", "aiter.gemm"};
+const MonitoredFunction k_typo_fmoe{"import aiter", "aiter.fmoee"};
+const MonitoredFunction k_lookup_gemm{"import aiter", "aiter.gemm"};
 const FunctionLookup k_missing{LookupVerdict::not_found,
                                "'fmoee' not found in module 'aiter'",
                                "fmoee",
@@ -45,10 +45,10 @@ TEST(FunctionLookupTest, AFunctionFoundAtNoCommitIsReportedWithTheClosestNames) 
   finder.answers[{"head", "aiter.fmoee"}] = k_missing;
   finder.answers[{"start", "aiter.fmoee"}] = k_missing;
   auto unfound = unfound_functions(finder, {{"main", ObjectId{"head"}}, {"start_commit", ObjectId{"start"}}},
-                                   {k_fmoe, k_gemm});
+                                   {k_typo_fmoe, k_lookup_gemm});
   ASSERT_TRUE(unfound) << unfound.error().message();
   ASSERT_EQ(unfound->size(), 1u);
-  EXPECT_EQ((*unfound)[0].function, k_fmoe);
+  EXPECT_EQ((*unfound)[0].function, k_typo_fmoe);
   EXPECT_EQ((*unfound)[0].describe(),
             "function 'aiter.fmoee' ('import aiter'): not found at main (head) nor at start_commit (start): "
             "'fmoee' not found in module 'aiter'; did you mean 'fmoe'?");
@@ -60,7 +60,7 @@ TEST(FunctionLookupTest, AFunctionFoundAtNoCommitIsReportedWithTheClosestNames) 
 TEST(FunctionLookupTest, AFunctionFoundAtOneCommitIsNotReported) {
   TableFinder finder;
   finder.answers[{"head", "aiter.fmoee"}] = k_missing;
-  auto unfound = unfound_functions(finder, {{"main", ObjectId{"head"}}, {"old", ObjectId{"old"}}}, {k_fmoe});
+  auto unfound = unfound_functions(finder, {{"main", ObjectId{"head"}}, {"old", ObjectId{"old"}}}, {k_typo_fmoe});
   ASSERT_TRUE(unfound);
   EXPECT_TRUE(unfound->empty());
 }
@@ -68,18 +68,18 @@ TEST(FunctionLookupTest, AFunctionFoundAtOneCommitIsNotReported) {
 TEST(FunctionLookupTest, WhatTheStaticViewCannotTellIsNotReported) {
   TableFinder finder;
   finder.answers[{"head", "aiter.fmoee"}] = {LookupVerdict::unknown, "defined by globals()", "", {}};
-  auto unfound = unfound_functions(finder, {{"main", ObjectId{"head"}}}, {k_fmoe});
+  auto unfound = unfound_functions(finder, {{"main", ObjectId{"head"}}}, {k_typo_fmoe});
   ASSERT_TRUE(unfound);
   EXPECT_TRUE(unfound->empty());
 }
 
 TEST(FunctionLookupTest, NoCommitsNoReportAndAnUnreadableCommitIsAnError) {
   TableFinder finder;
-  auto none = unfound_functions(finder, {}, {k_fmoe});
+  auto none = unfound_functions(finder, {}, {k_typo_fmoe});
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
   finder.fail = true;
-  auto failed = unfound_functions(finder, {{"main", ObjectId{"head"}}}, {k_fmoe});
+  auto failed = unfound_functions(finder, {{"main", ObjectId{"head"}}}, {k_typo_fmoe});
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().message(), "looking up the functions at main: object head is missing");
 }

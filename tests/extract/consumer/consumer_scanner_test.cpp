@@ -10,6 +10,7 @@
 #include "extract/consumer/python_call_binder.hpp"
 #include "extract/static/incremental_static_source.hpp"
 #include "io/git/libgit2_mirror.hpp"
+#include "support/memory_result_cache.hpp"
 #include "support/shared_python.hpp"
 #include "support/synthetic_consumer.hpp"
 #include "support/temp_dir.hpp"
@@ -164,6 +165,22 @@ TEST_F(ConsumerCheckTest, AMissingConsumerDirectoryIsAnErrorNamingIt) {
   EXPECT_EQ(scan.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(scan.error().message().find("nowhere': no such directory"), std::string::npos)
       << scan.error().message();
+}
+
+// Through the real interpreter: the files naming the package are scanned once into the cache, then
+// read from it, and the scan is the same document.
+TEST_F(ConsumerCheckTest, AScanWithACacheStoresEachFileNamingThePackageAndThenReadsIt) {
+  test::MemoryResultCache cache;
+  auto first = scan_consumer(test::shared_python(), s_dir->path() / "tree", "aiter", {}, &cache);
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_EQ(cache.puts, 3);  // ops.py, layer.py and broken.py name aiter; plain.py does not
+  EXPECT_EQ(cache.hits, 0);
+  auto second = scan_consumer(test::shared_python(), s_dir->path() / "tree", "aiter", {}, &cache);
+  ASSERT_TRUE(second) << second.error().message();
+  EXPECT_EQ(cache.hits, 3);
+  EXPECT_EQ(cache.puts, 3);
+  EXPECT_EQ(second->document, first->document);
+  EXPECT_EQ(first->document, m_scan.document);
 }
 
 }  // namespace
