@@ -360,6 +360,10 @@ class _Scope:
         self.probes = {}   # target -> "hasattr probe" / "signature probe" / "find_spec probe" seen here
         self.strings = {}  # name -> the string literals assigned to it here (None: something else too)
         self.helpers = {}  # function defined here -> the _Binding of what every call of it returns
+        # Function defined here / name assigned here -> what its value comes from, when that may be a
+        # probe of the package (_GuardHelpers' sources).
+        self.probe_helpers = {}
+        self.probe_names = {}
 
     def chain(self):
         """This scope, then the ones it sees names of, innermost first."""
@@ -386,6 +390,109 @@ class _Scope:
         return any(s.probes.get(target) == kind for s in self.chain())
 
 
+class _ProbingFunction:
+    """A function being visited: what its return values may come from (_GuardHelpers' sources),
+    and whether it imports the package inside a try/except ImportError."""
+
+    def __init__(self):
+        self.sources = []
+        self.imports_probed = False
+
+
+class _GuardHelpers:
+    """Guards decided by a helper of the file: `if supports_x():` where supports_x() returns what a
+    hasattr or inspect.signature probe of the package says, or whether a `try: import` of it worked
+    (directly, through a name it assigned, or through another such helper). The helper may be
+    defined after the code that calls it, so the sites under such a test are kept with the helpers
+    deciding them and marked once the whole file is read.
+
+    A source is a probe kind, or a reference: ("function", scope id, name) for a call of a
+    function, ("method", class, name) for `self.name()`, `cls.name()` or `Class.name()`, ("name",
+    scope id, name) for a name read, ("attribute", class, name) for `self.name` read. References name
+    scopes by id, so that the tables scopes hold make no reference cycle: a file's scopes and tree go
+    as soon as it is read, not at the next garbage collection."""
+
+    def __init__(self):
+        self.functions = []   # _ProbingFunction per def being visited, innermost last
+        self.methods = {}     # class -> {method: sources}
+        self.attributes = {}  # class -> {attribute assigned through self.: sources or _Later}
+        self.deciding = []    # the references in the tests of the `if`s being visited
+        self.pending = []     # (site, the references deciding it)
+        self.scopes = {}      # id -> the scope a reference names
+
+    def scope_id(self, scope):
+        self.scopes[scope.uid] = scope
+        return scope.uid
+
+    def decided(self, sites):
+        if self.deciding:
+            for site in sites:
+                self.pending.append((site, list(self.deciding)))
+
+    def mark_guarded(self, sources_at):
+        """Adds to each pending site the guards its deciding helpers turn out to be; sources_at(_Later)
+        reads what a name or attribute was assigned comes from."""
+        for site, references in self.pending:
+            for reference in references:
+                found = self.kind_of(reference, set(), sources_at)
+                if found is not None:
+                    guard = "%s in %s" % (found, _reference_text(reference))
+                    if guard not in site["guards"]:
+                        site["guards"].append(guard)
+
+    def kind_of(self, reference, seen, sources_at):
+        """The probe kind `reference`'s value comes from, or None."""
+        if not isinstance(reference, tuple) or reference in seen:
+            return reference if isinstance(reference, str) else None
+        seen.add(reference)
+        for source in self._sources_of(reference, sources_at):
+            found = self.kind_of(source, seen, sources_at)
+            if found is not None:
+                return found
+        return None
+
+    def _sources_of(self, reference, sources_at):
+        what, where, name = reference
+        if what == "method":
+            return self.methods.get(where, {}).get(name, ())
+        if what == "attribute":
+            return _read(self.attributes.get(where, {}), name, sources_at)
+        table = "probe_helpers" if what == "function" else "probe_names"
+        for scope in self.scopes[where].chain():
+            if name in getattr(scope, table):
+                return _read(getattr(scope, table), name, sources_at)
+            if scope.bindings.get(name) is not None:  # the package's name: a direct probe, not a helper
+                return ()
+        return ()
+
+
+class _Later:
+    """An expression assigned to a name or a `self.` attribute in a scope (by id) within classes:
+    what its value comes from is read only if a guard asks."""
+
+    def __init__(self, scope, classes, expression):
+        self.scope = scope
+        self.classes = classes
+        self.expression = expression
+
+
+def _read(table, name, sources_at):
+    """table[name]'s sources, read first when it holds a _Later."""
+    sources = table.get(name, ())
+    if isinstance(sources, _Later):
+        sources = table[name] = sources_at(sources)
+    return sources
+
+
+def _reference_text(reference):
+    what, where, name = reference
+    if what == "function":
+        return "%s()" % name
+    if what == "method":
+        return "%s.%s()" % (where, name)
+    return "self.%s" % name if what == "attribute" else name
+
+
 class _FileVisitor:
     """Walks one module in source order, keeping the names bound to the package per scope."""
 
@@ -405,11 +512,13 @@ class _FileVisitor:
         self.reached = {}          # key -> [(site, target the name stood for)]
         self.returns = []          # per function being visited: [((binding, rest) or None, in a fallback)]
         self.fallback_handlers = 0  # depth of `except ImportError` handlers being visited
+        self.guard_helpers = _GuardHelpers()
 
     # -- scopes ---------------------------------------------------------------------------------
     def visit_module(self, tree):
         self.body(tree.body)
         self._mark_ambiguous()
+        self.guard_helpers.mark_guarded(self._probe_sources_at)
 
     def _mark_ambiguous(self):
         for key, reached in self.reached.items():
@@ -430,11 +539,18 @@ class _FileVisitor:
             for decorator in node.decorator_list:
                 self.expression(decorator)
             self.returns.append([])
+            self.guard_helpers.functions.append(_ProbingFunction())
             defining = self.scope
             self._enter(node.name, node.body, parameters=_parameter_names(node.args))
             helper = self._helper(node.name, self.returns.pop())
             if helper is not None:
                 defining.helpers[node.name] = helper
+            sources = self.guard_helpers.functions.pop().sources
+            if sources:
+                if defining.is_class:
+                    self.guard_helpers.methods.setdefault(self.classes[-1], {})[node.name] = sources
+                else:
+                    defining.probe_helpers[node.name] = sources
         elif isinstance(node, ast.ClassDef):
             for expression in node.bases + node.decorator_list:
                 self.expression(expression)
@@ -442,8 +558,10 @@ class _FileVisitor:
             self._enter(node.name, node.body, is_class=True)
             self.classes.pop()
         elif isinstance(node, ast.Return):
-            self._generic(node)
-            self._return(node)
+            sources = [] if self.guard_helpers.functions else None
+            if node.value is not None:
+                self.expression(node.value, sources)
+            self._return(node, sources)
         elif isinstance(node, ast.Import):
             self._import(node)
         elif isinstance(node, ast.ImportFrom):
@@ -484,10 +602,11 @@ class _FileVisitor:
         for parameter in parameters:  # a parameter hides an imported name of the same spelling
             self.scope.bindings[parameter] = None
         self.scope.display = (outer.display + "." if hasattr(outer, "display") else "") + name
-        saved = self.guards, self.import_guard
-        self.guards, self.import_guard = [], []  # a def's body runs later, outside the guards around it
+        saved = self.guards, self.import_guard, self.guard_helpers.deciding
+        # A def's body runs later, outside the guards around it.
+        self.guards, self.import_guard, self.guard_helpers.deciding = [], [], []
         self.body(statements)
-        self.guards, self.import_guard = saved
+        self.guards, self.import_guard, self.guard_helpers.deciding = saved
         self.scope = outer
 
     def caller(self):
@@ -503,6 +622,8 @@ class _FileVisitor:
         self._imported_at(binding, node)
         self.scope.bindings[name] = binding
         self.scan.count_import(self.relative, True)
+        if self.guard_helpers.functions and any(self.import_guard):
+            self.guard_helpers.functions[-1].imports_probed = True
 
     def _import(self, node):
         for alias in node.names:
@@ -575,7 +696,8 @@ class _FileVisitor:
         self.body(node.finalbody)
 
     def _if(self, node):
-        self.expression(node.test)
+        sources = []
+        self.expression(node.test, sources)
         if is_type_checking(node.test):
             self.type_checking += 1
             self.body(node.body)
@@ -584,8 +706,12 @@ class _FileVisitor:
             return
         probes = self._probes(node.test)
         self.guards.extend(probes)
+        deciding = self.guard_helpers.deciding
+        helpers = [source for source in sources if not isinstance(source, str)]
+        deciding.extend(helpers)
         self.body(node.body)
         self.body(node.orelse)
+        del deciding[len(deciding) - len(helpers):]
         del self.guards[len(self.guards) - len(probes):]
 
     def _probes(self, test):
@@ -597,20 +723,66 @@ class _FileVisitor:
                 found.append(kind)
         return found
 
-    def _probe_kind(self, node):
+    def _probe_kind(self, node, note=True):
+        """'hasattr probe' / 'signature probe' when `node` probes something of the package, noted
+        in the scope (a probe of it anywhere in a function guards its calls there) unless not `note`."""
         if not isinstance(node, ast.Call) or not node.args:
             return None
         name = _call_name(node.func)
+        if name not in _PROBES:
+            return None
         resolved = self._resolve(node.args[0])
         if resolved is None:
             return None
         target = resolved[0].target + resolved[1]
         if name in ("hasattr", "getattr") and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
-            self.scope.probes[target + "." + str(node.args[1].value)] = "hasattr probe"
+            if note:
+                self.scope.probes[target + "." + str(node.args[1].value)] = "hasattr probe"
             return "hasattr probe"
         if name in ("inspect.signature", "signature"):
-            self.scope.probes[target] = "signature probe"
+            if note:
+                self.scope.probes[target] = "signature probe"
             return "signature probe"
+        return None
+
+    def _probe_sources(self, expression):
+        """What the value of `expression` may come from that can be a probe of the package: a probe
+        itself ("hasattr probe", ...), or a reference (_GuardHelpers.kind_of) to a function of this
+        file it calls, a name or a `self.` attribute it reads, decided once the whole file is read."""
+        found = []
+        for node in ast.walk(expression):
+            self._add_source(node, found)
+        return found
+
+    def _add_source(self, node, found):
+        """Adds to `found` what _probe_sources says of `node` itself."""
+        if isinstance(node, ast.Call):
+            kind = self._probe_kind(node, note=False)
+            called = kind or self._called_helper(node.func)
+            if called is not None:
+                found.append(called)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            found.append(("name", self.guard_helpers.scope_id(self.scope), node.id))
+        elif isinstance(node, ast.Attribute) and _is_self(node.value) and self.classes:
+            found.append(("attribute", self.classes[-1], node.attr))
+
+    def _probe_sources_at(self, later):
+        """_probe_sources of a _Later's expression, as read where it was assigned."""
+        here = self.scope, self.classes
+        self.scope, self.classes = self.guard_helpers.scopes[later.scope], list(later.classes)
+        try:
+            return self._probe_sources(later.expression)
+        finally:
+            self.scope, self.classes = here
+
+    def _called_helper(self, func):
+        if isinstance(func, ast.Name):
+            return ("function", self.guard_helpers.scope_id(self.scope), func.id)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in ("self", "cls"):
+                return ("method", self.classes[-1], func.attr) if self.classes else None
+            if self.scope.lookup(func.value.id) is None:  # `Class.helper()`, Class of this file
+                return ("method", func.value.id, func.attr)
         return None
 
     def _current_guards(self, target, binding):
@@ -638,6 +810,13 @@ class _FileVisitor:
             return
         if isinstance(target, ast.Name):
             self._note_string(target.id, value)
+        if resolved is None and not isinstance(value, ast.Constant):
+            # What the value comes from is read only if a guard asks (most names never decide one).
+            sources = _Later(self.guard_helpers.scope_id(self.scope), tuple(self.classes), value)
+            if isinstance(target, ast.Name):
+                self.scope.probe_names[target.id] = sources
+            else:
+                self.guard_helpers.attributes.setdefault(self.classes[-1], {})[target.attr] = sources
         if not _is_none(value):  # `self.fn = None` until set: no other function reached through it
             self.assignments.setdefault(key, []).append(
                 (resolved[0].target + resolved[1] if resolved else None, value))
@@ -672,7 +851,12 @@ class _FileVisitor:
         self.scope.strings.setdefault(name, []).append(literal)
 
     # -- functions that return something of the package ------------------------------------------
-    def _return(self, node):
+    def _return(self, node, sources):
+        functions = self.guard_helpers.functions
+        if functions:
+            functions[-1].sources.extend(sources)
+            if functions[-1].imports_probed and (any(self.import_guard) or self.fallback_handlers):
+                functions[-1].sources.append("import probe")  # `try: import ...; return True`
         if not self.returns or node.value is None or _is_none(node.value):
             return
         self.returns[-1].append((self._resolve(node.value), self.fallback_handlers > 0))
@@ -719,12 +903,16 @@ class _FileVisitor:
         binding.module_level = self.scope is self.module_scope
 
     # -- expressions ----------------------------------------------------------------------------
-    def expression(self, node):
+    def expression(self, node, sources=None):
+        """Visits the calls and attribute uses in `node`; adds to `sources`, when given, what its
+        value may come from (_probe_sources), read in the same walk."""
         for child in ast.walk(node):
             if isinstance(child, ast.Call):
                 self._call(child)
             elif isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
                 self._attribute_use(child)
+            if sources is not None:
+                self._add_source(child, sources)
 
     def _attribute_use(self, node):
         resolved = self._resolve(node)
@@ -805,6 +993,7 @@ class _FileVisitor:
         target = binding.target + rest
         site = self._site(node, self._current_guards(target, binding), binding)
         recorded = self.scan.add_call(binding, rest, site)
+        self.guard_helpers.decided(recorded)
         if binding.origin is not None:
             self.reached.setdefault(binding.origin, []).extend((s, binding.target) for s in recorded)
 
@@ -834,6 +1023,7 @@ class _FileVisitor:
             entry["site"] = self._site(node, list(dict.fromkeys(self.guards)),
                                        indirect="through torch.ops.%s.%s" % (self.scan.package, op))
             entry["site"].update({"import_statement": "", "function_path": written})
+            self.guard_helpers.decided([entry["site"]])
         self.scan.note_dynamic(entry)
 
     def _may_name_package(self, argument):
@@ -846,6 +1036,7 @@ class _FileVisitor:
         return self.scan.package in _short(argument)
 
 
+_PROBES = ("hasattr", "getattr", "inspect.signature", "signature")
 _FIND_SPEC = ("importlib.util.find_spec", "find_spec", "util.find_spec")
 _IMPORT_MODULE = ("importlib.import_module", "import_module")
 

@@ -184,6 +184,112 @@ class Guards(unittest.TestCase):
         self.assertEqual(sites(result, "aiter.op")[0]["guards"], ["import fallback"])
 
 
+class HelperGuards(unittest.TestCase):
+    """A branch decided by a helper of the file whose result comes from a probe of the package."""
+
+    def guards(self, text, target):
+        return [site["guards"] for site in sites(scan(text), target)]
+
+    def test_a_helper_returning_a_signature_probe_guards_the_branch_it_decides(self):
+        self.assertEqual(self.guards("""
+            import inspect
+            import aiter
+            def takes_causal():
+                return "causal" in inspect.signature(aiter.attn).parameters
+            def f(q):
+                if takes_causal():
+                    return aiter.attn(q, causal=True)
+                return aiter.attn(q)
+            def g(q):
+                return aiter.attn(q, causal=True)
+            """, "aiter.attn"), [["signature probe in takes_causal()"], [], []])
+
+    def test_a_helper_defined_after_its_caller_through_a_local_name(self):
+        self.assertEqual(self.guards("""
+            import inspect
+            from aiter import attn
+            def f(q):
+                if new_api():
+                    attn(q, causal=True)
+            def new_api():
+                parameters = inspect.signature(attn).parameters
+                return "causal" in parameters
+            """, "aiter.attn"), [["signature probe in new_api()"]])
+
+    def test_methods_called_through_self_cls_and_the_class_and_a_chain_of_helpers(self):
+        result = scan("""
+            import aiter
+            class Ops:
+                @staticmethod
+                def has_fused():
+                    return hasattr(aiter, "fused")
+                @classmethod
+                def fused_enabled(cls):
+                    return cls.has_fused() and ENABLED
+                def run(self, x):
+                    if self.fused_enabled():
+                        return aiter.fused(x)
+            def outside(x):
+                if Ops.has_fused():
+                    aiter.fused(x, 2)
+            """)
+        self.assertEqual([s["guards"] for s in sites(result, "aiter.fused")],
+                         [["hasattr probe in Ops.fused_enabled()"], ["hasattr probe in Ops.has_fused()"]])
+
+    def test_a_try_import_helper_and_a_module_level_flag(self):
+        result = scan("""
+            import aiter
+            def have_gluon():
+                try:
+                    from aiter.ops.triton.gluon import mla_gluon  # noqa
+                    return True
+                except ImportError:
+                    return False
+            HAS_NEW = hasattr(aiter, "new_op")
+            def f(x):
+                if have_gluon():
+                    aiter.ops.triton.gluon.mla_gluon(x)
+                if HAS_NEW and x:
+                    aiter.new_op(x)
+            """)
+        self.assertEqual(sites(result, "aiter.ops.triton.gluon.mla_gluon")[0]["guards"],
+                         ["import probe in have_gluon()"])
+        self.assertEqual(sites(result, "aiter.new_op")[0]["guards"], ["hasattr probe in HAS_NEW"])
+
+    def test_an_attribute_of_self_assigned_a_probe(self):
+        self.assertEqual(self.guards("""
+            import inspect, aiter
+            class Layer:
+                def __init__(self):
+                    self.fused = "bias" in inspect.signature(aiter.fused).parameters
+                    self.other = compute()
+                def forward(self, x):
+                    if self.fused:
+                        aiter.fused(x, bias=1)
+                    if self.other:
+                        aiter.fused(x)
+            """, "aiter.fused"), [["signature probe in self.fused"], []])
+
+    def test_helpers_that_do_not_return_a_probe_guard_nothing(self):
+        self.assertEqual(self.guards("""
+            import aiter, os
+            def probes_but_returns_something_else():
+                hasattr(aiter, "x")
+                return os.environ.get("X") == "1"
+            def probes_something_else():
+                return hasattr(os, "fork")
+            def recursive():
+                return recursive()
+            def f(x):
+                if probes_but_returns_something_else():
+                    aiter.x(x)
+                if probes_something_else() or recursive():
+                    aiter.x(x, 1)
+                def later():
+                    return aiter.x(x, 2)
+            """, "aiter.x"), [[], [], []])
+
+
 class Indirect(unittest.TestCase):
     def test_stored_reference_on_self_is_indirect(self):
         result = scan("""
