@@ -437,8 +437,11 @@ class Lookups:
         self._modules = {}  # path -> its _ModuleRead, or why there is none (text)
 
     def blob(self, path):
+        """The id of the file at `path`; None when there is none or it is a symbolic link (a
+        binding source reached through one is not read)."""
         if path not in self.blobs:
-            self.blobs[path] = self.host.find_blob(path)
+            blob = self.host.find_blob(path)
+            self.blobs[path] = blob if blob is None or isinstance(blob, str) else None
         return self.blobs[path]
 
     def call_host(self, callback, argument, what):

@@ -15,6 +15,7 @@ import ast
 from typing import Any, Dict, Optional
 
 import aaw_resolver
+from aaw_values import HostFailure, SyntaxFailure, TooDeep
 
 _REGISTERING_CALLS = ("direct_register_custom_op",)
 _REGISTERING_DECORATORS = ("compile_ops", "torch_compile_guard")
@@ -30,15 +31,22 @@ def find_ops(args: Dict[str, Any], host: Any) -> Dict[str, Any]:
     package = args.get("package") or "aiter"
     wanted = set(args.get("ops") or [])
     session = aaw_resolver.Session(host, args.get("source_roots"), args.get("module_aliases"))
-    loaded = session.modules_loaded_by(
-        {package} | {m for m in args.get("modules") or [] if m.split(".")[0] == package})
     found = {op: None for op in wanted}
+    unknown = "the modules importing %s loads cannot be told statically" % package
+    try:
+        loaded = session.modules_loaded_by(
+            {package} | {m for m in args.get("modules") or [] if m.split(".")[0] == package})
+    except (SyntaxFailure, HostFailure, TooDeep, RecursionError) as failure:
+        # A module on the way that does not parse, cannot be read or is reached through a link.
+        return {"ops": found, "searched": 0, "unknown": "%s: %s" % (unknown, failure)}
     if loaded is None:
-        return {"ops": found, "searched": 0,
-                "unknown": "the modules importing %s loads cannot be told statically" % package}
+        return {"ops": found, "searched": 0, "unknown": unknown}
     searched = 0
     for name in sorted(loaded):
-        module = session.finder.find_module(name)
+        try:
+            module = session.finder.find_module(name)
+        except (HostFailure, TooDeep, RecursionError):
+            continue  # not readable here: its registrations are not found, and the op says so
         if module is None or module.blob is None or not module.path.endswith(".py"):
             continue
         searched += 1

@@ -12,7 +12,7 @@ import aaw_digest
 import aaw_model
 import aaw_summary
 from aaw_packaging import DECLARED, ROOTS, roots_digest
-from aaw_values import HostFailure, SyntaxFailure, TooDeep
+from aaw_values import HostFailure, SyntaxFailure, TooDeep, Unfollowed
 
 # A line number in a detail: "path:12" or "line 12".
 _QUOTED_LINE = re.compile(r":\d|\bline \d")
@@ -41,23 +41,34 @@ class Tree:
         self.partly = {}          # path -> pseudo-names of what was read of a file that is no module
 
     def blob(self, path):
+        """The id of the file at `path`, None when there is none; raises Unfollowed for a symbolic
+        link (the host's {"link": id})."""
         if path in self.blobs:
             blob = self.blobs[path]
         else:
             blob = self.call_host("find_blob", path, "look up '%s'" % path)
-            if blob is not None and not isinstance(blob, str):
+            if blob is not None and not isinstance(blob, str) and not _is_link(blob):
                 raise HostFailure("cannot look up '%s': find_blob returned %s"
                                   % (path, type(blob).__name__))
             self.blobs[path] = blob
         self.note(("b", path, blob))
+        if _is_link(blob):
+            raise Unfollowed(path)
         return blob
 
     def is_directory(self, path):
+        """Whether a directory is at `path`; raises Unfollowed for a symbolic link, which may lead
+        to one (the host's {"link": id}, noted as a file probe so its change is seen)."""
+        if _is_link(self.blobs.get(path)):
+            self.blob(path)
         if path in self.directories:
             found = self.directories[path]
         else:
-            found = bool(self.call_host("is_directory", path, "look up '%s'" % path))
-            self.directories[path] = found
+            found = self.call_host("is_directory", path, "look up '%s'" % path)
+            if _is_link(found):
+                self.blobs[path] = found
+                self.blob(path)
+            found = self.directories[path] = bool(found)
         self.note(("d", path, found))
         return found
 
@@ -131,6 +142,8 @@ class Tree:
     def _consulted_entry(self, path, blob):
         """A file probe, with the digest of what resolution read there: the bindings of the names
         it asked about (or the module's whole API surface when it asked about none)."""
+        if _is_link(blob):
+            return {"path": path, "blob": blob["link"], "link": True, "digest": None, "names": []}
         summary = self.summaries.get(blob) if blob is not None else None
         asked = self.asked.get(path)
         names = sorted(asked) if asked else []
@@ -170,3 +183,8 @@ class Tree:
             raise  # our depth, not the host's failure
         except Exception as error:  # aaw_host.HostError, or anything a test host raises
             raise HostFailure("cannot %s: %s" % (what, error)) from None
+
+
+def _is_link(answer):
+    """Whether a host's answer to find_blob or is_directory is a symbolic link's ({"link": id})."""
+    return isinstance(answer, dict) and isinstance(answer.get("link"), str)

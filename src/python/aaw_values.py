@@ -121,3 +121,13 @@ class HostFailure(Exception):
 class TooDeep(Exception):
     """Valid code nested past what resolution follows: an import chain longer than _MAX_CHAIN
     modules, or an expression deeper than Python's recursion limit."""
+
+
+class Unfollowed(TooDeep):
+    """A symbolic link where resolution looked: Python's import system follows it, the static reader
+    does not (a link may lead anywhere, even out of the repository), so what depends on it is
+    unresolved, never missing."""
+
+    def __init__(self, path):
+        super().__init__("'%s' is a symbolic link, which static extraction does not follow (Python does; "
+                         "the runtime extractor sees what it leads to)" % path)

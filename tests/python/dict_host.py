@@ -12,6 +12,7 @@ class DictHost:
         self.objects = {}  # every text ever written, by blob id: git keeps old versions' blobs
         self.reads = []
         self.failing = set()  # paths whose lookup raises, as a missing git object does
+        self.links = {}  # path -> the path a symbolic link there points to (its text)
         for path, text in (files or {}).items():
             self.write(path, text)
 
@@ -29,10 +30,14 @@ class DictHost:
     def find_blob(self, path):
         if path in self.failing:
             raise OSError("object missing for '%s'" % path)
+        if path in self.links:
+            return {"link": self.blob_id(self.links[path])}
         text = self.files.get(path)
         return None if text is None else self.blob_id(text)
 
     def is_directory(self, path):
+        if path in self.links:
+            return {"link": self.blob_id(self.links[path])}
         prefix = path.rstrip("/") + "/"
         return any(name.startswith(prefix) for name in self.files)
 

@@ -58,6 +58,18 @@ class FindOps(unittest.TestCase):
     def test_an_op_registered_nowhere_is_none(self):
         self.assertEqual(find(["nope"])["ops"], {"nope": None})
 
+    def test_a_module_on_the_way_that_does_not_parse_or_is_a_link_makes_the_search_unknown(self):
+        for broken, detail in [({"aiter/__init__.py": "from .ops.attention import *\ndef (:\n"}, "invalid syntax"),
+                               ({"aiter/__init__.py": "from .ops import attention\n"}, None)]:
+            host = DictHost(dict(_FILES, **broken))
+            if detail is None:
+                host.links = {"aiter/ops/attention.py": "../attention_impl.py"}
+                detail = "'aiter/ops/attention.py' is a symbolic link"
+            aaw_summary.clear_cache()
+            result = aaw_ops.find_ops({"package": "aiter", "ops": ["paged_attention_v1"]}, host)
+            self.assertEqual(result["ops"], {"paged_attention_v1": None})
+            self.assertIn(detail, result["unknown"] or "")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -42,6 +42,29 @@ class ResolutionTest(unittest.TestCase):
                     self.assertIn(detail, state["detail"])
         self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), ["a"])
 
+    def test_a_symbolic_link_on_the_way_is_unresolved_never_missing_and_its_change_is_seen(self):
+        files = {"pkg/__init__.py": "", "pkg/real.py": "def f(a): pass\n", "pkg/sub/__init__.py": "",
+                 "pkg/sub/real.py": "def f(a): pass\n"}
+        host = DictHost(files)
+        host.links = {"pkg/mod.py": "real.py", "pkg/self": ".", "pkg/sub/alias": "../sub"}
+        for statement, path in [("from pkg.mod import f", "f"), ("from pkg.self.real import f", "f"),
+                                ("from pkg.sub.alias.real import f", "f"), ("import pkg.self.self.mod", "pkg.self.self.mod.f")]:
+            with self.subTest(statement):
+                entry = resolve(files, statement, path, host)
+                self.assertEqual(entry["state"]["status"], "unresolved")
+                self.assertIn("is a symbolic link, which static extraction does not follow", entry["state"]["detail"])
+                [link] = [c for c in entry["consulted"] if c.get("link")]
+                self.assertEqual(link["blob"], host.blob_id(host.links[link["path"]]))
+        # Known probes handed back (as the incremental source does) keep the link a link.
+        entry = resolve(files, "from pkg.mod import f", "f", host)
+        [known] = aaw_static.resolve_all({"functions": [{"import_statement": "from pkg.mod import f", "function_path": "f"}],
+                                          "known_blobs": {c["path"]: {"link": c["blob"]} if c.get("link") else c["blob"]
+                                                          for c in entry["consulted"] if "directory" not in c},
+                                          "known_directories": {c["path"]: c["directory"] for c in entry["consulted"]
+                                                                if "directory" in c}}, DictHost(files))
+        self.assertEqual(known["state"]["status"], "unresolved")
+        self.assertEqual(names(resolve(files, "from pkg.real import f", "f", host)), ["a"])
+
     def test_a_resolution_without_what_it_consulted_gives_the_same_state(self):
         import aaw_resolver
         files = {"pkg/__init__.py": "from .m import *\n", "pkg/m.py": "g = 1\ndef f(a, b=2): pass\n"}

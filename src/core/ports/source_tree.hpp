@@ -38,6 +38,11 @@ class SourceTree {
   // True when `path` is a directory of this tree (a namespace package, say).
   virtual Result<bool> is_directory(std::string_view path) = 0;
 
+  // True when `path` is a symbolic link. find_blob gives a link's own blob (its text is the path it
+  // points to) and is_directory says false even when it points to a directory: a reader that
+  // would follow it, as Python's import system does, asks this first. The default: no links.
+  virtual Result<bool> is_link(std::string_view /*path*/) { return false; }
+
   // The content of a blob returned by find_blob; not_found when the object is missing.
   virtual Result<std::string> read_blob(const ObjectId& blob) = 0;
 

@@ -57,6 +57,11 @@ class IncrementalStaticSource::CommitView {
       auto blob = m_tree.find_blob(probe.path);
       if (!blob) return std::nullopt;
       now.blob = *blob;
+      if (now.blob) {
+        auto link = m_tree.is_link(probe.path);
+        if (!link) return std::nullopt;
+        now.link = *link;
+      }
     }
     return answers.emplace(probe.path, now).first->second;
   }
@@ -217,7 +222,8 @@ bool IncrementalStaticSource::compare_probes(DirectoryWatch& watch,
     auto now = view.probe_now(probe);
     if (!now) return false;
     if (*now == probe) return true;
-    if (!probe.digest || !probe.blob || !now->blob) return false;
+    // A link is never read: its text is no module, whatever digest it would give.
+    if (!probe.digest || !probe.blob || !now->blob || now->link || probe.link) return false;
     pending.changed.emplace_back(&probe, *now->blob);
     return true;
   };
@@ -583,7 +589,7 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
       if (!entry.directory || *probe.directory != *entry.directory) return Holds::no;
       continue;
     }
-    if (!probe.blob || !probe.digest || !entry.blob) return Holds::no;
+    if (!probe.blob || !probe.digest || !entry.blob || entry.link) return Holds::no;
     if (*probe.blob == *entry.blob) continue;
     auto digest = entry.outline ? entry.outline->digest(probe.digest_names) : std::nullopt;
     if (!digest) {
@@ -601,7 +607,7 @@ IncrementalStaticSource::Holds IncrementalStaticSource::holds_by_outline(const M
 // packaging file's roots are asked of Python, and a file that is no module is never outlined).
 bool IncrementalStaticSource::wants_outline(const Memo& memo, const ChangedEntry& entry) {
   const std::vector<PathProbe>* probes = probes_of(memo, entry);
-  if (!probes || !entry.blob) return false;
+  if (!probes || !entry.blob || entry.link) return false;
   for (const PathProbe& probe : *probes) {
     if (probe.directory || !probe.blob || !probe.digest || *probe.blob == *entry.blob) continue;
     const auto& names = probe.digest_names;
@@ -635,7 +641,7 @@ Result<std::vector<IncrementalStaticSource::ChangedEntry>> IncrementalStaticSour
       if (!m_entry_watchers.contains(path)) continue;
       auto file = view.probe_now(PathProbe{path, std::nullopt, std::nullopt});
       auto directory = view.probe_now(PathProbe{path, std::nullopt, true});
-      entries.push_back({dir, name, std::move(path), file ? file->blob : std::nullopt,
+      entries.push_back({dir, name, std::move(path), file ? file->blob : std::nullopt, file && file->link,
                          directory ? directory->directory : std::nullopt, nullptr});
     }
   }

@@ -121,6 +121,7 @@ class IncrementalStaticSource final : public SignatureSource {
   struct ChangedEntry {
     std::string dir, name, path;
     std::optional<ObjectId> blob;            // the file there now, if one is
+    bool link = false;                       // that file is a symbolic link (never read as a module)
     std::optional<bool> directory;           // whether a directory is there now; nullopt: unreadable
     const ModuleOutline* outline = nullptr;  // of that file, when known
   };

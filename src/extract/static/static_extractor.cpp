@@ -34,8 +34,26 @@ Result<std::string> blob_text(SourceTree& tree, const Json& args, std::string_vi
   return tree.read_blob(ObjectId{*blob});
 }
 
+// What aaw_tree.Tree takes for a file probe: the blob's id, {"link": id} for a symbolic link's
+// blob (which Python would follow: the resolver says it does not), null for nothing.
+Json link_or_blob(const std::optional<ObjectId>& blob, bool link) {
+  if (!blob) return nullptr;
+  return link ? Json{{"link", blob->hex}} : Json(blob->hex);
+}
+
+// find_blob's answer as link_or_blob puts it.
+Result<Json> probed_file(SourceTree& tree, const std::string& path) {
+  auto blob = tree.find_blob(path);
+  if (!blob) return blob.error();
+  if (!*blob) return Json(nullptr);
+  auto link = tree.is_link(path);
+  if (!link) return link.error();
+  return link_or_blob(*blob, *link);
+}
+
 // The tree as aaw_static's `host`. An Error here becomes aaw_host.HostError in Python, and that
-// function's state extract_failed.
+// function's state extract_failed. A symbolic link is {"link": blob} to find_blob and to
+// is_directory (a link to a directory is no directory of the tree).
 HostCallbacks tree_callbacks(SourceTree& tree, SummaryPrefetch* prefetch = nullptr) {
   HostCallbacks callbacks;
   callbacks["find_blob"] = [&tree](const Json& args) -> Result<Json> {
@@ -43,11 +61,7 @@ HostCallbacks tree_callbacks(SourceTree& tree, SummaryPrefetch* prefetch = nullp
     if (!path) {
       return path.error();
     }
-    auto blob = tree.find_blob(*path);
-    if (!blob) {
-      return blob.error();
-    }
-    return *blob ? Json((*blob)->hex) : Json(nullptr);
+    return probed_file(tree, *path);
   };
   callbacks["is_directory"] = [&tree](const Json& args) -> Result<Json> {
     auto path = string_argument(args, "is_directory");
@@ -58,7 +72,10 @@ HostCallbacks tree_callbacks(SourceTree& tree, SummaryPrefetch* prefetch = nullp
     if (!directory) {
       return directory.error();
     }
-    return Json(*directory);
+    if (*directory) return Json(true);
+    auto file = probed_file(tree, *path);
+    if (!file) return file.error();
+    return file->is_object() ? *file : Json(false);
   };
   callbacks["read_blob"] = [&tree](const Json& args) -> Result<Json> {
     auto text = blob_text(tree, args, "read_blob");
@@ -104,6 +121,7 @@ Result<PathProbe> probe_from_json(Json& json) {
   if (blob->is_string()) probe.blob = ObjectId{std::move(blob->get_ref<std::string&>())};
   if (auto directory = json.find("directory"); directory != json.end() && directory->is_boolean())
     probe.directory = directory->get<bool>();
+  if (auto link = json.find("link"); link != json.end() && link->is_boolean()) probe.link = link->get<bool>();
   if (auto digest = json.find("digest"); digest != json.end() && digest->is_string()) {
     probe.digest = std::move(digest->get_ref<std::string&>());
     if (auto names = json.find("names"); names != json.end() && names->is_array()) {
@@ -200,7 +218,7 @@ Result<std::vector<Extraction>> StaticExtractor::extract(SourceTree& tree,
     if (probe.directory) {
       request["known_directories"][probe.path] = *probe.directory;
     } else {
-      request["known_blobs"][probe.path] = probe.blob ? Json(probe.blob->hex) : Json(nullptr);
+      request["known_blobs"][probe.path] = link_or_blob(probe.blob, probe.link);
     }
   }
   auto answer = m_python.call("aaw_static", "resolve_all", request, tree_callbacks(tree, m_prefetch));

@@ -31,6 +31,7 @@ struct PathProbe {
   std::string path;
   std::optional<ObjectId> blob;   // for a file probe: the blob found there, nullopt if none
   std::optional<bool> directory;  // for a directory probe: whether a directory was there
+  bool link = false;              // for a file probe: `blob` is a symbolic link's (SourceTree::is_link)
   // For a file the resolver parsed: the digest of its API surface (the module without function
   // bodies). Two blobs with the same digest resolve alike. Derived from blob, so not compared.
   std::optional<std::string> digest = std::nullopt;
@@ -39,7 +40,7 @@ struct PathProbe {
 
   // The same place with the same answer.
   bool operator==(const PathProbe& other) const {
-    return path == other.path && blob == other.blob && directory == other.directory;
+    return path == other.path && blob == other.blob && directory == other.directory && link == other.link;
   }
 };
 

@@ -175,6 +175,12 @@ class Libgit2SourceTree final : public SourceTree {
     return *tree != nullptr;
   }
 
+  Result<bool> is_link(std::string_view path) override {
+    auto entry = entry_of_type(path, GIT_OBJECT_BLOB);
+    if (!entry) return entry.error();
+    return *entry != nullptr && git_tree_entry_filemode(*entry) == GIT_FILEMODE_LINK;
+  }
+
   Result<std::string> read_blob(const ObjectId& blob) override;
 
   bool has_directory_ids() const override { return true; }

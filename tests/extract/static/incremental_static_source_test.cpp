@@ -241,6 +241,42 @@ TEST_F(SignatureSourceTest, AdvanceLooksOnlyAtFunctionsThatReadWhatChanged) {
   EXPECT_EQ((*back)[0].position, 1u);
 }
 
+// A module that is a symbolic link is read by Python through it; the static reader does not follow
+// it, so what depends on it is unresolved (never missing), and a link replaced by a file, or a file
+// by a link, is seen by advance() like any change.
+TEST_F(SignatureSourceTest, ASymbolicLinkIsUnresolvedUntilAFileTakesItsPlace) {
+  const auto link_b = [&](const char* target) {
+    std::filesystem::remove(m_repo.path() / "pkg" / "b.py");
+    std::filesystem::create_symlink(target, m_repo.path() / "pkg" / "b.py");
+  };
+  m_repo.write_file("pkg/b_impl.py", "def g(z):\n    pass\n");
+  link_b("b_impl.py");
+  const std::string linked = m_repo.commit("b is a link");
+  m_repo.write_file("pkg/c.py", "def g(z, w=2):\n    pass\n");
+  link_b("c.py");
+  const std::string retargeted = m_repo.commit("b links elsewhere");
+  std::filesystem::remove(m_repo.path() / "pkg" / "b.py");
+  m_repo.write_file("pkg/b.py", "def g(z):\n    pass\n");
+  const std::string file = m_repo.commit("b is a file again");
+  link_b("b_impl.py");
+  const std::string again = m_repo.commit("b is a link again");
+  open();
+  auto states = extract(linked);
+  for (const SignatureState& state : states) {
+    EXPECT_EQ(state.status, Status::unresolved) << state.detail;
+    EXPECT_NE(state.detail.find("'pkg/b.py' is a symbolic link, which static extraction does not follow"),
+              std::string::npos)
+        << state.detail;
+  }
+  EXPECT_TRUE(advance(linked, retargeted, states).empty());
+  EXPECT_EQ(advance(retargeted, file, states).size(), 2u);
+  EXPECT_EQ(states[0].signature.text(), "(x, y=1)");
+  EXPECT_EQ(states[1].signature.text(), "(z)");
+  EXPECT_EQ(advance(file, again, states).size(), 2u);
+  EXPECT_EQ(states[1].status, Status::unresolved);
+  EXPECT_EQ(extract(again), states);
+}
+
 // What import confirmation asks: the functions a changed file concerned, whether or not their
 // state changed (a body edit keeps f's state, and f read that file).
 TEST_F(SignatureSourceTest, AdvanceSaysWhichFunctionsAChangedFileConcerned) {

@@ -677,6 +677,21 @@ TEST_F(Libgit2MirrorTest, IsDirectoryTellsDirectoriesFromFiles) {
   EXPECT_FALSE(value_of(tree->is_directory("nowhere")));
 }
 
+TEST_F(Libgit2MirrorTest, ASymbolicLinkIsALinkWhoseBlobIsItsTarget) {
+  std::filesystem::create_symlink("gemm.py", m_origin.path() / "aiter" / "ops" / "alias.py");
+  std::filesystem::create_symlink("ops", m_origin.path() / "aiter" / "kernels");
+  const std::string commit = m_origin.commit("links");
+  auto tree = value_of(open_origin()->tree(ObjectId{commit}));
+  EXPECT_TRUE(value_of(tree->is_link("aiter/ops/alias.py")));
+  EXPECT_TRUE(value_of(tree->is_link("aiter/kernels")));
+  EXPECT_FALSE(value_of(tree->is_link("aiter/ops/gemm.py")));
+  EXPECT_FALSE(value_of(tree->is_link("aiter/ops")));
+  EXPECT_FALSE(value_of(tree->is_link("aiter/nothing.py")));
+  EXPECT_FALSE(value_of(tree->is_directory("aiter/kernels")));
+  EXPECT_FALSE(value_of(tree->find_blob("aiter/kernels/gemm.py")));
+  EXPECT_EQ(value_of(tree->read_blob(*value_of(tree->find_blob("aiter/ops/alias.py")))), "gemm.py");
+}
+
 TEST_F(Libgit2MirrorTest, ReadsBlobContentOfEachCommit) {
   auto mirror = open_origin();
   auto first = value_of(mirror->tree(ObjectId{m_first}));
