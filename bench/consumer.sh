@@ -6,8 +6,8 @@
 #
 # REPOSITORY is a URL or a local path, e.g. a bare clone of ROCm/aiter. Prints one table row per
 # step: median wall time over RUNS runs (default 3) and the peak RSS of the median run, then the
-# verdict counts of the last check. `check` runs warm (mirror cloned by a first, untimed run) and
-# includes the blame of every broken call.
+# verdict counts of the last check. `check` runs warm (mirror cloned and cache.db filled by a
+# first, untimed run) and includes the blame of every broken call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=${1:?usage: bench/consumer.sh REPOSITORY [FILES] [RUNS]}
