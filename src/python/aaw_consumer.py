@@ -28,7 +28,8 @@ def discover(args: Dict[str, Any], host: Any = None) -> Dict[str, Any]:
     docs/consumer-check.md): {"package", "files_scanned", "files_excluded", "files_importing", "imports",
     "functions": [{"import_statement",
     "function_path", "target", "call_sites": [SITE]}], "classes", "modules", "constants",
-    "imported_not_called", "fallbacks", "dynamic", "errors"}: a call through a name a try/except
+    "imported_not_called", "fallbacks", "dynamic", "errors"}, and with a host cache "cache_use":
+    {"parsed": n, "cached": n} of the files naming the package: a call through a name a try/except
     ImportError binds twice is counted against the first import (the one the consumer prefers);
     the other is listed under "fallbacks"."""
     root = args["path"]
@@ -236,6 +237,7 @@ class _Scan(_Sink):
     def __init__(self, package, cache=None):
         super().__init__(package)
         self.cache = cache
+        self.cache_use = {"parsed": 0, "cached": 0}  # files naming the package: parsed, or from the cache
         self.files_scanned = 0
         self.files_excluded = 0
         self.files_importing = set()
@@ -263,7 +265,9 @@ class _Scan(_Sink):
             key = hashlib.sha256(b"\0".join([b"consumer-scan-1", self.package.encode(),
                                               relative.encode("utf-8", "surrogateescape"), raw])).hexdigest()
             if self.apply(self.cache.get(key)):
+                self.cache_use["cached"] += 1
                 return
+            self.cache_use["parsed"] += 1
         self.text(raw.decode("utf-8", "surrogateescape"), relative, key)
 
     def text(self, text, relative, key=None):
@@ -344,7 +348,8 @@ class _Scan(_Sink):
                 "modules": apart["modules"], "constants": apart["constants"],
                 "imported_not_called": apart["imported_not_called"],
                 "fallbacks": [{"name": t, "files": sorted(f)} for t, f in sorted(self.fallbacks.items())],
-                "dynamic": self.dynamic, "errors": self.errors}
+                "dynamic": self.dynamic, "errors": self.errors,
+                **({"cache_use": self.cache_use} if self.cache is not None else {})}
 
 
 class _Scope:

@@ -326,18 +326,23 @@ TEST_F(ConsumerCliTest, ASecondCheckGivesTheSameAnswerFromTheCacheAndAnEditedFil
   Json config = Json::parse(std::ifstream(path));
   config["consumer"]["path"] = copy.string();
   std::ofstream(path) << config.dump(2);
+  std::string err;
   auto check = [&] {
     auto r = run({"check", "--config", path.string(), "--format", "json"});
     EXPECT_EQ(r.exit_code, 1) << r.err;
+    err = r.err;
     return r.out;
   };
   const std::string first = check();
+  EXPECT_TRUE(contains(err, "of the 3 files naming aiter, 3 parsed, 0 read from cache.db")) << err;
   ASSERT_TRUE(std::filesystem::exists(m_work.path() / "state" / "cache.db"));
   EXPECT_EQ(check(), first);
+  EXPECT_TRUE(contains(err, "of the 3 files naming aiter, 0 parsed, 3 read from cache.db")) << err;
 
   std::ofstream(copy / "consumer" / "ops.py", std::ios::app)
       << "\n\ndef breaks_added_later(a):\n    return rocm_aiter.topk(a, a, a)\n";
   const std::string edited = check();
+  EXPECT_TRUE(contains(err, "of the 3 files naming aiter, 1 parsed, 2 read from cache.db")) << err;
   Json doc = Json::parse(edited);
   EXPECT_EQ(doc.at("call_sites").size(), Json::parse(first).at("call_sites").size() + 1);
   bool found = false;

@@ -702,6 +702,9 @@ class CachedScan(unittest.TestCase):
                 second = self._scan(root, host)
         self.assertEqual(host.hits, 3)
         self.assertGreater(len(plain["functions"]), 4)
+        self.assertEqual(first.pop("cache_use"), {"parsed": 3, "cached": 0})
+        self.assertEqual(second.pop("cache_use"), {"parsed": 0, "cached": 3})
+        self.assertNotIn("cache_use", plain)
         self.assertEqual(first, plain)
         self.assertEqual(json.loads(json.dumps(second)), json.loads(json.dumps(plain)))
 
@@ -716,6 +719,7 @@ class CachedScan(unittest.TestCase):
             changed = self._scan(root, host)
             plain = self._scan(root, None)
         self.assertEqual(host.hits, 2)
+        self.assertEqual(changed.pop("cache_use"), {"parsed": 1, "cached": 2})
         self.assertEqual(json.loads(json.dumps(changed)), json.loads(json.dumps(plain)))
         self.assertIn("aiter.ops.sampling.top_k", [e["target"] for e in changed["functions"]])
 
@@ -732,6 +736,8 @@ class CachedScan(unittest.TestCase):
             again = self._scan(root, host)
             host.failing = True
             failing = self._scan(root, host)
+        self.assertEqual(again.pop("cache_use"), {"parsed": 3, "cached": 0})
+        self.assertEqual(failing.pop("cache_use"), {"parsed": 3, "cached": 0})
         self.assertEqual(json.loads(json.dumps(again)), json.loads(json.dumps(plain)))
         self.assertEqual(failing, plain)
 

@@ -21,6 +21,14 @@ std::size_t call_site_count(const ConsumerScan& scan) {
   return sites;
 }
 
+// "; of the 209 files naming aiter, 3 parsed, 206 read from cache.db", or "" without a cache.
+std::string cache_use_text(const ConsumerScan& scan) {
+  if (!scan.cache_use) return "";
+  return "; of the " + std::to_string(scan.cache_use->parsed + scan.cache_use->cached) + " files naming " +
+         scan.package + ", " + std::to_string(scan.cache_use->parsed) + " parsed, " +
+         std::to_string(scan.cache_use->cached) + " read from cache.db";
+}
+
 // The consumer's repository as a Config the mirror helpers take: its URL and branch, the
 // watched repository's state dir, token and timeouts.
 Config repository_config(const Config& config) {
@@ -102,9 +110,9 @@ Result<bool> ConsumerSession::refresh() {
       scan_consumer(m_python, *root, m_config.consumer.package, m_config.consumer.exclude, m_cache.get());
   if (!scan) return scan.error();
   if (m_assessor && scan->document == m_assessor->scan().document) return false;
-  m_log.info("Consumer {}{}: {} call sites of {} {} functions", m_config.consumer.display(),
+  m_log.info("Consumer {}{}: {} call sites of {} {} functions{}", m_config.consumer.display(),
              m_commit ? " at " + m_commit->short_hex() : std::string(), call_site_count(*scan),
-             scan->functions.size(), m_config.consumer.package);
+             scan->functions.size(), m_config.consumer.package, cache_use_text(*scan));
   Json stored = {{"consumer", m_config.consumer.display()},
                  {"commit", m_commit ? Json(m_commit->hex) : Json(nullptr)},
                  {"scan", scan->document}};

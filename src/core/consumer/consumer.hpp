@@ -62,6 +62,12 @@ struct ConsumerScan {
   std::vector<ConsumerFunction> functions;
   std::vector<UncheckedSite> unchecked;  // the scan's "dynamic" list
   Json document;  // the whole scan as aaw_consumer.discover returned it (classes, modules, ...)
+  // Of the files naming the package, how many were parsed and how many taken from the cache of
+  // answers (not in `document`: the scan is the same either way); nullopt without a cache.
+  struct CacheUse {
+    std::size_t parsed = 0, cached = 0;
+  };
+  std::optional<CacheUse> cache_use;
 };
 
 // Reads aaw_consumer.discover's result; invalid_input naming the field that does not fit.

@@ -38,7 +38,15 @@ Result<ConsumerScan> scan_consumer(PythonHost& python, const std::filesystem::pa
                             {{"path", root.string()}, {"package", package}, {"exclude", exclude}},
                             cache != nullptr ? cache_callbacks(*cache) : HostCallbacks{});
   if (!answer) return answer.error().context("scanning consumer '" + root.string() + "'");
-  return consumer_scan_from_json(*answer);
+  std::optional<ConsumerScan::CacheUse> use;
+  if (auto it = answer->find("cache_use"); answer->is_object() && it != answer->end()) {
+    if (it->is_object())
+      use = ConsumerScan::CacheUse{it->value("parsed", std::size_t{0}), it->value("cached", std::size_t{0})};
+    answer->erase(it);
+  }
+  auto scan = consumer_scan_from_json(*answer);
+  if (scan) scan->cache_use = use;
+  return scan;
 }
 
 }  // namespace aaw
