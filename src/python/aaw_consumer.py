@@ -163,11 +163,14 @@ class _HostCache:
             pass
 
 
-class _Sink:
-    """What a file's visitor reports: to the scan, or recorded to be applied to it later."""
+class _Recorder:
+    """The reports of one file's visitor as a list of [method of _Scan, arguments...] (JSON: what
+    the cache keeps), applied to the scan once the file is done. Its sites are those the visitor
+    goes on marking (_mark_ambiguous) until then."""
 
     def __init__(self, package):
         self.package = package
+        self.events = []
 
     def is_package(self, dotted):
         return dotted == self.package or dotted.startswith(self.package + ".")
@@ -181,22 +184,6 @@ class _Sink:
             recorded.append(self.add_site(statement, alternative + rest, alternative + rest, copy))
         return recorded
 
-    @staticmethod
-    def _named(site, statement, written):
-        site["import_statement"] = statement
-        site["function_path"] = written
-        return site
-
-
-class _Recorder(_Sink):
-    """The reports of one file's visitor as a list of [method of _Scan, arguments...] (JSON: what
-    the cache keeps), applied to the scan once the file is done. Its sites are those the visitor
-    goes on marking (_mark_ambiguous) until then."""
-
-    def __init__(self, package):
-        super().__init__(package)
-        self.events = []
-
     def text(self, text, relative):
         try:
             tree = ast.parse(text, filename=relative)
@@ -206,7 +193,7 @@ class _Recorder(_Sink):
         _FileVisitor(self, relative).visit_module(tree)
 
     def add_site(self, statement, target, written, site):
-        self.events.append(["add_site", statement, target, written, self._named(site, statement, written)])
+        self.events.append(["add_site", statement, target, written, _named(site, statement, written)])
         return site
 
     def count_import(self, relative, importing):
@@ -233,9 +220,16 @@ _EVENTS = {"add_site": 4, "count_import": 2, "note_use": 3, "note_fallback": 2, 
            "note_dynamic": 1, "note_error": 1}
 
 
-class _Scan(_Sink):
+def _named(site, statement, written):
+    """`site` with the import statement and the name it is called through."""
+    site["import_statement"] = statement
+    site["function_path"] = written
+    return site
+
+
+class _Scan:
     def __init__(self, package, cache=None):
-        super().__init__(package)
+        self.package = package
         self.cache = cache
         self.cache_use = {"parsed": 0, "cached": 0}  # files naming the package: parsed, or from the cache
         self.files_scanned = 0
@@ -300,7 +294,7 @@ class _Scan(_Sink):
         elif entry["call_sites"] and all(s["indirect"] for s in entry["call_sites"]) and not site["indirect"]:
             # The entry names the function as a direct call writes it, when there is one.
             entry["import_statement"], entry["function_path"] = statement, written
-        entry["call_sites"].append(self._named(site, statement, written))
+        entry["call_sites"].append(_named(site, statement, written))
         return site
 
     def count_import(self, relative, importing):
