@@ -3,6 +3,7 @@
 // planted changes; watch --once records broken builds, segfaulting and hanging imports as
 // machinery failures and goes on; history then holds the real changes only.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -113,6 +114,36 @@ TEST_F(RuntimeCliTest, TokenFileWithAnUnconfinedSandboxIsRefusedUnlessAccepted) 
   EXPECT_EQ(accepted.exit_code, 2) << accepted.err;  // fixpkg.product, as always
   EXPECT_TRUE(contains(accepted.out + accepted.err, "builds and imports run unconfined")) << accepted.out;
   EXPECT_TRUE(contains(accepted.out, "API change detected for combine")) << accepted.out;
+}
+
+// A root daemon where neither bubblewrap nor Landlock confines (kind process): the builds and
+// imports run as a uid of their own, which cannot read the token file (root's, 0600) or write the
+// store, so the token file needs no acceptance. The state directory must be open for them to pass
+// through, as /var/lib is: the test's own temporary directory is opened so.
+TEST_F(RuntimeCliTest, AsRootThePlainRunnersBuildsRunAsTheirOwnUserAwayFromTheTokenAndTheStore) {
+  if (::geteuid() != 0) GTEST_SKIP() << "children change user only when the daemon is root";
+  namespace fs = std::filesystem;
+  fs::permissions(m_dir.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+  const auto token = m_dir.path() / "token";
+  std::ofstream(token) << "ghp_planted_token_file\n";
+  fs::permissions(token, fs::perms::owner_read | fs::perms::owner_write);
+  const auto store = m_dir.path() / "state" / "state.db";
+  auto cfg = config("\"sandbox\": {\"kind\": \"process\"}, \"github\": {\"token_file\": \"" + token.string() +
+                    "\"}, \"build\": {\"command\": [\"sh\", \"-c\", \"id -u > whoami.txt; cat " +
+                    token.string() + " > peek.txt 2>&1; (echo x >> " + store.string() +
+                    ") 2>> peek.txt; {python} setup.py develop\"]}");
+  auto r = run({"compare", "--config", cfg.string(), m_commits.base, m_commits.default_changed});
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;  // fixpkg.product: at neither commit
+  EXPECT_TRUE(contains(r.out, "as uid 65533")) << r.out;
+  EXPECT_TRUE(contains(r.out, "API change detected for combine between " + m_commits.base + " and " +
+                                  m_commits.default_changed + " (breaking)"))
+      << r.out;
+  const auto work = m_dir.path() / "state" / "work";
+  EXPECT_EQ(read_text(work / "whoami.txt"), "65533\n");
+  const std::string peek = read_text(work / "peek.txt");
+  EXPECT_FALSE(contains(peek, "ghp_planted")) << peek;
+  EXPECT_TRUE(contains(peek, token.string() + ": Permission denied")) << peek;
+  EXPECT_TRUE(contains(peek, store.string() + ": Permission denied")) << peek;
 }
 
 TEST_F(RuntimeCliTest, WatchRecordsMachineryFailuresGoesOnAndHistoryHoldsTheRealChangesOnly) {

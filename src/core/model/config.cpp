@@ -110,6 +110,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     s.choice("kind", c.sandbox.kind, {"auto", "bwrap", "landlock", "process"});
     s.boolean("network", c.sandbox.network);
     s.boolean("accept_unconfined", c.sandbox.accept_unconfined);
+    s.string("run_as", c.sandbox.run_as);
   });
   r.object("runtime", [&](JsonReader& rt) {
     rt.integer("extract_timeout_seconds", c.runtime.extract_timeout_seconds, 1);

@@ -43,7 +43,8 @@ struct SandboxRequest {
   std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS when set
   // Extra directories the child may write besides the sandbox root (the work tree, the venv).
   // bwrap and Landlock enforce the difference; the plain runner cannot stop writes anywhere. Must
-  // exist (not_found otherwise).
+  // exist (not_found otherwise). A root daemon hands them (and the root) over to the user its
+  // children run as (sandbox.run_as) before each run: never name a directory the daemon does not own.
   std::vector<std::filesystem::path> writable;
   // Directories the child may read although the sandbox hides what holds them (a checkout reads
   // the mirror in the hidden state directory). Paths that do not exist are skipped.

@@ -14,6 +14,7 @@
 
 #include <git2.h>
 #include <git2/sys/repository.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <system_error>
@@ -365,7 +367,30 @@ class Libgit2Mirror final : public GitMirror {
   std::size_t m_trees_handed_out = 0;  // since the object database was last opened
 };
 
+namespace {
+
+// This process's umask, read without changing it (umask(2) would, for every thread).
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Umask:")) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 022;
+}
+
+// mkdtemp makes the staging directory 0700; the mirror gets the mode `git clone` would give it, so
+// that a sandbox's checkout running as another user (sandbox.run_as) can read its objects. A
+// mirror left 0700 is opened up the same way; one with any other mode is left as its owner set it.
+void give_clone_mode(const fs::path& directory) {
+  struct stat st {};
+  if (::stat(directory.c_str(), &st) != 0 || (st.st_mode & 07777) != 0700) return;
+  ::chmod(directory.c_str(), 0777 & ~current_umask());
+}
+
+}  // namespace
+
 Result<void> Libgit2Mirror::open_existing() {
+  give_clone_mode(m_directory);
   git_repository* raw = nullptr;
   if (git_repository_open_bare(&raw, m_directory.c_str()) < 0) {
     return git_failure(ErrorCode::git, "cannot open the mirror " + in_quotes(m_directory.string()));

@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 
 class BwrapSandbox final : public PosixSandbox {
  public:
-  BwrapSandbox(fs::path root, fs::path bwrap, bool network, Logger& log, HiddenPaths hidden)
-      : PosixSandbox(std::move(root), log),
+  BwrapSandbox(fs::path root, fs::path bwrap, bool network, Logger& log, HiddenPaths hidden,
+               std::optional<ChildUser> user)
+      : PosixSandbox(std::move(root), log, std::move(user)),
         m_bwrap(std::move(bwrap)),
         m_network(network),
         m_hidden(std::move(hidden)) {}
@@ -77,12 +78,13 @@ class BwrapSandbox final : public PosixSandbox {
 }  // namespace
 
 Result<std::unique_ptr<Sandbox>> make_bwrap_sandbox(const fs::path& root, bool network, Logger& log,
-                                                    const HiddenPaths& hidden) {
+                                                    const HiddenPaths& hidden,
+                                                    std::optional<ChildUser> user) {
   const char* our_path = std::getenv("PATH");
   auto bwrap = find_program("bwrap", our_path != nullptr ? our_path : "", "/");
   if (!bwrap)
     return Error(ErrorCode::invalid_input, "bubblewrap is not installed (" + bwrap.error().message() + ")");
-  auto sandbox = std::make_unique<BwrapSandbox>(root, *bwrap, network, log, hidden);
+  auto sandbox = std::make_unique<BwrapSandbox>(root, *bwrap, network, log, hidden, std::move(user));
   // The flags of a real run, so "works here" means what the builds will need.
   if (auto probed = probe_sandbox(*sandbox, "bubblewrap ('" + bwrap->string() + "')"); !probed)
     return probed.error();

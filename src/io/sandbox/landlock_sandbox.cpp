@@ -15,15 +15,19 @@ namespace fs = std::filesystem;
 
 class LandlockSandbox final : public PosixSandbox {
  public:
-  LandlockSandbox(fs::path root, int abi, bool network, Logger& log, HiddenPaths hidden)
-      : PosixSandbox(std::move(root), log), m_abi(abi), m_network(network), m_hidden(std::move(hidden)) {}
+  LandlockSandbox(fs::path root, int abi, bool network, Logger& log, HiddenPaths hidden,
+                  std::optional<ChildUser> user)
+      : PosixSandbox(std::move(root), log, std::move(user)),
+        m_abi(abi),
+        m_network(network),
+        m_hidden(std::move(hidden)) {}
 
   std::string_view kind() const override { return "landlock"; }
   std::string confinement() const override {
     return "Landlock ABI " + std::to_string(m_abi) + " (" + landlock_coverage(m_abi, m_network) +
            "): writes only to the work tree, the venv and the sandbox directory; the state directory and "
-           "the token file unreadable; no_new_privs" +
-           (m_network || m_abi >= 4 ? "" : "; the network stays on (TCP rules need ABI 4)");
+           "the token file unreadable; no_new_privs; " +
+           runs_as() + (m_network || m_abi >= 4 ? "" : "; the network stays on (TCP rules need ABI 4)");
   }
 
  protected:
@@ -52,11 +56,12 @@ class LandlockSandbox final : public PosixSandbox {
 }  // namespace
 
 Result<std::unique_ptr<Sandbox>> make_landlock_sandbox(const fs::path& root, bool network, Logger& log,
-                                                       const HiddenPaths& hidden) {
+                                                       const HiddenPaths& hidden,
+                                                       std::optional<ChildUser> user) {
   std::string why;
   const int abi = landlock_abi(&why);
   if (abi == 0) return Error(ErrorCode::invalid_input, "Landlock cannot run here: " + why);
-  auto sandbox = std::make_unique<LandlockSandbox>(root, abi, network, log, hidden);
+  auto sandbox = std::make_unique<LandlockSandbox>(root, abi, network, log, hidden, std::move(user));
   if (auto probed = probe_sandbox(*sandbox, "Landlock (ABI " + std::to_string(abi) + ")"); !probed)
     return probed.error();
   return std::unique_ptr<Sandbox>(std::move(sandbox));

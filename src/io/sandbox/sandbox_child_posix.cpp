@@ -110,7 +110,8 @@ struct ExecPlan {
         cwd(spec.cwd.string()),
         parent(::getpid()),
         drop_privileges(spec.drop_privileges),
-        landlock(spec.landlock_ruleset.get()) {
+        landlock(spec.landlock_ruleset.get()),
+        user(spec.user) {
     rlimit current{};
     ::getrlimit(RLIMIT_NOFILE, &current);
     const rlim_t limit = std::min(current.rlim_max, k_max_open_files);
@@ -129,6 +130,7 @@ struct ExecPlan {
   pid_t parent;
   bool drop_privileges;
   int landlock;  // a ruleset to restrict the child to, or -1
+  std::optional<ChildUser> user;
   rlimit open_files{};
   std::optional<rlimit> address_space;
   int max_fd = 0;  // for closing descriptors where close_range is missing
@@ -176,6 +178,8 @@ bool shed_privileges() {
 // Runs in the forked child: async-signal-safe calls only.
 [[noreturn]] void exec_child(const ExecPlan& plan, int in, int out, int status) {
   if (::setsid() < 0) child_fail(status, ChildFailure::setup);
+  // First: a change of uid clears the parent-death signal.
+  if (plan.user && !become(*plan.user)) child_fail(status, ChildFailure::setup);
   // Dies with us: a daemon killed with -9 leaves no build running (a grandchild may survive the
   // plain runner; under bubblewrap --die-with-parent takes the whole PID namespace down).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/ports/sandbox.hpp"
+#include "io/sandbox/child_user_posix.hpp"
 #include "util/result.hpp"
 #include "util/unique_fd.hpp"
 
@@ -38,6 +39,9 @@ struct ChildSpec {
   // The Landlock runner's ruleset (landlock_posix.hpp), applied by the child after no_new_privs:
   // what it may read and write from then on, its children included. Invalid: none.
   UniqueFd landlock_ruleset;
+  // Set when a root daemon's child runs as another user (sandbox.run_as): taken right after the
+  // new session, before anything else.
+  std::optional<ChildUser> user;
 };
 
 // Runs `spec` in a new session (so its own process group), stdin /dev/null, stdout and stderr into

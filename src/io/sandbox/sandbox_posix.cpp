@@ -82,11 +82,17 @@ Result<fs::path> working_directory(const fs::path& cwd, const fs::path& root,
 
 class ProcessSandbox final : public detail::PosixSandbox {
  public:
-  ProcessSandbox(fs::path root, Logger& log) : PosixSandbox(std::move(root), log) {}
+  ProcessSandbox(fs::path root, Logger& log, std::optional<detail::ChildUser> user)
+      : PosixSandbox(std::move(root), log, std::move(user)) {}
   std::string_view kind() const override { return "process"; }
   std::string confinement() const override {
-    return "nothing: builds and imports run as the daemon's user with no_new_privs and can read and write "
-           "all it can (the state directory included)";
+    if (switches_user())
+      return "no sandbox: builds and imports run " + runs_as() +
+             " with no_new_privs: they cannot write what root owns or read what only root may (the token "
+             "file), but can read what any user can (the state directory's files included, unless closed to "
+             "others) and write world-writable directories (/tmp, /var/tmp, /dev/shm)";
+    return "nothing: builds and imports run " + runs_as() +
+           " with no_new_privs and can read and write all it can (the state directory included)";
   }
 
  protected:
@@ -100,11 +106,15 @@ class ProcessSandbox final : public detail::PosixSandbox {
   }
 };
 
-// The secrets a build could read under the plain runner.
-std::vector<fs::path> readable_secrets(const HiddenPaths& hidden) {
+// The secrets a build could read under the plain runner: as `user` when it is set.
+std::vector<fs::path> readable_secrets(const HiddenPaths& hidden,
+                                       const std::optional<detail::ChildUser>& user) {
   std::vector<fs::path> out;
   for (const fs::path& file : hidden.secrets) {
-    if (::access(file.c_str(), R_OK) == 0) out.push_back(file);
+    std::error_code ec;
+    if (!fs::exists(file, ec)) continue;
+    if (user ? detail::user_may_access(*user, file, R_OK) : ::access(file.c_str(), R_OK) == 0)
+      out.push_back(file);
   }
   return out;
 }
@@ -112,8 +122,10 @@ std::vector<fs::path> readable_secrets(const HiddenPaths& hidden) {
 // The plain runner confines nothing: refused while a secret is readable, unless accepted; then
 // said once at start, with what it means.
 Result<std::unique_ptr<Sandbox>> unconfined(const SandboxConfig& config, const fs::path& root, Logger& log,
-                                            const HiddenPaths& hidden, const std::string& why) {
-  const std::vector<fs::path> secrets = readable_secrets(hidden);
+                                            const HiddenPaths& hidden, const std::string& why,
+                                            std::optional<detail::ChildUser> user) {
+  const bool other_user = user && user->uid != ::geteuid();
+  const std::vector<fs::path> secrets = readable_secrets(hidden, other_user ? user : std::nullopt);
   const std::string reason = why.empty() ? "sandbox.kind is process" : why;
   if (!secrets.empty() && !config.accept_unconfined)
     return Error(
@@ -122,12 +134,56 @@ Result<std::unique_ptr<Sandbox>> unconfined(const SandboxConfig& config, const f
             secrets.front().string() +
             "' (github.token_file); pass the token in GITHUB_TOKEN instead, let bubblewrap or Landlock "
             "run, or set sandbox.accept_unconfined to true to accept it");
+  if (other_user)
+    log.warn(
+        "sandbox: {}; builds and imports run unconfined as {}: they can read what any user can (the state "
+        "directory included, unless closed to others{}) and write world-writable directories, but not "
+        "write what root owns{}",
+        reason, user->name, secrets.empty() ? "" : ", and '" + secrets.front().string() + "'",
+        config.network ? "" : "; they can use the network");
+  else
+    log.warn(
+        "sandbox: {}; builds and imports run unconfined: they can read and write everything this user can "
+        "(the state directory, the store and the mirror included{}){}",
+        reason, secrets.empty() ? "" : ", and '" + secrets.front().string() + "'",
+        config.network ? "" : ", and use the network");
+  return detail::make_process_sandbox(root, log, std::move(user));
+}
+
+// This program, which the sandbox runs too (`__checkout`, `__extract`).
+fs::path this_program() {
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec);
+}
+
+// Who the children run as: the user sandbox.run_as names when it can reach the sandbox (its
+// directory's parent, where the work tree and the venv also live) and this program; as root,
+// root otherwise (auto) or an error (a user named); nobody in particular when we are not root.
+Result<std::optional<detail::ChildUser>> children_user(const SandboxConfig& config, const fs::path& dir,
+                                                       Logger& log) {
+  const uid_t euid = ::geteuid();
+  auto named = detail::resolve_run_as(config.run_as, euid);
+  if (!named) return named.error();
+  if (euid != 0) return std::optional<detail::ChildUser>();
+  const detail::ChildUser root_user{0, 0, "root"};
+  if (!*named) return std::optional<detail::ChildUser>(root_user);
+  const detail::ChildUser& user = **named;
+  std::string why;
+  const fs::path program = this_program();
+  if (!detail::user_may_access(user, dir.parent_path(), X_OK))
+    why = "it cannot reach '" + dir.parent_path().string() + "' (a directory on the way is closed to it)";
+  else if (!program.empty() && !detail::user_may_access(user, program, X_OK))
+    why = "it cannot run '" + program.string() + "'";
+  if (why.empty()) return named;
+  if (config.run_as != "auto")
+    return Error(ErrorCode::invalid_input, "sandbox.run_as: builds and imports cannot run as " + user.name +
+                                               ": " + why +
+                                               "; open the way to it or set sandbox.run_as to daemon");
   log.warn(
-      "sandbox: {}; builds and imports run unconfined: they can read and write everything this user can "
-      "(the state directory, the store and the mirror included{}){}",
-      reason, secrets.empty() ? "" : ", and '" + secrets.front().string() + "'",
-      config.network ? "" : ", and use the network");
-  return detail::make_process_sandbox(root, log);
+      "sandbox: builds and imports cannot run as {} (sandbox.run_as auto): {}; they run as root without "
+      "capabilities, which still owns every file root owns",
+      user.name, why);
+  return std::optional<detail::ChildUser>(root_user);
 }
 
 }  // namespace
@@ -139,7 +195,24 @@ Result<SandboxResult> PosixSandbox::run(const SandboxRequest& request) {
   if (!command) return command.error();
   auto spec = child_spec(request, *command);
   if (!spec) return spec.error();
-  return run_child(*spec);
+  if (!m_user) return run_child(*spec);
+  // Nothing of the user runs while its paths are handed over, so nothing moves under the walk.
+  if (switches_user()) kill_processes_of(*m_user);
+  for (const fs::path& dir : writable_paths(*command)) {
+    if (auto handed = hand_over(dir, *m_user); !handed) return handed.error();
+  }
+  if (!switches_user()) return run_child(*spec);
+  spec->user = m_user;
+  auto result = run_child(*spec);
+  kill_processes_of(*m_user);
+  return result;
+}
+
+bool PosixSandbox::switches_user() const { return m_user && m_user->uid != ::geteuid(); }
+
+std::string PosixSandbox::runs_as() const {
+  if (switches_user()) return "as " + m_user->name;
+  return ::geteuid() == 0 ? "as root with every capability dropped" : "as the daemon's user";
 }
 
 Result<ChildSpec> PosixSandbox::child_spec(const SandboxRequest& request,
@@ -210,8 +283,9 @@ std::vector<std::string> PosixSandbox::environment(const SandboxRequest& request
   return out;
 }
 
-std::unique_ptr<Sandbox> make_process_sandbox(const fs::path& root, Logger& log) {
-  return std::make_unique<ProcessSandbox>(root, log);
+std::unique_ptr<Sandbox> make_process_sandbox(const fs::path& root, Logger& log,
+                                              std::optional<ChildUser> user) {
+  return std::make_unique<ProcessSandbox>(root, log, std::move(user));
 }
 
 Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what) {
@@ -252,20 +326,28 @@ Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const
   const fs::path dir = fs::canonical(root, ec);
   if (ec)
     return Error(ErrorCode::io, "cannot use sandbox directory '" + root.string() + "': " + ec.message());
-  if (config.kind == "process") return unconfined(config, dir, log, hidden, "");
+  // Checked first even for bwrap, whose children do not use it: a value that cannot work is an
+  // error wherever the daemon runs.
+  if (auto named = detail::resolve_run_as(config.run_as, ::geteuid()); !named) return named.error();
   std::string why;
-  if (config.kind != "landlock") {
-    auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log, hidden);
+  if (config.kind == "auto" || config.kind == "bwrap") {
+    // As root, bwrap's children stay root: the paths go back to root if another runner had them.
+    std::optional<detail::ChildUser> root_user;
+    if (::geteuid() == 0) root_user = detail::ChildUser{0, 0, "root"};
+    auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log, hidden, root_user);
     if (bwrap || config.kind == "bwrap") return bwrap;
     why = bwrap.error().message();
   }
-  auto landlock = detail::make_landlock_sandbox(dir, config.network, log, hidden);
+  auto user = children_user(config, dir, log);
+  if (!user) return user.error();
+  if (config.kind == "process") return unconfined(config, dir, log, hidden, "", *user);
+  auto landlock = detail::make_landlock_sandbox(dir, config.network, log, hidden, *user);
   if (landlock) {
     if (!why.empty()) log.info("sandbox: {}; builds and imports are confined with Landlock instead", why);
     return landlock;
   }
   if (config.kind == "landlock") return landlock;
-  return unconfined(config, dir, log, hidden, why + "; " + landlock.error().message());
+  return unconfined(config, dir, log, hidden, why + "; " + landlock.error().message(), *user);
 }
 
 }  // namespace aaw

@@ -39,10 +39,13 @@ struct HiddenPaths {
 // HOME is root/home and TMPDIR root/tmp). auto: bubblewrap when it can create namespaces here, else
 // Landlock when the kernel offers it, else the plain runner with a warning naming what is not
 // protected; bwrap and landlock: invalid_input when that runner cannot work here, saying why;
-// process: the plain runner. The plain runner cannot hide anything: with a secret that exists it is
-// invalid_input unless config.accept_unconfined. io when root cannot be created. root() is its
-// canonical path (bwrap binds it at that path). `log` must outlive the sandbox (it gets the
-// warnings about secrets dropped from a request's env).
+// process: the plain runner. The plain runner cannot hide anything: with a secret its children could
+// read it is invalid_input unless config.accept_unconfined. When this process is root, children run
+// as the user config.run_as names (child_user_posix.hpp) where that user can reach `root`'s parent
+// directory and this program: with `auto` a user that cannot is warned about and the children run
+// as root without capabilities; with a named user it is invalid_input. io when root cannot be created. root()
+// is its canonical path (bwrap binds it at that path). `log` must outlive the sandbox (it gets the warnings
+// about secrets dropped from a request's env).
 Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const std::filesystem::path& root,
                                               Logger& log, const HiddenPaths& hidden = {});
 
@@ -58,13 +61,21 @@ struct PreparedCommand {
   std::vector<std::string> environment;         // NAME=VALUE
 };
 
-// run() for both runners: checks and prepares the request, then runs what child_spec() makes of it.
+// run() for every runner: checks and prepares the request, then runs what child_spec() makes of it.
+// With a user (the daemon is root), the sandbox root and the request's writable paths are handed
+// over to that user before each run; when it is not root itself, the child runs as it, and every
+// process of it is killed before and after the run.
 class PosixSandbox : public Sandbox {
  public:
   Result<SandboxResult> run(const SandboxRequest& request) final;
 
  protected:
-  PosixSandbox(std::filesystem::path root, Logger& log) : Sandbox(std::move(root)), m_log(log) {}
+  PosixSandbox(std::filesystem::path root, Logger& log, std::optional<ChildUser> user)
+      : Sandbox(std::move(root)), m_log(log), m_user(std::move(user)) {}
+  // Who the children run as, for confinement(): "as uid 65533", "as root with every capability
+  // dropped", "as the daemon's user".
+  std::string runs_as() const;
+  bool switches_user() const;
   // What to execute for a prepared request (the plain runner: the command itself).
   virtual Result<ChildSpec> child_spec(const SandboxRequest& request, const PreparedCommand& command) const;
   // What a confining runner lets the child write: the root, then the request's writable paths.
@@ -79,26 +90,32 @@ class PosixSandbox : public Sandbox {
   std::vector<std::string> environment(const SandboxRequest& request);
 
   Logger& m_log;
+  std::optional<ChildUser> m_user;
   std::mutex m_mutex;
   std::set<std::string> m_warned;  // secret names already warned about
 };
 
 // The plain runner.
-std::unique_ptr<Sandbox> make_process_sandbox(const std::filesystem::path& root, Logger& log);
+std::unique_ptr<Sandbox> make_process_sandbox(const std::filesystem::path& root, Logger& log,
+                                              std::optional<ChildUser> user);
 
 // The bubblewrap runner, once `bwrap` found in our PATH has run `/bin/sh -c "exit 0"` with the flags a
 // request would get (the probe). Hidden files read as empty inside (/dev/null is bound over each), hidden
 // directories as empty (a tmpfs over each). invalid_input saying why otherwise (not installed,
 // cannot create namespaces here, with bwrap's own message). `root` must exist.
+// As root, its children stay root inside their namespaces: `user` is root, to hand the writable
+// paths back to after a runner that switched users.
 Result<std::unique_ptr<Sandbox>> make_bwrap_sandbox(const std::filesystem::path& root, bool network,
-                                                    Logger& log, const HiddenPaths& hidden);
+                                                    Logger& log, const HiddenPaths& hidden,
+                                                    std::optional<ChildUser> user);
 
 // The Landlock runner (landlock_posix.hpp): the plain runner's child, restricted to reading all of
 // `/` but the hidden paths and to writing the sandbox root and a request's writable paths, once
 // it has run `/bin/sh -c "exit 0"` so (the probe). invalid_input saying why otherwise (no Landlock in this
 // kernel, refused by seccomp). `root` must exist.
 Result<std::unique_ptr<Sandbox>> make_landlock_sandbox(const std::filesystem::path& root, bool network,
-                                                       Logger& log, const HiddenPaths& hidden);
+                                                       Logger& log, const HiddenPaths& hidden,
+                                                       std::optional<ChildUser> user);
 
 // Runs `/bin/sh -c "exit 0"` in `sandbox` as every request would: the check that it works here. invalid_input
 // naming `what` and the child's own message when it does not.

@@ -89,10 +89,13 @@ class SandboxTest : public ::testing::Test {
   SandboxTest()
       : m_sink(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100)), m_log("sandbox_test", m_sink) {}
 
+  // run_as daemon: the tests' directories are closed to other users (a root `auto` would warn and
+  // fall back); ChildUserTest runs children as a user of their own.
   std::unique_ptr<Sandbox> make(const std::string& kind, bool network = true) {
     SandboxConfig config;
     config.kind = kind;
     config.network = network;
+    config.run_as = "daemon";
     auto sandbox = make_sandbox(config, root(), m_log);
     if (!sandbox) throw std::runtime_error(sandbox.error().message());
     return std::move(*sandbox);
@@ -109,6 +112,7 @@ class SandboxTest : public ::testing::Test {
     SandboxConfig config;
     config.kind = kind;
     config.network = network;
+    config.run_as = "daemon";
     auto sandbox = make_sandbox(config, root(), m_log, hidden);
     if (!sandbox) {
       m_skip_reason = sandbox.error().message();
@@ -388,6 +392,7 @@ TEST_F(SandboxTest, PlainRunnerIsRefusedWhileItCouldReadTheTokenFileUnlessAccept
   write_file(token, "ghp_planted_token_file\n");
   SandboxConfig config;
   config.kind = "process";
+  config.run_as = "daemon";
   auto refused = make_sandbox(config, root(), m_log, {{token}, {}});
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code(), ErrorCode::invalid_input);
@@ -442,6 +447,7 @@ class LandlockTest : public SandboxTest {
     SandboxConfig config;
     config.kind = "landlock";
     config.network = network;
+    config.run_as = "daemon";
     auto sandbox = make_sandbox(config, state() / "sandbox", m_log, {{token()}, {state()}});
     if (!sandbox) {
       m_skip_reason = sandbox.error().message();
@@ -917,6 +923,142 @@ TEST_F(SandboxTest, UncreatableRootIsAnIoError) {
   ASSERT_FALSE(sandbox);
   EXPECT_EQ(sandbox.error().code(), ErrorCode::io);
   EXPECT_NE(sandbox.error().message().find("file/sandbox"), std::string::npos);
+}
+
+// ---- a root daemon's children as a user of their own ---------------------------------------------
+
+// The daemon's layout in a directory other users may pass through (as /var/lib is): the store, a
+// work tree, a token file readable by root alone.
+class ChildUserTest : public SandboxTest {
+ protected:
+  ChildUserTest() {
+    fs::permissions(m_dir.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    fs::create_directories(state() / "work");
+    write_file(state() / "state.db", "the store\n");
+    write_file(state() / "work" / "setup.py", "from the checkout\n");
+    write_file(token(), "ghp_planted_token_file\n");
+    fs::permissions(token(), fs::perms::owner_read | fs::perms::owner_write);
+  }
+
+  Result<std::unique_ptr<Sandbox>> make_as(const std::string& kind, const std::string& run_as) {
+    SandboxConfig config;
+    config.kind = kind;
+    config.run_as = run_as;
+    return make_sandbox(config, state() / "sandbox", m_log, {{token()}, {state()}});
+  }
+
+  SandboxRequest in_work_tree(const std::string& script) const {
+    SandboxRequest request = shell(script);
+    request.cwd = state() / "work";
+    request.writable = {state() / "work"};
+    return request;
+  }
+
+  fs::path state() const { return m_dir / "state"; }
+  fs::path token() const { return m_dir / "token.txt"; }
+};
+
+#define SKIP_UNLESS_ROOT() \
+  if (::geteuid() != 0) GTEST_SKIP() << "children change user only when the daemon is root"
+
+uid_t owner_of(const fs::path& path) {
+  struct stat st {};
+  ::lstat(path.c_str(), &st);
+  return st.st_uid;
+}
+
+TEST_F(ChildUserTest, UnderThePlainRunnerTheyWriteOnlyTheirOwnPathsAndCannotReadTheToken) {
+  SKIP_UNLESS_ROOT();
+  // The token is out of the children's reach: no need to accept anything.
+  auto sandbox = make_as("process", "auto");
+  ASSERT_TRUE(sandbox) << sandbox.error().message();
+  EXPECT_NE((*sandbox)->confinement().find("as uid 65533"), std::string::npos) << (*sandbox)->confinement();
+  const std::string script =
+      "id -u; id -g; echo built >> setup.py && echo work ok; echo t > \"$TMPDIR/t\" && echo tmp ok; "
+      "cat " +
+      token().string() +
+      " || echo token refused; "
+      "echo x >> " +
+      (state() / "state.db").string() +
+      " || echo store refused; "
+      "echo x > " +
+      (state() / "planted").string() +
+      " || echo state dir refused; "
+      "echo x > /etc/aaw-child-user-test || echo etc refused; grep '^CapEff:' /proc/self/status";
+  ASSERT_TRUE(run_ok(**sandbox, in_work_tree(script)).succeeded()) << output();
+  for (const char* word : {"65533\n65533\n", "work ok", "tmp ok", "token refused", "store refused",
+                           "state dir refused", "etc refused", "CapEff:\t0000000000000000"})
+    EXPECT_NE(output().find(word), std::string::npos) << word << " in: " << output();
+  EXPECT_EQ(output().find("ghp_planted"), std::string::npos) << output();
+  EXPECT_EQ(read_text(state() / "state.db"), "the store\n");
+  EXPECT_FALSE(fs::exists("/etc/aaw-child-user-test"));
+  EXPECT_EQ(owner_of(state() / "work" / "setup.py"), 65533u) << "the checkout's file was not handed over";
+  EXPECT_EQ(owner_of(state() / "state.db"), 0u);
+}
+
+TEST_F(ChildUserTest, UnderLandlockTooAndWhatTheyLeaveRunningAnywhereIsKilled) {
+  SKIP_UNLESS_ROOT();
+  auto sandbox = make_as("landlock", "auto");
+  if (!sandbox) GTEST_SKIP() << "Landlock cannot run here: " << sandbox.error().message();
+  EXPECT_NE((*sandbox)->confinement().find("as uid 65533"), std::string::npos) << (*sandbox)->confinement();
+  // A daemon in a session of its own whose parent is gone: no group or parent leads to it.
+  const std::string script = "id -u; (setsid sh -c 'echo $$ > pid; exec sleep 300' &) ; sleep 0.2";
+  ASSERT_TRUE(run_ok(**sandbox, in_work_tree(script)).succeeded()) << output();
+  EXPECT_NE(output().find("65533"), std::string::npos) << output();
+  const auto pids = read_pids(state() / "work" / "pid");
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_TRUE(eventually([&] { return !running(pids[0]); })) << "pid " << pids[0] << " outlived its run";
+}
+
+TEST_F(ChildUserTest, PathsGoBackToRootWhenChildrenRunAsTheDaemonAgain) {
+  SKIP_UNLESS_ROOT();
+  auto as_user = make_as("process", "auto");
+  ASSERT_TRUE(as_user) << as_user.error().message();
+  ASSERT_TRUE(run_ok(**as_user, in_work_tree("mkdir -p build && echo o > build/out.o")).succeeded());
+  EXPECT_EQ(owner_of(state() / "work" / "build" / "out.o"), 65533u);
+
+  // Root without capabilities may not write a file another user owns: the paths must come back.
+  SandboxConfig config;
+  config.kind = "process";
+  config.run_as = "daemon";
+  config.accept_unconfined = true;
+  auto as_root = make_sandbox(config, state() / "sandbox", m_log, {{token()}, {state()}});
+  ASSERT_TRUE(as_root) << as_root.error().message();
+  ASSERT_TRUE(run_ok(**as_root, in_work_tree("echo again > build/out.o && id -u")).succeeded()) << output();
+  EXPECT_EQ(read_text(state() / "work" / "build" / "out.o"), "again\n");
+  EXPECT_EQ(owner_of(state() / "work" / "build" / "out.o"), 0u);
+}
+
+TEST_F(ChildUserTest, AUserThatCannotReachTheStateDirectoryIsAWarningForAutoAndAnErrorWhenNamed) {
+  SKIP_UNLESS_ROOT();
+  fs::permissions(m_dir.path(), fs::perms::owner_all);  // as a 0700 temporary directory is
+  auto automatic = make_as("process", "auto");
+  ASSERT_FALSE(automatic) << "a root child could read the token: refused without accept_unconfined";
+  SandboxConfig config;
+  config.kind = "process";
+  config.accept_unconfined = true;
+  auto fallback = make_sandbox(config, state() / "sandbox", m_log, {{token()}, {state()}});
+  ASSERT_TRUE(fallback) << fallback.error().message();
+  EXPECT_NE((*fallback)->confinement().find("as root with every capability dropped"), std::string::npos)
+      << (*fallback)->confinement();
+  ASSERT_FALSE(warnings().empty());
+  EXPECT_NE(warnings()[0].find("cannot run as uid 65533"), std::string::npos) << warnings()[0];
+  EXPECT_NE(warnings()[0].find("cannot reach '" + m_dir.path().string() + "/state'"), std::string::npos)
+      << warnings()[0];
+
+  auto named = make_as("process", "65533");
+  ASSERT_FALSE(named);
+  EXPECT_EQ(named.error().code(), ErrorCode::invalid_input);
+  EXPECT_NE(named.error().message().find("sandbox.run_as"), std::string::npos) << named.error().message();
+}
+
+TEST_F(ChildUserTest, ARunAsThatCannotWorkIsAnErrorWhicheverRunnerIsAsked) {
+  for (const char* kind : {"auto", "bwrap", "landlock", "process"}) {
+    auto refused = make_as(kind, ::geteuid() == 0 ? "0" : "1234");
+    ASSERT_FALSE(refused) << kind;
+    EXPECT_NE(refused.error().message().find("sandbox.run_as"), std::string::npos)
+        << refused.error().message();
+  }
 }
 
 // ---- helpers -----------------------------------------------------------------------------------
