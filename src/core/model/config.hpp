@@ -61,8 +61,8 @@ struct SandboxConfig {
   // Runs builds and imports unconfined (neither bubblewrap nor Landlock) even though they could
   // read github.token_file: refused without it.
   bool accept_unconfined = false;
-  // Who builds, imports and checkouts run as when the daemon is root: auto (a uid of their own,
-  // 65533), daemon (root, without capabilities), or a user name, UID or UID:GID.
+  // Who builds, imports and checkouts run as when the daemon is root: auto (a uid of the state
+  // directory's own), daemon (root, without capabilities), or a user name, UID or UID:GID.
   std::string run_as = "auto";
 };
 

@@ -17,6 +17,7 @@
 #include <ctime>
 #include <vector>
 
+#include "util/hash.hpp"
 #include "util/unique_fd.hpp"
 
 namespace aaw::detail {
@@ -60,6 +61,23 @@ Result<ChildUser> given_user(const std::string& run_as) {
     return Error(ErrorCode::invalid_input,
                  "sandbox.run_as '" + run_as + "' is not a user name, UID or UID:GID");
   return ChildUser{static_cast<uid_t>(*uid), static_cast<gid_t>(*gid), "uid " + std::to_string(*uid)};
+}
+
+bool has_passwd_entry(uid_t uid) {
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  return ::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr;
+}
+
+ChildUser own_user(const fs::path& state_dir) {
+  fs::path dir = state_dir.lexically_normal();
+  if (!dir.has_filename() && dir.has_parent_path()) dir = dir.parent_path();  // "a/b/" is "a/b"
+  const auto start = static_cast<uid_t>(fnv1a_64(dir.string()) % k_auto_uids);
+  uid_t uid = k_auto_first_uid + start;
+  for (uid_t i = 0; i < k_auto_uids && has_passwd_entry(uid); ++i)
+    uid = k_auto_first_uid + (start + i + 1) % k_auto_uids;
+  return ChildUser{uid, uid, "uid " + std::to_string(uid)};
 }
 
 int wait_exit_code(pid_t pid) {
@@ -127,11 +145,10 @@ bool become(const ChildUser& user) {
          ::setresuid(user.uid, user.uid, user.uid) == 0;
 }
 
-Result<std::optional<ChildUser>> resolve_run_as(const std::string& run_as, uid_t euid) {
+Result<std::optional<ChildUser>> resolve_run_as(const std::string& run_as, uid_t euid,
+                                                const fs::path& state_dir) {
   if (run_as == "daemon" || (run_as == "auto" && euid != 0)) return std::optional<ChildUser>();
-  if (run_as == "auto")
-    return std::optional<ChildUser>(
-        ChildUser{k_default_child_uid, k_default_child_uid, "uid " + std::to_string(k_default_child_uid)});
+  if (run_as == "auto") return std::optional<ChildUser>(own_user(state_dir));
   if (run_as.empty())
     return Error(ErrorCode::invalid_input,
                  "sandbox.run_as is empty (expected auto, daemon, a user, UID or UID:GID)");

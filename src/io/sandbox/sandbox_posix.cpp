@@ -162,7 +162,7 @@ fs::path this_program() {
 Result<std::optional<detail::ChildUser>> children_user(const SandboxConfig& config, const fs::path& dir,
                                                        Logger& log) {
   const uid_t euid = ::geteuid();
-  auto named = detail::resolve_run_as(config.run_as, euid);
+  auto named = detail::resolve_run_as(config.run_as, euid, dir.parent_path());
   if (!named) return named.error();
   if (euid != 0) return std::optional<detail::ChildUser>();
   const detail::ChildUser root_user{0, 0, "root"};
@@ -190,21 +190,25 @@ Result<std::optional<detail::ChildUser>> children_user(const SandboxConfig& conf
 
 namespace detail {
 
-Result<SandboxResult> PosixSandbox::run(const SandboxRequest& request) {
+Result<SandboxResult> PosixSandbox::run(const SandboxRequest& request) { return run_swept(request, true); }
+
+Result<SandboxResult> PosixSandbox::probe(const SandboxRequest& request) { return run_swept(request, false); }
+
+Result<SandboxResult> PosixSandbox::run_swept(const SandboxRequest& request, bool kill_user_after) {
   auto command = prepare(request);
   if (!command) return command.error();
   auto spec = child_spec(request, *command);
   if (!spec) return spec.error();
   if (!m_user) return run_child(*spec);
-  // Nothing of the user runs while its paths are handed over, so nothing moves under the walk.
-  if (switches_user()) kill_processes_of(*m_user);
   for (const fs::path& dir : writable_paths(*command)) {
     if (auto handed = hand_over(dir, *m_user); !handed) return handed.error();
   }
   if (!switches_user()) return run_child(*spec);
   spec->user = m_user;
   auto result = run_child(*spec);
-  kill_processes_of(*m_user);
+  // The runs of one state directory come one at a time (runtime extraction holds its lock), and
+  // the uid is that state directory's: whatever of it still runs is this run's leftover.
+  if (kill_user_after) kill_processes_of(*m_user);
   return result;
 }
 
@@ -288,7 +292,7 @@ std::unique_ptr<Sandbox> make_process_sandbox(const fs::path& root, Logger& log,
   return std::make_unique<ProcessSandbox>(root, log, std::move(user));
 }
 
-Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what) {
+Result<void> probe_sandbox(PosixSandbox& sandbox, const std::string& what) {
   // A probe runs an empty shell script; anything slower than this is not a usable sandbox either.
   constexpr std::chrono::seconds k_probe_timeout{20};
   constexpr std::size_t k_probe_message_bytes = 600;
@@ -297,7 +301,7 @@ Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what) {
   probe.timeout = k_probe_timeout;
   probe.log_file = sandbox.root() / "tmp" / "probe.log";
   probe.log_limit_bytes = 64 * 1024;
-  auto result = sandbox.run(probe);
+  auto result = sandbox.probe(probe);
   std::string output = log_tail(probe.log_file, k_probe_message_bytes);
   std::error_code ignored;
   fs::remove(probe.log_file, ignored);
@@ -328,7 +332,8 @@ Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const
     return Error(ErrorCode::io, "cannot use sandbox directory '" + root.string() + "': " + ec.message());
   // Checked first even for bwrap, whose children do not use it: a value that cannot work is an
   // error wherever the daemon runs.
-  if (auto named = detail::resolve_run_as(config.run_as, ::geteuid()); !named) return named.error();
+  if (auto named = detail::resolve_run_as(config.run_as, ::geteuid(), dir.parent_path()); !named)
+    return named.error();
   std::string why;
   if (config.kind == "auto" || config.kind == "bwrap") {
     // As root, bwrap's children stay root: the paths go back to root if another runner had them.

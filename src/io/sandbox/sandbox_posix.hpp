@@ -64,15 +64,18 @@ struct PreparedCommand {
 // run() for every runner: checks and prepares the request, then runs what child_spec() makes of it.
 // With a user (the daemon is root), the sandbox root and the request's writable paths are handed
 // over to that user before each run; when it is not root itself, the child runs as it, and every
-// process of it is killed before and after the run.
+// process of it is killed after the run.
 class PosixSandbox : public Sandbox {
  public:
   Result<SandboxResult> run(const SandboxRequest& request) final;
+  // run() without killing the user's processes afterwards: the probe at start, which may run
+  // beside another process's extraction in the same state directory (`show` beside the daemon).
+  Result<SandboxResult> probe(const SandboxRequest& request);
 
  protected:
   PosixSandbox(std::filesystem::path root, Logger& log, std::optional<ChildUser> user)
       : Sandbox(std::move(root)), m_log(log), m_user(std::move(user)) {}
-  // Who the children run as, for confinement(): "as uid 65533", "as root with every capability
+  // Who the children run as, for confinement(): "as uid 61234", "as root with every capability
   // dropped", "as the daemon's user".
   std::string runs_as() const;
   bool switches_user() const;
@@ -86,6 +89,7 @@ class PosixSandbox : public Sandbox {
   }
 
  private:
+  Result<SandboxResult> run_swept(const SandboxRequest& request, bool kill_user_after);
   Result<PreparedCommand> prepare(const SandboxRequest& request);
   std::vector<std::string> environment(const SandboxRequest& request);
 
@@ -119,6 +123,6 @@ Result<std::unique_ptr<Sandbox>> make_landlock_sandbox(const std::filesystem::pa
 
 // Runs `/bin/sh -c "exit 0"` in `sandbox` as every request would: the check that it works here. invalid_input
 // naming `what` and the child's own message when it does not.
-Result<void> probe_sandbox(Sandbox& sandbox, const std::string& what);
+Result<void> probe_sandbox(PosixSandbox& sandbox, const std::string& what);
 
 }  // namespace aaw::detail

@@ -22,30 +22,37 @@ struct stat lstat_of(const fs::path& path) {
   return st;
 }
 
-const ChildUser k_builder{k_default_child_uid, k_default_child_uid, "uid 65533"};
+// A uid of the range `auto` draws from, with no passwd entry here.
+const ChildUser k_builder{61234, 61234, "uid 61234"};
 
 #define SKIP_UNLESS_ROOT() \
   if (::geteuid() != 0) GTEST_SKIP() << "needs root: only root can change a file's owner or its uid"
 
-TEST(ResolveRunAsTest, AutoIsAUidOfTheirOwnForRootAndTheDaemonsUserOtherwise) {
-  auto as_root = resolve_run_as("auto", 0);
+TEST(ResolveRunAsTest, AutoIsAUidOfTheStateDirectorysOwnForRootAndTheDaemonsUserOtherwise) {
+  auto as_root = resolve_run_as("auto", 0, "/var/lib/aiter-api-watcher");
   ASSERT_TRUE(as_root && *as_root);
-  EXPECT_EQ((*as_root)->uid, 65533u);
-  EXPECT_EQ((*as_root)->gid, 65533u);
-  auto as_user = resolve_run_as("auto", 1000);
+  const uid_t uid = (*as_root)->uid;
+  EXPECT_GE(uid, k_auto_first_uid);
+  EXPECT_LT(uid, k_auto_first_uid + k_auto_uids);
+  EXPECT_EQ((*as_root)->gid, uid);
+  EXPECT_EQ((*as_root)->name, "uid " + std::to_string(uid));
+  EXPECT_EQ((*resolve_run_as("auto", 0, "/var/lib/aiter-api-watcher/"))->uid, uid) << "the same directory";
+  EXPECT_NE((*resolve_run_as("auto", 0, "/var/lib/aiter-api-watcher-branch"))->uid, uid)
+      << "another daemon's state directory";
+  auto as_user = resolve_run_as("auto", 1000, "/var/lib/aiter-api-watcher");
   ASSERT_TRUE(as_user);
   EXPECT_FALSE(*as_user);
-  auto daemon = resolve_run_as("daemon", 0);
+  auto daemon = resolve_run_as("daemon", 0, "/var/lib/aiter-api-watcher");
   ASSERT_TRUE(daemon);
   EXPECT_FALSE(*daemon);
 }
 
 TEST(ResolveRunAsTest, UidOrUidAndGid) {
-  auto both = resolve_run_as("1234:5678", 0);
+  auto both = resolve_run_as("1234:5678", 0, "/state");
   ASSERT_TRUE(both && *both);
   EXPECT_EQ((*both)->uid, 1234u);
   EXPECT_EQ((*both)->gid, 5678u);
-  auto one = resolve_run_as("4321", 0);
+  auto one = resolve_run_as("4321", 0, "/state");
   ASSERT_TRUE(one && *one);
   EXPECT_EQ((*one)->gid, 4321u);
   EXPECT_EQ((*one)->name, "uid 4321");
@@ -61,12 +68,12 @@ TEST(ResolveRunAsTest, RefusesRootNobodyStrangersAndAnyUserWhenNotRoot) {
       {"", "is empty"},
   };
   for (const auto& [value, why] : cases) {
-    auto refused = resolve_run_as(value, 0);
+    auto refused = resolve_run_as(value, 0, "/state");
     ASSERT_FALSE(refused) << value;
     EXPECT_EQ(refused.error().code(), ErrorCode::invalid_input);
     EXPECT_NE(refused.error().message().find(why), std::string::npos) << refused.error().message();
   }
-  auto not_root = resolve_run_as("1234", 1000);
+  auto not_root = resolve_run_as("1234", 1000, "/state");
   ASSERT_FALSE(not_root);
   EXPECT_NE(not_root.error().message().find("needs the daemon to run as root"), std::string::npos)
       << not_root.error().message();
@@ -87,8 +94,8 @@ TEST(HandOverTest, EverythingBelongsToTheUserButWhatLinksLeadToAndHardLinkedFile
   ASSERT_TRUE(hand_over(tree, k_builder));
   for (const fs::path& path :
        {tree, tree / "pkg", tree / "pkg/deep", tree / "pkg/deep/m.py", tree / "link", tree / "dirlink"}) {
-    EXPECT_EQ(lstat_of(path).st_uid, 65533u) << path;
-    EXPECT_EQ(lstat_of(path).st_gid, 65533u) << path;
+    EXPECT_EQ(lstat_of(path).st_uid, k_builder.uid) << path;
+    EXPECT_EQ(lstat_of(path).st_gid, k_builder.gid) << path;
   }
   EXPECT_EQ(lstat_of(dir / "outside.txt").st_uid, 0u) << "followed a link";
   EXPECT_EQ(lstat_of(dir.path()).st_uid, 0u) << "followed a directory link";
@@ -131,7 +138,7 @@ TEST(KillProcessesOfTest, EveryProcessOfTheUserIsKilledWhereverItRuns) {
     _exit(0);
   }
   // Until it has taken the uid, it would survive the kill.
-  for (int i = 0; i < 200 && lstat_of("/proc/" + std::to_string(pid)).st_uid != 65533u; ++i)
+  for (int i = 0; i < 200 && lstat_of("/proc/" + std::to_string(pid)).st_uid != k_builder.uid; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   kill_processes_of(k_builder);
   int status = 0;

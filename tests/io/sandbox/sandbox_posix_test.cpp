@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "core/ports/sandbox.hpp"
+#include "io/sandbox/child_user_posix.hpp"
 #include "io/sandbox/landlock_posix.hpp"
 #include "support/scoped_env.hpp"
 #include "support/silent_listener.hpp"
@@ -956,6 +957,9 @@ class ChildUserTest : public SandboxTest {
 
   fs::path state() const { return m_dir / "state"; }
   fs::path token() const { return m_dir / "token.txt"; }
+  // The uid `auto` gives this state directory's children.
+  uid_t own_uid() const { return (*detail::resolve_run_as("auto", 0, fs::canonical(state())))->uid; }
+  std::string as_own_user() const { return "as uid " + std::to_string(own_uid()); }
 };
 
 #define SKIP_UNLESS_ROOT() \
@@ -972,7 +976,7 @@ TEST_F(ChildUserTest, UnderThePlainRunnerTheyWriteOnlyTheirOwnPathsAndCannotRead
   // The token is out of the children's reach: no need to accept anything.
   auto sandbox = make_as("process", "auto");
   ASSERT_TRUE(sandbox) << sandbox.error().message();
-  EXPECT_NE((*sandbox)->confinement().find("as uid 65533"), std::string::npos) << (*sandbox)->confinement();
+  EXPECT_NE((*sandbox)->confinement().find(as_own_user()), std::string::npos) << (*sandbox)->confinement();
   const std::string script =
       "id -u; id -g; echo built >> setup.py && echo work ok; echo t > \"$TMPDIR/t\" && echo tmp ok; "
       "cat " +
@@ -986,13 +990,15 @@ TEST_F(ChildUserTest, UnderThePlainRunnerTheyWriteOnlyTheirOwnPathsAndCannotRead
       " || echo state dir refused; "
       "echo x > /etc/aaw-child-user-test || echo etc refused; grep '^CapEff:' /proc/self/status";
   ASSERT_TRUE(run_ok(**sandbox, in_work_tree(script)).succeeded()) << output();
-  for (const char* word : {"65533\n65533\n", "work ok", "tmp ok", "token refused", "store refused",
-                           "state dir refused", "etc refused", "CapEff:\t0000000000000000"})
+  const std::string ids = std::to_string(own_uid()) + "\n" + std::to_string(own_uid()) + "\n";
+  for (const std::string& word :
+       std::vector<std::string>{ids, "work ok", "tmp ok", "token refused", "store refused",
+                                "state dir refused", "etc refused", "CapEff:\t0000000000000000"})
     EXPECT_NE(output().find(word), std::string::npos) << word << " in: " << output();
   EXPECT_EQ(output().find("ghp_planted"), std::string::npos) << output();
   EXPECT_EQ(read_text(state() / "state.db"), "the store\n");
   EXPECT_FALSE(fs::exists("/etc/aaw-child-user-test"));
-  EXPECT_EQ(owner_of(state() / "work" / "setup.py"), 65533u) << "the checkout's file was not handed over";
+  EXPECT_EQ(owner_of(state() / "work" / "setup.py"), own_uid()) << "the checkout's file was not handed over";
   EXPECT_EQ(owner_of(state() / "state.db"), 0u);
 }
 
@@ -1000,11 +1006,11 @@ TEST_F(ChildUserTest, UnderLandlockTooAndWhatTheyLeaveRunningAnywhereIsKilled) {
   SKIP_UNLESS_ROOT();
   auto sandbox = make_as("landlock", "auto");
   if (!sandbox) GTEST_SKIP() << "Landlock cannot run here: " << sandbox.error().message();
-  EXPECT_NE((*sandbox)->confinement().find("as uid 65533"), std::string::npos) << (*sandbox)->confinement();
+  EXPECT_NE((*sandbox)->confinement().find(as_own_user()), std::string::npos) << (*sandbox)->confinement();
   // A daemon in a session of its own whose parent is gone: no group or parent leads to it.
   const std::string script = "id -u; (setsid sh -c 'echo $$ > pid; exec sleep 300' &) ; sleep 0.2";
   ASSERT_TRUE(run_ok(**sandbox, in_work_tree(script)).succeeded()) << output();
-  EXPECT_NE(output().find("65533"), std::string::npos) << output();
+  EXPECT_NE(output().find(std::to_string(own_uid())), std::string::npos) << output();
   const auto pids = read_pids(state() / "work" / "pid");
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_TRUE(eventually([&] { return !running(pids[0]); })) << "pid " << pids[0] << " outlived its run";
@@ -1015,7 +1021,7 @@ TEST_F(ChildUserTest, PathsGoBackToRootWhenChildrenRunAsTheDaemonAgain) {
   auto as_user = make_as("process", "auto");
   ASSERT_TRUE(as_user) << as_user.error().message();
   ASSERT_TRUE(run_ok(**as_user, in_work_tree("mkdir -p build && echo o > build/out.o")).succeeded());
-  EXPECT_EQ(owner_of(state() / "work" / "build" / "out.o"), 65533u);
+  EXPECT_EQ(owner_of(state() / "work" / "build" / "out.o"), own_uid());
 
   // Root without capabilities may not write a file another user owns: the paths must come back.
   SandboxConfig config;
@@ -1042,11 +1048,11 @@ TEST_F(ChildUserTest, AUserThatCannotReachTheStateDirectoryIsAWarningForAutoAndA
   EXPECT_NE((*fallback)->confinement().find("as root with every capability dropped"), std::string::npos)
       << (*fallback)->confinement();
   ASSERT_FALSE(warnings().empty());
-  EXPECT_NE(warnings()[0].find("cannot run as uid 65533"), std::string::npos) << warnings()[0];
+  EXPECT_NE(warnings()[0].find("cannot run " + as_own_user()), std::string::npos) << warnings()[0];
   EXPECT_NE(warnings()[0].find("cannot reach '" + m_dir.path().string() + "/state'"), std::string::npos)
       << warnings()[0];
 
-  auto named = make_as("process", "65533");
+  auto named = make_as("process", std::to_string(own_uid()));
   ASSERT_FALSE(named);
   EXPECT_EQ(named.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(named.error().message().find("sandbox.run_as"), std::string::npos) << named.error().message();
