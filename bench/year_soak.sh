@@ -11,11 +11,12 @@
 # Environment: AAW_BINARY (default build/aiter-api-watcher), AAW_SOAK_DIR (default: a new temporary
 # directory, removed at the end unless AAW_KEEP_TEMP=1).
 # Prints, for each month, the commits pushed so far, the state dir's and the mirror's size (the
-# mirror is part of the state dir), the largest RSS of that month's polls and how many repacks the
-# log shows; then "flat" when the state dir and the mirror end within 1.5x their size after the
-# first month and the last month's peak RSS within 1.2x (+ 10 MB) of the largest of the first
-# three months' (a repack's helper, about 170 MB on aiter, counts in the peak of the poll that runs
-# it, and the first repack comes in the second month), else "GROWING" (exit 1).
+# mirror is part of the state dir), the largest RSS of that month's polls that did not repack and
+# of those that did, and how many repacks ran so far; then "flat" when the state dir and the mirror
+# end within 1.5x their size after the first month and the last month's peak RSS of polls without
+# a repack within 1.2x (+ 10 MB) of the largest of the first three months', else "GROWING" (exit 1).
+# A repack's helper (about 170 MB on aiter) writes one pack of every object, so its peak follows
+# the repository, which the soak itself grows by half: it is shown, not judged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/year_soak.sh AITER_GIT [COMMITS]" >&2; exit 2; }
@@ -71,9 +72,9 @@ PY
 
 size_mb() { du -sb "$1" 2>/dev/null | awk '{printf "%.1f", $1 / 1e6}'; }
 
-echo "| month | commits pushed | state_dir MB | mirror MB | peak RSS MB | repacks |"
-echo "|---:|---:|---:|---:|---:|---:|"
-first_state="" first_mirror="" first_rss=0 last_rss=0 month_rss=0
+echo "| month | commits pushed | state_dir MB | mirror MB | peak RSS MB | peak RSS MB, polls that repacked | repacks |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+first_state="" first_mirror="" first_rss=0 last_rss=0 month_rss=0 month_repack_rss=0 repacks=0
 for poll in $(seq 1 "$polls"); do
   if [ $((poll % 10)) -eq 0 ]; then
     git -C "$work/upstream.git" update-ref refs/heads/main "$(git -C "$work/upstream.git" rev-parse main~50)"
@@ -84,17 +85,23 @@ for poll in $(seq 1 "$polls"); do
     "$binary" watch --config "$work/config.json" --once >/dev/null 2>&1 && { echo "the outage was not seen" >&2; exit 1; }
     mv "$work/upstream.away" "$work/upstream.git"
   fi
-  /usr/bin/time -f "%M" -o "$work/rss" "$binary" watch --config "$work/config.json" --once >/dev/null \
+  /usr/bin/time -f "%M" -o "$work/rss" "$binary" watch --config "$work/config.json" --once >"$work/poll.out" \
     2>"$work/poll.err" || { tail -5 "$work/poll.err" >&2; exit 1; }
   rss=$(tail -1 "$work/rss")
-  month_rss=$((rss > month_rss ? rss : month_rss))
+  # From each poll's own output: watcher.log rotates, so counting there loses the older repacks.
+  repacked=$(grep -c "Repacked the mirror" "$work/poll.out" || true)
+  repacks=$((repacks + repacked))
+  if [ "$repacked" -gt 0 ]; then
+    month_repack_rss=$((rss > month_repack_rss ? rss : month_repack_rss))
+  else
+    month_rss=$((rss > month_rss ? rss : month_rss))
+  fi
   if [ $((poll % month)) -eq 0 ] || [ "$poll" -eq "$polls" ]; then
     state=$(size_mb "$work/state") mirror=$(size_mb "$work/state/mirrors")
-    repacks=$(grep -c "Repacked the mirror" "$work/watcher.log" || true)
-    echo "| $(((poll + month - 1) / month)) | $n | $state | $mirror | $((month_rss / 1024)) | $repacks |"
+    echo "| $(((poll + month - 1) / month)) | $n | $state | $mirror | $((month_rss / 1024)) | $((month_repack_rss / 1024)) | $repacks |"
     [ -n "$first_state" ] || { first_state=$state first_mirror=$mirror; }
     [ $(((poll + month - 1) / month)) -gt 3 ] || first_rss=$((month_rss > first_rss ? month_rss : first_rss))
-    last_rss=$month_rss month_rss=0
+    last_rss=$month_rss month_rss=0 month_repack_rss=0
   fi
 done
 /usr/bin/python3 - "$first_state" "$state" "$first_mirror" "$mirror" "$first_rss" "$last_rss" <<'PY'
