@@ -40,6 +40,8 @@ Result<std::string> write_reachable_pack(git_repository* repository, const fs::p
   if (git_packbuilder_new(&raw_builder, repository) < 0)
     return git_failure(ErrorCode::git, "cannot start a pack");
   PackbuilderPtr builder(raw_builder);
+  // Every core for the delta search: the daemon waits on the repack between two polls.
+  git_packbuilder_set_threads(builder.get(), 0);
   git_revwalk* raw_walk = nullptr;
   if (git_revwalk_new(&raw_walk, repository) < 0)
     return git_failure(ErrorCode::git, "cannot walk the history");
