@@ -156,18 +156,21 @@ fs::path this_program() {
   return fs::read_symlink("/proc/self/exe", ec);
 }
 
-// Who the children run as: the user sandbox.run_as names when it can reach the sandbox (its
-// directory's parent, where the work tree and the venv also live) and this program; as root,
+// Root's own children, as root (bwrap's, `daemon`, a fallback): the paths are handed back to it.
+std::optional<detail::ChildUser> root_user() {
+  if (::geteuid() != 0) return std::nullopt;
+  return detail::ChildUser{0, 0, "root"};
+}
+
+// Who the children run as: `named` (what sandbox.run_as resolved to) when it can reach the sandbox
+// (its directory's parent, where the work tree and the venv also live) and this program; as root,
 // root otherwise (auto) or an error (a user named); nobody in particular when we are not root.
 Result<std::optional<detail::ChildUser>> children_user(const SandboxConfig& config, const fs::path& dir,
+                                                       const std::optional<detail::ChildUser>& named,
                                                        Logger& log) {
-  const uid_t euid = ::geteuid();
-  auto named = detail::resolve_run_as(config.run_as, euid, dir.parent_path());
-  if (!named) return named.error();
-  if (euid != 0) return std::optional<detail::ChildUser>();
-  const detail::ChildUser root_user{0, 0, "root"};
-  if (!*named) return std::optional<detail::ChildUser>(root_user);
-  const detail::ChildUser& user = **named;
+  if (::geteuid() != 0) return std::optional<detail::ChildUser>();
+  if (!named) return root_user();
+  const detail::ChildUser& user = *named;
   std::string why;
   const fs::path program = this_program();
   if (!detail::user_may_access(user, dir.parent_path(), X_OK))
@@ -183,7 +186,7 @@ Result<std::optional<detail::ChildUser>> children_user(const SandboxConfig& conf
       "sandbox: builds and imports cannot run as {} (sandbox.run_as auto): {}; they run as root without "
       "capabilities, which still owns every file root owns",
       user.name, why);
-  return std::optional<detail::ChildUser>(root_user);
+  return root_user();
 }
 
 }  // namespace
@@ -332,18 +335,16 @@ Result<std::unique_ptr<Sandbox>> make_sandbox(const SandboxConfig& config, const
     return Error(ErrorCode::io, "cannot use sandbox directory '" + root.string() + "': " + ec.message());
   // Checked first even for bwrap, whose children do not use it: a value that cannot work is an
   // error wherever the daemon runs.
-  if (auto named = detail::resolve_run_as(config.run_as, ::geteuid(), dir.parent_path()); !named)
-    return named.error();
+  auto named = detail::resolve_run_as(config.run_as, ::geteuid(), dir.parent_path());
+  if (!named) return named.error();
   std::string why;
   if (config.kind == "auto" || config.kind == "bwrap") {
     // As root, bwrap's children stay root: the paths go back to root if another runner had them.
-    std::optional<detail::ChildUser> root_user;
-    if (::geteuid() == 0) root_user = detail::ChildUser{0, 0, "root"};
-    auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log, hidden, root_user);
+    auto bwrap = detail::make_bwrap_sandbox(dir, config.network, log, hidden, root_user());
     if (bwrap || config.kind == "bwrap") return bwrap;
     why = bwrap.error().message();
   }
-  auto user = children_user(config, dir, log);
+  auto user = children_user(config, dir, *named, log);
   if (!user) return user.error();
   if (config.kind == "process") return unconfined(config, dir, log, hidden, "", *user);
   auto landlock = detail::make_landlock_sandbox(dir, config.network, log, hidden, *user);
