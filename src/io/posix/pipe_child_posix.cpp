@@ -115,7 +115,8 @@ Result<PipeChild> spawn_pipe_child(const std::filesystem::path& program,
 
 int reap(pid_t pid) {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
   }
   return status;
 }
@@ -133,6 +134,7 @@ std::int64_t peak_rss_kb(pid_t pid) {
 }
 
 std::string describe_exit(int status) {
+  if (status == -1) return "ended unseen (its exit status was not ours to wait for)";
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }

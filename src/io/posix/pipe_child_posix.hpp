@@ -33,7 +33,8 @@ bool write_all(int fd, std::string_view text);
 // write_all to a pipe whose reader may be gone: a SIGPIPE the write raises is taken back, so the
 // daemon's handling of it stays what it was.
 bool write_to_child(int fd, std::string_view text);
-// waitpid's status, waiting as long as it takes.
+// waitpid's status, waiting as long as it takes; -1 (neither exited nor signalled) when there is
+// none to have: the child was reaped elsewhere, or SIGCHLD is ignored.
 int reap(pid_t pid);
 // The peak resident memory of a running process (VmHWM in /proc/PID/status), in KiB; 0 when it
 // cannot be read (not Linux, or no such process).

@@ -17,6 +17,7 @@
 #include <ctime>
 #include <vector>
 
+#include "io/posix/pipe_child_posix.hpp"
 #include "util/hash.hpp"
 #include "util/unique_fd.hpp"
 
@@ -78,14 +79,6 @@ ChildUser own_user(const fs::path& state_dir) {
   for (uid_t i = 0; i < k_auto_uids && has_passwd_entry(uid); ++i)
     uid = k_auto_first_uid + (start + i + 1) % k_auto_uids;
   return ChildUser{uid, uid, "uid " + std::to_string(uid)};
-}
-
-int wait_exit_code(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 Error hand_over_error(const fs::path& path, int err) {
@@ -174,7 +167,8 @@ bool user_may_access(const ChildUser& user, const fs::path& path, int mode) {
   const pid_t pid = ::fork();
   if (pid < 0) return false;
   if (pid == 0) _exit(become(user) && ::access(text.c_str(), mode) == 0 ? 0 : 1);
-  return wait_exit_code(pid) == 0;
+  const int status = reap(pid);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 Result<void> hand_over(const fs::path& dir, const ChildUser& user) {
@@ -197,7 +191,7 @@ void kill_processes_of(const ChildUser& user) {
     for (int round = 0; round < 5 && ::kill(-1, SIGKILL) == 0; ++round) ::nanosleep(&pause, nullptr);
     _exit(0);
   }
-  wait_exit_code(pid);
+  reap(pid);
 }
 
 }  // namespace aaw::detail

@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "io/posix/pipe_child_posix.hpp"
+
 namespace aaw::detail {
 namespace {
 
@@ -59,9 +61,7 @@ int sweep_escapees(const std::set<pid_t>& before, std::chrono::milliseconds limi
       const pid_t group = ::getpgid(pid);
       if (group > 0 && group != our_group) ::kill(-group, SIGKILL);
       if (::kill(pid, SIGKILL) == 0) ++killed;
-      int status = 0;
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      reap(pid);
     }
     if (!found || Clock::now() >= deadline) return killed;
     // Their children are reparented here as they die: look again.

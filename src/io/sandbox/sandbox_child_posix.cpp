@@ -28,6 +28,7 @@
 #include <thread>
 #include <utility>
 
+#include "io/posix/pipe_child_posix.hpp"
 #include "io/sandbox/escapee_sweep_posix.hpp"
 #include "io/sandbox/landlock_posix.hpp"
 #include "util/unique_fd.hpp"
@@ -201,14 +202,6 @@ bool shed_privileges() {
   child_fail(status, ChildFailure::exec_failed);
 }
 
-int wait_for(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 0;
-  }
-  return status;
-}
-
 Error start_failure(const ChildSpec& spec, const ChildFailure& failure) {
   const std::string name = "cannot run '" + spec.program.string() + "'";
   switch (failure.stage) {
@@ -356,7 +349,7 @@ class Supervisor {
     // The leader is a zombie until reaped, so its pid (the group id) cannot be reused yet: this
     // reaches only what it left behind in its group (`sleep 1000 &` in a build script).
     ::kill(-m_pid, SIGKILL);
-    const int status = wait_for(m_pid);
+    const int status = reap(m_pid);
     reap_orphans(m_pid);
     // Before draining: an escaped daemon holding the output would hold the drain up too.
     if (m_sweep_before) sweep_escapees(*m_sweep_before, k_drain_after_exit);
@@ -489,7 +482,7 @@ Result<SandboxResult> run_child(const ChildSpec& spec) {
     n = ::read(status->read.get(), &failure, sizeof failure);
   } while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(sizeof failure)) {
-    wait_for(pid);
+    reap(pid);
     return start_failure(spec, failure);
   }
 
