@@ -52,8 +52,6 @@ class GitFixture {
   std::string git(const std::vector<std::string>& args) const;
 
  private:
-  std::string head_from_files() const;
-
   std::filesystem::path m_dir;
   int m_commits = 0;
 };
