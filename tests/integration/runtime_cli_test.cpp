@@ -135,8 +135,9 @@ TEST_F(RuntimeCliTest, AsRootThePlainRunnersBuildsRunAsTheirOwnUserAwayFromTheTo
   auto r = run({"compare", "--config", cfg.string(), m_commits.base, m_commits.default_changed});
   // A binary under a 0700 directory (mktemp -d, /root) is closed to the uid: the daemon rightly
   // falls back to root and says so; nothing to test there.
-  if (const auto at = (r.out + r.err).find("cannot run as uid"); at != std::string::npos)
-    GTEST_SKIP() << (r.out + r.err).substr(at, (r.out + r.err).find('\n', at) - at);
+  const std::string said = r.out + r.err;
+  if (const auto at = said.find("cannot run as uid"); at != std::string::npos)
+    GTEST_SKIP() << said.substr(at, said.find('\n', at) - at);
   EXPECT_EQ(r.exit_code, 2) << r.err << r.out;  // fixpkg.product: at neither commit
   // The uid is the state directory's own, in 60000-64999.
   const auto work = m_dir.path() / "state" / "work";

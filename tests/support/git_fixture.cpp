@@ -124,7 +124,7 @@ std::optional<std::string> commit_all(const std::filesystem::path& dir, const st
   FixtureHandle<git_commit, git_commit_free> parent(raw_parent);
   git_buf text = GIT_BUF_INIT;  // as `git commit -m` cleans a message up: --cleanup=whitespace
   check_git(git_message_prettify(&text, message.c_str(), 0, '#'), "the message");
-  std::shared_ptr<git_buf> text_owner(&text, git_buf_dispose);
+  FixtureHandle<git_buf, git_buf_dispose> text_owner(&text);
   const git_commit* parents[] = {parent.get()};
   git_oid id;
   check_git(git_commit_create(&id, repo.get(), "HEAD", who.get(), who.get(), nullptr, text.ptr, tree.get(),
@@ -137,9 +137,16 @@ std::optional<std::string> commit_all(const std::filesystem::path& dir, const st
 }  // namespace
 
 std::string GitFixture::commit(const std::string& message) {
-  // Dates one minute apart: ids are reproducible and "newest" is never a tie.
-  const long long when = k_epoch + 60LL * m_commits++;
+  const long long when = next_date();
   if (auto id = commit_all(m_dir, message, when)) return *id;
+  return commit_with_git_at(message, when);
+}
+
+std::string GitFixture::commit_with_git(const std::string& message) {
+  return commit_with_git_at(message, next_date());
+}
+
+std::string GitFixture::commit_with_git_at(const std::string& message, long long when) {
   git({"add", "-A"});
   const std::string date = "@" + std::to_string(when) + " +0000";
   RunOptions options = isolated_git_options();
@@ -151,14 +158,16 @@ std::string GitFixture::commit(const std::string& message) {
   return rev_parse("HEAD");
 }
 
+// Dates one minute apart: ids are reproducible and "newest" is never a tie.
+long long GitFixture::next_date() { return k_epoch + 60LL * m_commits++; }
+
 std::vector<std::string> GitFixture::commit_versions(const std::string& relative_path,
                                                      const std::vector<std::string>& texts,
                                                      const std::string& subject) {
   const std::string branch = trimmed(git({"symbolic-ref", "-q", "HEAD"}));
   std::string stream;
   for (std::size_t i = 0; i < texts.size(); ++i) {
-    const std::string who =
-        "Test Author <author@example.com> " + std::to_string(k_epoch + 60LL * m_commits++) + " +0000\n";
+    const std::string who = "Test Author <author@example.com> " + std::to_string(next_date()) + " +0000\n";
     const std::string message = subject + " " + std::to_string(i) + "\n";
     stream +=
         "commit " + branch + "\nmark :" + std::to_string(i + 1) + "\nauthor " + who + "committer " + who;

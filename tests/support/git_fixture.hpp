@@ -27,6 +27,9 @@ class GitFixture {
   void remove_file(const std::string& relative_path);
   // Commits every change, new files included (empty commits allowed); returns the full sha.
   std::string commit(const std::string& message);
+  // The same through `git add -A` and `git commit` (what commit() falls back to, and what
+  // GitFixtureTest holds it to).
+  std::string commit_with_git(const std::string& message);
   // A commit per text on the current branch, each setting `relative_path` to it (the rest of the
   // tree as it is at HEAD, which must exist), messages "<subject> 0", "<subject> 1", ...; returns
   // their full shas, oldest first, and leaves the work tree at the last. As commit() each would be,
@@ -52,6 +55,9 @@ class GitFixture {
   std::string git(const std::vector<std::string>& args) const;
 
  private:
+  long long next_date();
+  std::string commit_with_git_at(const std::string& message, long long when);
+
   std::filesystem::path m_dir;
   int m_commits = 0;
 };

@@ -9,26 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aaw::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// What the fixture did before: the command line, with the same dates.
-std::string commit_with_git(GitFixture& repo, const std::string& message, int index) {
-  repo.git({"add", "-A"});
-  const std::string date = "@" + std::to_string(1700000000 + 60LL * index) + " +0000";
-  RunOptions options = isolated_git_options();
-  options.env["GIT_AUTHOR_DATE"] = date;
-  options.env["GIT_COMMITTER_DATE"] = date;
-  options.cwd = repo.path();
-  const ProcessResult result = run_process({"git", "commit", "-q", "--allow-empty", "-m", message}, options);
-  EXPECT_TRUE(result.ok()) << result.err;
-  return repo.rev_parse("HEAD");
-}
 
 // A file, an executable, a link, an ignored file, a nested directory; then an edit, a file removed
 // from the disk only, a directory added, a message with blank lines and trailing spaces; then nothing.
@@ -58,7 +44,7 @@ TEST(GitFixtureTest, CommitsTheSameObjectsAsGitAddAndGitCommit) {
     edit(fixture, step);
     edit(command_line, step);
     const std::string ours = fixture.commit(k_messages[step]);
-    EXPECT_EQ(ours, commit_with_git(command_line, k_messages[step], step)) << "step " << step;
+    EXPECT_EQ(ours, command_line.commit_with_git(k_messages[step])) << "step " << step;
     EXPECT_EQ(ours, fixture.rev_parse("HEAD"));
     EXPECT_EQ(fixture.git({"status", "--porcelain"}), "") << "step " << step;
   }
@@ -75,7 +61,7 @@ TEST(GitFixtureTest, ATreeTooDeepForLibgit2IsCommittedByGitInstead) {
   std::string deep = "pkg";
   for (int level = 0; level < 120; ++level) deep += "/d";
   for (GitFixture* repo : {&fixture, &command_line}) repo->write_file(deep + "/m.py", "def f(): pass\n");
-  EXPECT_EQ(fixture.commit("deep"), commit_with_git(command_line, "deep", 0));
+  EXPECT_EQ(fixture.commit("deep"), command_line.commit_with_git("deep"));
   EXPECT_EQ(fixture.git({"status", "--porcelain"}), "");
 }
 
