@@ -418,6 +418,9 @@ struct __attribute__((visibility("hidden"))) EmbeddedPython::Impl {
   py::object profiler;
   std::string profile_path;
   int profiled_depth = 0;
+  // The same with AAW_PYTHON_SAMPLE=PREFIX, by sampling (aaw_sampler.py): shares as they are
+  // without it, where cProfile weighs many small calls heavier. Started once our modules are in.
+  std::string sample_path;
 
   // The argv-less start adds nothing to sys.path: our modules come from strings.
   Impl() : interpreter(IsolatedConfig().get(), 0, nullptr, false) {
@@ -433,19 +436,24 @@ struct __attribute__((visibility("hidden"))) EmbeddedPython::Impl {
         profiler = py::module_::import("cProfile").attr("Profile")();
         profile_path = std::string(prefix) + "." + std::to_string(::getpid());
       }
+      if (const char* prefix = std::getenv("AAW_PYTHON_SAMPLE"); prefix != nullptr && *prefix != '\0')
+        sample_path = std::string(prefix) + "." + std::to_string(::getpid());
     } catch (const py::error_already_set& error) {
       throw std::runtime_error(python_error(error).message());
     }
   }
 
   ~Impl() {
-    if (!profiler) {
-      return;
-    }
     try {
-      profiler.attr("dump_stats")(profile_path);
+      if (profiler) profiler.attr("dump_stats")(profile_path);
     } catch (const py::error_already_set& error) {
       std::fprintf(stderr, "AAW_PYTHON_PROFILE: cannot write %s: %s\n", profile_path.c_str(),
+                   python_error(error).message().c_str());
+    }
+    try {
+      if (!sample_path.empty()) py::module_::import("aaw_sampler").attr("stop_and_write")(sample_path);
+    } catch (const py::error_already_set& error) {
+      std::fprintf(stderr, "AAW_PYTHON_SAMPLE: cannot write %s: %s\n", sample_path.c_str(),
                    python_error(error).message().c_str());
     }
   }
@@ -477,6 +485,10 @@ EmbeddedPython::EmbeddedPython() {
       throw std::runtime_error("cannot start the embedded Python interpreter: " +
                                installed.error().message());
     }
+  }
+  if (!m_impl->sample_path.empty()) {
+    auto started = call("aaw_sampler", "start_sampling", Json(), {});
+    if (!started) std::fprintf(stderr, "AAW_PYTHON_SAMPLE: %s\n", started.error().message().c_str());
   }
 }
 
