@@ -10,7 +10,6 @@ Pure standard library, Python 3.9+.
 """
 
 import collections
-import signal
 from typing import Optional
 
 _INTERVAL = 0.002
@@ -23,12 +22,16 @@ class Sampler:
         self.exclusive = collections.Counter()  # function -> samples with it running
 
     def start(self) -> None:
+        # Imported here, not with this module: importing `signal` while SIGINT has its default
+        # action installs Python's KeyboardInterrupt handler over it, and SIGINT is the daemon's.
+        import signal
         signal.signal(signal.SIGPROF, self._tick)
         # The daemon's C++ threads may be in a system call when a tick arrives: restart it.
         signal.siginterrupt(signal.SIGPROF, False)
         signal.setitimer(signal.ITIMER_PROF, _INTERVAL, _INTERVAL)
 
     def stop(self) -> None:
+        import signal
         signal.setitimer(signal.ITIMER_PROF, 0, 0)
         signal.signal(signal.SIGPROF, signal.SIG_IGN)
 

@@ -6,6 +6,7 @@
 
 #include <patchlevel.h>  // PY_MAJOR_VERSION, PY_MINOR_VERSION
 #include <pybind11/embed.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -487,7 +488,12 @@ EmbeddedPython::EmbeddedPython() {
     }
   }
   if (!m_impl->sample_path.empty()) {
+    // Python's `signal` module, which the sampler needs, puts its KeyboardInterrupt handler on
+    // SIGINT when it finds the default action there: SIGINT stays the daemon's.
+    struct sigaction interrupt {};
+    ::sigaction(SIGINT, nullptr, &interrupt);
     auto started = call("aaw_sampler", "start_sampling", Json(), {});
+    ::sigaction(SIGINT, &interrupt, nullptr);
     if (!started) std::fprintf(stderr, "AAW_PYTHON_SAMPLE: %s\n", started.error().message().c_str());
   }
 }
