@@ -17,7 +17,11 @@
 # the replay starts at the Nth first-parent commit, so with AAW_BENCH_COMMITS it replays commits N
 # to AAW_BENCH_COMMITS; e.g. AAW_BENCH_FROM=1814 replays the last 1,000 of aiter's 2,813),
 # AAW_BENCH_REFERENCE (default "6 35 86": the lists the reference also runs for, once each; "" none),
-# AAW_BENCH_EXTRACTOR (default: the config's, static; static+import measures import confirmation).
+# AAW_BENCH_EXTRACTOR (default: the config's, static; static+import measures import confirmation),
+# AAW_BENCH_BINARIES (default: AAW_BINARY alone; "A B ...": binaries compared in alternating runs,
+# one row each, the first one's first: the machine's pace moves within minutes, so only runs side by
+# side compare), AAW_BENCH_PARSE_AHEAD (default: the config's, on; "false" runs one process, whose
+# times move less).
 # Prints one Markdown row per list: median wall time over the runs, its CPU time (user + sys) and
 # peak RSS (of the daemon and the helper that parses ahead: CPU summed, RSS the larger of the two
 # peaks, as wait4 gives them), the helper's own peak RSS (from the closing summary line), the
@@ -30,6 +34,8 @@ repo=$(cd "$1" && pwd); shift
 lists=${*:-6 35 86 init modules}
 runs=${AAW_BENCH_RUNS:-3}
 binary=$(realpath "${AAW_BINARY:-build/aiter-api-watcher}")
+binaries=()
+for b in ${AAW_BENCH_BINARIES:-$binary}; do binaries+=("$(realpath "$b")"); done
 reference_lists=${AAW_BENCH_REFERENCE-6 35 86}
 [ -x "$binary" ] || scripts/build.sh
 first=$(git --git-dir "$repo" rev-list --max-parents=0 --first-parent HEAD | tail -n 1)
@@ -68,7 +74,7 @@ list_file() {
 }
 
 make_config() {  # LIST_FILE DIR: the default config monitoring that list, on the history
-  /usr/bin/python3 - "$1" "$2" "$history" "$first" "${AAW_BENCH_EXTRACTOR:-}" <<'PY'
+  /usr/bin/python3 - "$1" "$2" "$history" "$first" "${AAW_BENCH_EXTRACTOR:-}" "${AAW_BENCH_PARSE_AHEAD:-}" <<'PY'
 import json, sys
 config = json.load(open("config/aiter.json"))
 config["functions_to_monitor"] = json.load(open(sys.argv[1]))["functions_to_monitor"]
@@ -76,13 +82,15 @@ config.update(repository_url=sys.argv[3], start_commit=sys.argv[4], state_dir=sy
               log={"file": sys.argv[2] + "/watcher.log", "level": "info"})
 if sys.argv[5]:
     config["extractor"] = sys.argv[5]
+if sys.argv[6]:
+    config.setdefault("static", {})["parse_ahead"] = sys.argv[6] == "true"
 json.dump(config, open(sys.argv[2] + "/config.json", "w"), indent=1)
 PY
 }
 
-run_once() {  # DIR: "wall cpu rss_kb"; every run starts from an empty state dir
+run_once() {  # DIR [BINARY]: "wall cpu rss_kb"; every run starts from an empty state dir
   rm -rf "$1/state" "$1/watcher.log"*
-  if ! /usr/bin/time -f "%e %U %S %M" -o "$1/time" "$binary" watch --config "$1/config.json" --once \
+  if ! /usr/bin/time -f "%e %U %S %M" -o "$1/time" "${2:-$binary}" watch --config "$1/config.json" --once \
       >"$1/out" 2>"$1/err"; then
     echo "bench/aiter_history.sh: watch --once failed for $1:" >&2
     tail -n 20 "$1/err" >&2
@@ -93,6 +101,9 @@ run_once() {  # DIR: "wall cpu rss_kb"; every run starts from an empty state dir
 
 median() { sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
 
+if [ "${#binaries[@]}" -gt 1 ]; then
+  for i in "${!binaries[@]}"; do echo "[$((i + 1))] ${binaries[$i]}"; done
+fi
 echo "aiter history: $commits first-parent commits from ${first:0:12}; $(uptime | sed 's/.*load/load/')"
 echo "| functions | commits | wall (s) | CPU (s) | peak RSS (MB) | helper's peak RSS (MB) | parses / distinct blobs | changes | reference wall (s) | reference CPU (s) | reference changes | speed-up |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -102,26 +113,40 @@ for list in $lists; do
   file=$(list_file "$list")
   make_config "$file" "$dir"
   n=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["functions_to_monitor"]))' "$file")
-  best=$(for _ in $(seq "$runs"); do run_once "$dir"; done | median)
-  read -r wall cpu rss <<<"$best"
-  # "... N module parses of M distinct blobs" from the last run's closing summary.
-  parses=$(grep -o '[0-9]* module parses of [0-9]* distinct blobs' "$dir/out" | tail -n 1 |
-    awk '{ printf "%d / %d", $1, $5 }')
-  # "..., its peak RSS N MB": the helper that parses ahead, from the same line ("-" when none ran).
-  helper_rss=$(grep -o 'its peak RSS [0-9]* MB' "$dir/out" | tail -n 1 | awk '{ print $4 }')
-  changes=$("$binary" history --config "$dir/config.json" --format json |
-    /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["changes"]))')
-  ref_wall=- ref_cpu=- ref_changes=- speedup=-
+  for run in $(seq "$runs"); do
+    for i in "${!binaries[@]}"; do
+      run_once "$dir" "${binaries[$i]}" >>"$dir/runs.$i"
+      [ "$run" = "$runs" ] || continue  # what the last run recorded is what the row reports
+      cp "$dir/out" "$dir/out.$i"
+      "${binaries[$i]}" history --config "$dir/config.json" --format json |
+        /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["changes"]))' >"$dir/changes.$i"
+    done
+  done
+  ref_wall=- ref_cpu=- ref_changes=-
   if [[ " $reference_lists " == *" $list "* ]]; then
     ref=$(/usr/bin/time -f "%e %U %S" -o "$dir/ref_time" /usr/bin/python3 bench/reference_replay.py "$history" \
       "$dir/config.json")
     read -r ref_wall ref_user ref_sys <"$dir/ref_time"
     ref_cpu=$(awk -v u="$ref_user" -v s="$ref_sys" 'BEGIN { printf "%.2f", u + s }')
     ref_changes=$(awk '{ print $6 }' <<<"$ref")
-    speedup=$(awk -v r="$ref_wall" -v w="$wall" -v rc="$ref_cpu" -v c="$cpu" \
-      'BEGIN { printf "%.1f× (CPU %.1f×)", (w > 0 ? r / w : 0), (c > 0 ? rc / c : 0) }')
   fi
-  awk -v n="$n" -v c="$commits" -v w="$wall" -v u="$cpu" -v k="$rss" -v h="${helper_rss:--}" -v p="${parses:--}" \
-    -v ch="$changes" -v rw="$ref_wall" -v ru="$ref_cpu" -v rc="$ref_changes" -v s="$speedup" \
-    'BEGIN { printf "| %d | %d | %.2f | %.2f | %d | %s | %s | %d | %s | %s | %s | %s |\n", n, c, w, u, k / 1024, h, p, ch, rw, ru, rc, s }'
+  for i in "${!binaries[@]}"; do
+    read -r wall cpu rss <<<"$(median <"$dir/runs.$i")"
+    # "... N module parses of M distinct blobs" from the last run's closing summary.
+    parses=$(grep -o '[0-9]* module parses of [0-9]* distinct blobs' "$dir/out.$i" | tail -n 1 |
+      awk '{ printf "%d / %d", $1, $5 }' || true)
+    # "..., its peak RSS N MB": the helper that parses ahead, from the same line ("-" when none ran).
+    helper_rss=$(grep -o 'its peak RSS [0-9]* MB' "$dir/out.$i" | tail -n 1 | awk '{ print $4 }' || true)
+    speedup=-
+    if [ "$ref_wall" != - ]; then
+      speedup=$(awk -v r="$ref_wall" -v w="$wall" -v rc="$ref_cpu" -v c="$cpu" \
+        'BEGIN { printf "%.1f× (CPU %.1f×)", (w > 0 ? r / w : 0), (c > 0 ? rc / c : 0) }')
+    fi
+    label=$n
+    [ "${#binaries[@]}" -gt 1 ] && label="$n [$((i + 1))]"
+    awk -v n="$label" -v c="$commits" -v w="$wall" -v u="$cpu" -v k="$rss" -v h="${helper_rss:--}" \
+      -v p="${parses:--}" -v ch="$(cat "$dir/changes.$i")" -v rw="$ref_wall" -v ru="$ref_cpu" -v rc="$ref_changes" \
+      -v s="$speedup" \
+      'BEGIN { printf "| %s | %d | %.2f | %.2f | %d | %s | %s | %d | %s | %s | %s | %s |\n", n, c, w, u, k / 1024, h, p, ch, rw, ru, rc, s }'
+  done
 done
