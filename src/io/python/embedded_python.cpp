@@ -404,6 +404,14 @@ class ProfiledCall {
   int& m_depth;
 };
 
+// PREFIX.<pid> for a developer's report asked for by `variable`=PREFIX, "" when it is not set: each
+// process writes its own (the helper that parses ahead runs an interpreter too).
+std::string report_path(const char* variable) {
+  const char* prefix = std::getenv(variable);
+  if (prefix == nullptr || *prefix == '\0') return {};
+  return std::string(prefix) + "." + std::to_string(::getpid());
+}
+
 }  // namespace
 
 // Hidden like pybind11's own types, which it holds (GCC warns otherwise).
@@ -433,12 +441,9 @@ struct __attribute__((visibility("hidden"))) EmbeddedPython::Impl {
       install = scope["install"];
       host_error = install("aaw_host", k_host_module).attr("HostError");
       host_type = py::module_::import("types").attr("SimpleNamespace");
-      if (const char* prefix = std::getenv("AAW_PYTHON_PROFILE"); prefix != nullptr && *prefix != '\0') {
-        profiler = py::module_::import("cProfile").attr("Profile")();
-        profile_path = std::string(prefix) + "." + std::to_string(::getpid());
-      }
-      if (const char* prefix = std::getenv("AAW_PYTHON_SAMPLE"); prefix != nullptr && *prefix != '\0')
-        sample_path = std::string(prefix) + "." + std::to_string(::getpid());
+      profile_path = report_path("AAW_PYTHON_PROFILE");
+      if (!profile_path.empty()) profiler = py::module_::import("cProfile").attr("Profile")();
+      sample_path = report_path("AAW_PYTHON_SAMPLE");
     } catch (const py::error_already_set& error) {
       throw std::runtime_error(python_error(error).message());
     }
