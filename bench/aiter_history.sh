@@ -88,9 +88,9 @@ json.dump(config, open(sys.argv[2] + "/config.json", "w"), indent=1)
 PY
 }
 
-run_once() {  # DIR [BINARY]: "wall cpu rss_kb"; every run starts from an empty state dir
+run_once() {  # DIR BINARY: "wall cpu rss_kb"; every run starts from an empty state dir
   rm -rf "$1/state" "$1/watcher.log"*
-  if ! /usr/bin/time -f "%e %U %S %M" -o "$1/time" "${2:-$binary}" watch --config "$1/config.json" --once \
+  if ! /usr/bin/time -f "%e %U %S %M" -o "$1/time" "$2" watch --config "$1/config.json" --once \
       >"$1/out" 2>"$1/err"; then
     echo "bench/aiter_history.sh: watch --once failed for $1:" >&2
     tail -n 20 "$1/err" >&2
