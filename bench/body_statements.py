@@ -28,6 +28,19 @@ def distinct_blobs(repo, pathspec):
     return blobs
 
 
+def read_blobs(repo, blobs):
+    """(blob, its bytes) for each blob, in order, read by one `git cat-file --batch`."""
+    with subprocess.Popen(["git", "--git-dir", repo, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as cat:
+        for blob in blobs:
+            cat.stdin.write((blob + "\n").encode())
+            cat.stdin.flush()
+            size = int(cat.stdout.readline().split()[2])
+            data = cat.stdout.read(size)
+            cat.stdout.read(1)
+            yield blob, data
+
+
 def defs(statements):
     """The defs a skeleton blanks: at module level, in classes, and under module-level if/try."""
     for node in statements:
@@ -50,29 +63,22 @@ def main():
     repo, pathspec = sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else "aiter/*.py"
     blobs = distinct_blobs(repo, pathspec)
     bodies, statements = {}, {}
-    with subprocess.Popen(["git", "--git-dir", repo, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE) as cat:
-        for blob in blobs:
-            cat.stdin.write((blob + "\n").encode())
-            cat.stdin.flush()
-            size = int(cat.stdout.readline().split()[2])
-            data = cat.stdout.read(size)
-            cat.stdout.read(1)
-            try:
-                text = data.decode("utf-8")
-                tree = ast.parse(text)
-            except (SyntaxError, ValueError, UnicodeDecodeError):
+    for _, data in read_blobs(repo, blobs):
+        try:
+            text = data.decode("utf-8")
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, UnicodeDecodeError):
+            continue
+        lines = text.split("\n")
+        for node in defs(tree.body):
+            if node.body[0].lineno == node.lineno:
                 continue
-            lines = text.split("\n")
-            for node in defs(tree.body):
-                if node.body[0].lineno == node.lineno:
-                    continue
-                starts = [first_line(s) for s in node.body] + [node.end_lineno + 1]
-                body = "\n".join(lines[starts[0] - 1:node.end_lineno])
-                bodies[body] = len(body)
-                for begin, end in zip(starts, starts[1:]):
-                    chunk = "\n".join(lines[begin - 1:end - 1])
-                    statements[chunk] = len(chunk)
+            starts = [first_line(s) for s in node.body] + [node.end_lineno + 1]
+            body = "\n".join(lines[starts[0] - 1:node.end_lineno])
+            bodies[body] = len(body)
+            for begin, end in zip(starts, starts[1:]):
+                chunk = "\n".join(lines[begin - 1:end - 1])
+                statements[chunk] = len(chunk)
     print("%d distinct blobs of %s: %d distinct function bodies, %.1f MB; %d distinct top-level statements "
           "of them, %.1f MB" % (len(blobs), pathspec, len(bodies), sum(bodies.values()) / 1e6, len(statements),
                                 sum(statements.values()) / 1e6))
