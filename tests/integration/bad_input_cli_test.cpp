@@ -114,6 +114,24 @@ TEST_F(BadInputCliTest, WithTheRuntimeExtractorANameTheStaticViewMissesIsOnlyAWa
       << r.err;
 }
 
+// check-config must not say "ok" to a config the daemon then refuses: a state_dir that records
+// another repository (a copied config with a new repository_url) fails both alike.
+TEST_F(BadInputCliTest, CheckConfigRefusesAStateDirRecordedForAnotherRepository) {
+  auto cfg = config();
+  auto watched = run({"watch", "--config", cfg.string(), "--once"});
+  ASSERT_EQ(watched.exit_code, 0) << watched.err;
+  auto moved = s_dir->path() / "served" / "moved.git";
+  if (!std::filesystem::exists(moved))
+    std::filesystem::copy(s_served, moved, std::filesystem::copy_options::recursive);
+  config({{"repository_url", moved.string()}});
+  const std::string refusal = "state store '" + (etc() / "state" / "state.db").string() + "' belongs to '" +
+                              s_served.string() + "', not '" + moved.string() + "': use another state_dir";
+  auto checked = run({"check-config", "--config", cfg.string()});
+  expect_error(checked, refusal);
+  EXPECT_FALSE(contains(checked.out, "ok\n")) << checked.out;
+  expect_error(run({"watch", "--config", cfg.string(), "--once"}), refusal);
+}
+
 TEST_F(BadInputCliTest, StraySpacesInAFunctionPathAreAConfigError) {
   auto cfg = config({}, function("import aiter", " aiter.rms_norm"));
   expect_error(run({"check-config", "--config", cfg.string()}),

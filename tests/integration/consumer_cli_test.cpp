@@ -380,6 +380,12 @@ TEST_F(ConsumerCliTest, BadInputsExitTwoNamingTheInput) {
                        "notify.webhook.only_if_consumer_breaks: set, but the config names no "
                        "consumer"))
       << no_consumer.err;
+  auto checked = run({"check-config", "--config", bare.string()});  // refused before the repository is read
+  EXPECT_EQ(checked.exit_code, 2);
+  EXPECT_TRUE(contains(checked.err,
+                       "notify.webhook.only_if_consumer_breaks: set, but the config names no "
+                       "consumer"))
+      << checked.err;
 
   Json both = Json::parse(std::ifstream(config));
   both["consumer"]["repository_url"] = "https://example.invalid/vllm.git";

@@ -21,8 +21,8 @@ ProcessResult run(const std::vector<std::string>& args) {
 }
 
 TEST(HelpCliTest, EverySubcommandHelpShowsConfigItsDefaultsAndItsExitCodes) {
-  for (const char* sub :
-       {"compare", "watch", "replay", "history", "show", "check-config", "status", "completion"}) {
+  for (const char* sub : {"compare", "watch", "replay", "history", "show", "check-config", "status", "report",
+                          "discover", "check", "completion"}) {
     auto r = run({sub, "--help"});
     EXPECT_EQ(r.exit_code, 0) << sub << r.err;
     EXPECT_TRUE(contains(r.out, "--config")) << sub << "\n" << r.out;

@@ -39,6 +39,9 @@ void add_report_command(CLI::App& app, Commands& commands) {
   CLI::App* cmd = app.add_subcommand(
       "report", "Write a static HTML page of every function's signature timeline (DIR/index.html)");
   cmd->add_option("--out", shared->out, "Output directory (default: the config's report.dir)");
+  cmd->footer(
+      "Exit codes: 0 written (its path on stdout); 2 an error (a bad config, no state store yet, no output "
+      "directory, a page that cannot be written).");
   commands.on(cmd, shared, run_report);
 }
 

@@ -3,11 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/command_context.hpp"
+#include "cli/watch/notification_service.hpp"
 #include "cli/watch/startup_lookup.hpp"
+#include "core/model/state_dir.hpp"
 #include "extract/static/static_function_finder.hpp"
 #include "notify/channel_registry.hpp"
 #include "util/url.hpp"
@@ -96,7 +99,10 @@ void add_check_config_command(CLI::App& app, Commands& commands) {
       "--at", shared->at,
       "Look the functions up at this commit instead of the branch head (any revision git rev-parse "
       "accepts: SHA, branch, tag, main~5, ...)");
-  cmd->footer("Exit codes: 0 valid, every function found; 2 an invalid config, or a function not found.");
+  cmd->footer(
+      "Exit codes: 0 valid, every function found; 2 an invalid config (or one watch would refuse: "
+      "only_if_consumer_breaks without a consumer, a state_dir recorded for another repository), or a "
+      "function not found.");
   commands.on(cmd, shared, run_check_config);
 }
 
@@ -104,6 +110,10 @@ int run_check_config(const CheckConfigOptions& options, Runtime& runtime) {
   Config config = read_config_or_throw(options.config_path);
   // A token file that cannot be read would fail the daemon at its first notification, not here.
   if (!config.github.token_file.empty()) read_token_file(config.github.token_file);
+  // What watch would refuse before reaching the repository, refused here too.
+  notification_targets_or_throw(config);
+  if (std::filesystem::is_directory(config.state_dir))
+    open_recorded_store(StateDir(config.state_dir), config);
   print_summary(config, options.config_path);
   // Progress (a first clone, a failed fetch) on stderr only: stdout is the report.
   LogConfig console_only = effective_log_config(config);

@@ -24,6 +24,17 @@ constexpr Duration k_flush_budget = 2min;
 
 }  // namespace
 
+std::vector<NotificationTarget> notification_targets_or_throw(const Config& config) {
+  auto targets = builtin_channels().targets(config.notify);
+  for (const NotificationTarget& t : targets)
+    if (t.only_if_consumer_breaks && !config.consumer.configured())
+      throw CommandError{
+          "notify." + t.name +
+          ".only_if_consumer_breaks: set, but the config names no consumer (give consumer.path or "
+          "consumer.repository_url)"};
+  return targets;
+}
+
 NotifierOptions notifier_options(const Config& config) {
   NotifierOptions options;
   options.source_repo = watched_github_repo(config.repository_url, config.github.api_url);

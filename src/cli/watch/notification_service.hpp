@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/model/config.hpp"
 #include "core/ports/control.hpp"
@@ -11,11 +12,17 @@
 #include "core/ports/http_transport.hpp"
 #include "core/ports/state_store.hpp"
 #include "core/report/log.hpp"
+#include "core/watch/commit_processor.hpp"
 #include "io/posix/system_clock.hpp"
 #include "notify/delivery_service.hpp"
 #include "notify/notifier.hpp"
 
 namespace aaw::cli {
+
+// The notification targets the config enables. Throws CommandError for a target limited to changes
+// that break the consumer (only_if_consumer_breaks) in a config that names no consumer: watch and
+// check-config refuse it alike.
+std::vector<NotificationTarget> notification_targets_or_throw(const Config& config);
 
 // The options the daemon delivers with: retries paced by the poll interval (from min(30 s,
 // interval), doubling up to min(1 h, max(that, 4 x interval))).

@@ -36,26 +36,13 @@ EventLog open_event_log(const std::filesystem::path& path, StateStore& store, Lo
   return value_or_throw(EventLog::open(path));
 }
 
-// The notification targets of the config; a target limited to changes that break the consumer
-// needs a consumer.
-std::vector<NotificationTarget> notification_targets(const Config& config) {
-  auto targets = builtin_channels().targets(config.notify);
-  for (const NotificationTarget& t : targets)
-    if (t.only_if_consumer_breaks && !config.consumer.configured())
-      throw CommandError{
-          "notify." + t.name +
-          ".only_if_consumer_breaks: set, but the config names no consumer (give consumer.path or "
-          "consumer.repository_url)"};
-  return targets;
-}
-
 }  // namespace
 
 WatchSession::WatchSession(const Config& config, Runtime& runtime)
     : m_config(config), m_runtime(runtime), m_clock(m_control.wake_fd()) {
   m_log = open_log_or_throw(config, ConsoleStream::stdout_stream);
   // The config's own mistakes first, before anything reaches the repository.
-  std::vector<NotificationTarget> targets = notification_targets(config);
+  std::vector<NotificationTarget> targets = notification_targets_or_throw(config);
   m_writer_lock = lock_state_dir_or_throw(config);
   // Not cloned here: a remote that is down at the first start is retried by the watcher like any
   // later outage (replay's first fetch clones it too).
