@@ -7,6 +7,8 @@ Pure standard library, Python 3.9+.
 import ast
 import unicodedata
 
+from aaw_signature import source_text
+
 
 def first_positional(args: ast.arguments) -> str:
     """The name of the first positional parameter, "" when there is none."""
@@ -57,7 +59,7 @@ class Field:
 
     def __init__(self, name, annotation, value):
         self.name = name
-        self.annotation = None if annotation is None else ast.unparse(annotation)
+        self.annotation = None if annotation is None else source_text(annotation)
         self.class_var = annotation is not None and "ClassVar" in ast.unparse(annotation)
         self.default = None      # source text of the default
         self.factory = False     # the default comes from a factory
@@ -71,7 +73,7 @@ class Field:
             self.made_by = callee[-1]
             for keyword in value.keywords:
                 if keyword.arg == "default":
-                    self.default = ast.unparse(keyword.value)
+                    self.default = source_text(keyword.value)
                     factory = dotted(keyword.value.func) if isinstance(keyword.value, ast.Call) else None
                     self.factory = bool(factory and factory[-1] == "Factory")
                 elif keyword.arg in ("default_factory", "factory"):
@@ -79,7 +81,7 @@ class Field:
                 elif keyword.arg in ("init", "kw_only") and isinstance(keyword.value, ast.Constant):
                     setattr(self, keyword.arg, bool(keyword.value.value))
         else:
-            self.default = ast.unparse(value)
+            self.default = source_text(value)
 
     def __repr__(self):
         return "Field(%r, %r, %r, %r, %r, %r, %r)" % (self.name, self.annotation, self.default, self.factory,
@@ -404,10 +406,25 @@ def getattr_closed(node):
     names = set()
     for statement in body[:-1]:
         compared = _compared_names(statement.test, parameter) if isinstance(statement, ast.If) else None
-        if compared is None or statement.orelse:
+        if compared is not None and not statement.orelse:
+            names.update(compared)
+        elif not _answers_nothing(statement, parameter):
             return None
-        names.update(compared)
     return tuple(sorted(names))
+
+
+def _answers_nothing(statement, parameter):
+    """Whether a statement of __getattr__ can neither answer a name (it returns nothing) nor change
+    which name the tests after it see (it leaves the parameter alone): `import warnings`, a call
+    that warns, an assignment to another name."""
+    for node in ast.walk(statement):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(node, ast.Name) and node.id == parameter and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and parameter in node.names:
+            return False
+    return True
 
 
 def _raises_attribute_error(statement):

@@ -54,7 +54,7 @@ def _rendered_def(definition):
     key = (header, definition.mangle)
     known = _RENDERED.get(key) if header is not None else None
     if known is None:
-        returns = None if definition.returns is None else ast.unparse(definition.returns)
+        returns = None if definition.returns is None else source_text(definition.returns)
         known = (parameters_of(definition.args, definition.mangle), returns)
         if header is not None:
             _RENDERED.put(key, known)
@@ -137,10 +137,20 @@ def parameters_of(arguments: ast.arguments, mangle: Optional[str] = None) -> Lis
     return parameters
 
 
+def source_text(node) -> str:
+    """ast.unparse of a default or an annotation, the same for what Python 3 reads the same: a u''
+    prefix (`u'python-requests'`, kept by the parser as the constant's kind) is dropped, as
+    inspect.signature prints such a default without it."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Constant) and child.kind is not None:
+            child.kind = None
+    return ast.unparse(node)
+
+
 def _parameter(arg, kind, default, mangle):
     return {"name": mangled(arg.arg, mangle), "kind": kind,
-            "default": None if default is None else ast.unparse(default),
-            "annotation": None if arg.annotation is None else ast.unparse(arg.annotation)}
+            "default": None if default is None else source_text(default),
+            "annotation": None if arg.annotation is None else source_text(arg.annotation)}
 
 
 def of_live(value, note: str) -> dict:

@@ -166,6 +166,24 @@ class ImportHookTest(unittest.TestCase):
         self.assertEqual(names(resolve(files, "import pkg", "pkg.f")), ["a", "b"])
 
 
+    def test_a_getattr_that_warns_before_its_cases_still_proves_other_names_missing(self):
+        # click 8.1's shape: `import warnings` and a warning inside the case, then AttributeError.
+        files = {"pkg/__init__.py": "def f(a): pass\n"
+                                    "def __getattr__(name):\n    import warnings\n"
+                                    "    if name == 'old':\n        warnings.warn('old', DeprecationWarning)\n"
+                                    "        return f\n    raise AttributeError(name)\n"}
+        self.assertEqual(resolve(files, "import pkg", "pkg.gone")["status"], "missing")
+        self.assertEqual(resolve(files, "import pkg", "pkg.old")["status"], "unresolved")  # a case it answers
+
+    def test_a_getattr_that_rebinds_its_argument_or_returns_before_its_cases_may_answer_anything(self):
+        for before in ("    name = _ALIASES.get(name, name)\n", "    for x in ():\n        return x\n"):
+            files = {"pkg/__init__.py": "_ALIASES = {}\ndef __getattr__(name):\n" + before +
+                                        "    if name == 'old':\n        return 1\n    raise AttributeError(name)\n"}
+            state = resolve(files, "import pkg", "pkg.gone")
+            self.assertEqual(state["status"], "unresolved", before)
+            self.assertIn("__getattr__", state["detail"])
+
+
 class ClassesTest(unittest.TestCase):
     def setUp(self):
         aaw_summary.clear_cache()

@@ -29,6 +29,13 @@ class SignatureTest(unittest.TestCase):
         ])
         self.assertEqual(state["signature"]["return_annotation"], "None")
 
+    def test_a_u_prefix_is_no_part_of_a_default_or_an_annotation(self):
+        # requests' default_user_agent(name=u'python-requests') lost its u'' prefix: no change.
+        before = state_of("def f(name=u'python-requests', *, k: u'int' = (u'a', 'b')) -> u'str': pass")
+        after = state_of("def f(name='python-requests', *, k: 'int' = ('a', 'b')) -> 'str': pass")
+        self.assertEqual(before, after)
+        self.assertEqual(after["signature"]["parameters"][0]["default"], "'python-requests'")
+
     def test_methods_drop_their_first_parameter_but_not_a_star_args(self):
         self.assertEqual([p["name"] for p in state_of("def m(self, x): pass", True)["signature"]["parameters"]],
                          ["x"])

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <utility>
 
 #include "core/model/annotation.hpp"
@@ -56,6 +58,45 @@ Severity added_severity(const Parameter& p) {
   return is_variadic(p.kind) || p.default_value ? Severity::compatible : Severity::breaking;
 }
 
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// A default's text with the u prefix of its string literals dropped: u'x' and 'x' are one object
+// in Python 3, and inspect prints it without the prefix. States recorded before the extractor
+// dropped it themselves compare equal to those after.
+std::string without_u_prefixes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const bool prefix = (c == 'u' || c == 'U') && i + 1 < text.size() &&
+                        (text[i + 1] == '\'' || text[i + 1] == '"') &&
+                        (i == 0 || !identifier_char(text[i - 1]));
+    if (prefix) {
+      ++i;
+      continue;
+    }
+    if (c != '\'' && c != '"') {
+      out += c;
+      ++i;
+      continue;
+    }
+    // A literal: copied up to its closing quote (three quotes for a triple-quoted one).
+    const std::string_view quote =
+        text.substr(i, 3) == std::string(3, c) ? text.substr(i, 3) : text.substr(i, 1);
+    std::size_t end = i + quote.size();
+    while (end < text.size() && text.substr(end, quote.size()) != quote) end += text[end] == '\\' ? 2 : 1;
+    end = std::min(text.size(), end + quote.size());
+    out.append(text.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+bool same_default(const std::optional<std::string>& a, const std::optional<std::string>& b) {
+  if (a == b) return true;
+  return a && b && without_u_prefixes(*a) == without_u_prefixes(*b);
+}
+
 void diff_common(const Parameter& a, const Parameter& b, const Signature& before, const Signature& after,
                  std::vector<Change>& out) {
   if (a.kind != b.kind) {
@@ -78,7 +119,7 @@ void diff_common(const Parameter& a, const Parameter& b, const Signature& before
       out.push_back(change(ChangeKind::default_changed, Severity::behavioural, a.name,
                            *a.default_value + " (" + *a.default_refers_to + ")",
                            *b.default_value + " (" + *b.default_refers_to + ")"));
-  } else if (a.default_value != b.default_value) {
+  } else if (!same_default(a.default_value, b.default_value)) {
     out.push_back(
         change(ChangeKind::default_changed, Severity::behavioural, a.name, a.default_value, b.default_value));
   }
