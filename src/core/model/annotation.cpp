@@ -67,6 +67,7 @@ class Reader {
     if (!name) return std::nullopt;
     skip_spaces();
     if (!take('[')) return *name;
+    name = subscripted_form(*name);
     auto args = arguments(']', *name == "Literal");
     if (!args) return std::nullopt;
     if (*name == "Optional" || *name == "Union") {
@@ -138,6 +139,20 @@ class Reader {
     if (name.rfind("typing.", 0) == 0) name = name.substr(7);
     for (const auto& [alias, builtin] : k_builtin_aliases)
       if (name == alias) name = builtin;
+    return name;
+  }
+
+  // typing's generic forms under a module alias (`import typing as t`: `t.Optional[X]`,
+  // `t.List[int]`) read as typing's: what the alias names is not known here, but a subscripted
+  // Optional, Union, List, Dict, Set, FrozenSet, Tuple or Type of another module is not met in
+  // real code, and `t.Optional[t.Any]` rewritten `t.Any | None` (click 8.2) is no change.
+  static std::string subscripted_form(const std::string& name) {
+    const auto dot = name.find('.');
+    if (dot == std::string::npos || dot == 0 || name.find('.', dot + 1) != std::string::npos) return name;
+    const std::string form = name.substr(dot + 1);
+    if (form == "Optional" || form == "Union") return form;
+    for (const auto& [alias, builtin] : k_builtin_aliases)
+      if (form == alias) return std::string(builtin);
     return name;
   }
 

@@ -35,6 +35,11 @@ TEST(AnnotationTest, SpellingsOfTheSameTypeAreTheSame) {
       {"Optional[Callable[..., Any]]", "Callable[..., Any] | None"},
       {"Literal['a', 'b']", "Literal[\"a\", \"b\"]"},
       {"int | int", "int"},
+      // typing under an alias (`import typing as t`), as click and tenacity write it
+      {"t.Optional[t.Any]", "t.Any | None"},
+      {"t.List[str]", "list[str]"},
+      {"t.Tuple[t.Optional[str], t.Optional[Command]]", "tuple[str | None, Command | None]"},
+      {"t.Union[int, str]", "str | int"},
   };
   for (const Pair& p : same) {
     EXPECT_EQ(canonical_annotation(p.a), canonical_annotation(p.b)) << p.a << " vs " << p.b;
@@ -52,6 +57,8 @@ TEST(AnnotationTest, DifferentTypesStayDifferent) {
       {"torch.Tensor", "Tensor"},          // two names that may not be one object
       {"Callable[[int], None]", "Callable[[str], None]"},
       {"Dict[str, int]", "dict[int, str]"},
+      {"t.Any", "Any"},                // a bare name under an alias stays itself
+      {"a.b.List[int]", "list[int]"},  // only a one-name prefix is read as typing's alias
   };
   for (const Pair& p : different)
     EXPECT_FALSE(same_annotation(std::string(p.a), std::string(p.b))) << p.a << " vs " << p.b;
