@@ -225,6 +225,7 @@ Result<Change> change_from_json(const Json& json) {
   if (!severity) return Error(ErrorCode::invalid_input, "change.severity: expected a severity");
   Change change{*kind, *severity, text("parameter"), text("old"), text("new")};
   if (text("facet") == "binding") change.facet = Facet::binding;
+  change.unreadable_since = text("unreadable_since");
   return change;
 }
 
@@ -278,6 +279,9 @@ std::string Change::describe() const {
   }
   bool drift = kind == ChangeKind::drift_appeared || kind == ChangeKind::drift_resolved;
   if (facet == Facet::binding && !drift) what = "binding " + what;
+  if (unreadable_since)
+    what += " (against the signature read before " + unreadable_since->substr(0, 12) +
+            ", since which it could not be read)";
   return std::string(to_string(severity)) + ": " + what;
 }
 
@@ -289,6 +293,7 @@ Json to_json(const Change& c) {
               {"old", text(c.old_text)},
               {"new", text(c.new_text)}};
   if (c.facet == Facet::binding) out["facet"] = "binding";
+  if (c.unreadable_since) out["unreadable_since"] = *c.unreadable_since;
   return out;
 }
 

@@ -47,6 +47,10 @@ struct Change {
   std::optional<std::string> old_text;   // what it was (text), if anything
   std::optional<std::string> new_text;   // what it is now (text), if anything
   Facet facet = Facet::signature;
+  // Set on the changes from the signature read last to the one read again after a stretch the
+  // static view could not read (syntax_error, unresolved): the first commit of that stretch. Such a
+  // change happened somewhere in it (CommitProcessor).
+  std::optional<std::string> unreadable_since = std::nullopt;
 
   // One line for people: "breaking: parameter 'b' removed (was 'b: int')".
   std::string describe() const;

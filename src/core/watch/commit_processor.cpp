@@ -80,6 +80,7 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
     return;
   }
   auto changes = diff_states(*base, state);
+  if (!changes.empty()) compare_with_last_read(commit.id, function, *base, state, changes);
   if (changes.empty()) {  // most functions at most commits: nothing copied
     if (!m_backfilling) log_detail(m_log, "No API change for " + name);
     return;
@@ -95,6 +96,55 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
     if (!m_backfilling && notifies(target, change)) record.notifications.push_back({target.name, json});
   record.changes.push_back(json);
   record.events.push_back(event("change", std::move(json)));
+}
+
+namespace {
+
+// What the static view says it cannot read: a stretch of these hides whatever changed meanwhile.
+bool unreadable(Status status) { return status == Status::syntax_error || status == Status::unresolved; }
+
+}  // namespace
+
+// A function whose module stopped parsing (or that could no longer be resolved) and then reads
+// again gets two changes of unknown severity, neither of which says what its signature did
+// meanwhile: a parameter removed in that stretch would reach no notifier of breaking changes. So
+// the signature read again is also compared with the one read last, and those changes carry the
+// commit the stretch began at (Change::unreadable_since).
+void CommitProcessor::compare_with_last_read(const ObjectId& commit, const MonitoredFunction& function,
+                                             const SignatureState& base, const SignatureState& state,
+                                             std::vector<Change>& changes) {
+  const auto key = std::make_pair(function.import_statement, function.function_path);
+  if (base.is_ok() && unreadable(state.status)) {
+    m_last_read[key] = {base, commit.hex};
+    return;
+  }
+  if (!unreadable(base.status) || !state.is_ok()) return;
+  auto last = last_read(function);
+  m_last_read.erase(key);
+  if (!last) return;
+  for (Change& change : diff_states(last->first, state)) {
+    change.unreadable_since = last->second;
+    changes.push_back(std::move(change));
+  }
+}
+
+// The signature read last before the function became unreadable, and the commit it did: kept since
+// then, or found in the store's history (the change that made it unreadable) after a restart.
+std::optional<std::pair<SignatureState, std::string>> CommitProcessor::last_read(
+    const MonitoredFunction& function) {
+  auto known = m_last_read.find(std::make_pair(function.import_statement, function.function_path));
+  if (known != m_last_read.end()) return known->second;
+  auto history = m_store.history(function.function_path);
+  if (!history) return std::nullopt;
+  for (auto it = history->rbegin(); it != history->rend(); ++it) {
+    const Json& change = *it;
+    if (change.value("import_statement", "") != function.import_statement) continue;
+    auto before = state_from_json(change.value("old", Json()));
+    auto after = state_from_json(change.value("new", Json()));
+    if (!before || !after || !unreadable(after->status)) return std::nullopt;  // read since: nothing hidden
+    if (before->is_ok()) return std::make_pair(std::move(*before), change.value("commit", ""));
+  }
+  return std::nullopt;
 }
 
 // A consumer that cannot be bound leaves the change without impact (said in the log), never

@@ -124,6 +124,10 @@ class CommitProcessor {
   Result<void> finish(CommitRecord& record, CommitStates states);
   void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
              const SignatureState* base, CommitRecord& record);
+  void compare_with_last_read(const ObjectId& commit, const MonitoredFunction& function,
+                              const SignatureState& base, const SignatureState& state,
+                              std::vector<Change>& changes);
+  std::optional<std::pair<SignatureState, std::string>> last_read(const MonitoredFunction& function);
   Json event(const char* type, Json function_change) const;
   Result<void> record_failure(const ObjectId& commit, bool advances_line, const Error& error);
   Result<void> record(CommitRecord& record);
@@ -142,6 +146,10 @@ class CommitProcessor {
   std::optional<Recorded> m_last;  // the next commit diffed against it is only asked what changed
   bool m_batching = false;         // between begin_batch() and end_batch(): events wait for the end
   ChangeTally m_tally;
+  // For each function the static view can no longer read (syntax_error, unresolved), the signature
+  // it read last and the commit since which it could not: what it is compared with once readable
+  // again. Known from the store's history after a restart.
+  std::map<std::pair<std::string, std::string>, std::pair<SignatureState, std::string>> m_last_read;
   std::vector<Json> m_pending_events;                 // add_event(): for the next record
   std::vector<Notification> m_pending_notifications;  // add_rewrite(): for the next record
   bool m_backfilling = false;  // during backfill(): changes are marked, not notified nor logged as news

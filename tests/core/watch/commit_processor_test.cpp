@@ -129,6 +129,52 @@ TEST_F(CommitProcessorTest, ChangesAtATargetsSeverityOrAboveAreQueuedForIt) {
                         {"webhook", "pkg.f"}, {"webhook", "g"}, {"github_issue", "g"}}));
 }
 
+// tenacity's Retrying.iter: its module stopped parsing, and the commit that mended it had also
+// removed two defaults and added a required parameter. The two unknown changes say nothing of that;
+// the signature read again is compared with the one read before, and a notifier of breaking
+// changes hears of it, with the commit the unreadable stretch began at.
+TEST_F(CommitProcessorTest, ASignatureReadAgainIsComparedWithTheOneReadBeforeTheUnreadableStretch) {
+  const auto broken = SignatureState::failed(Status::syntax_error, "pkg/__init__.py:3: invalid syntax");
+  ObjectId first = add("first", {params({{"result", "NO_RESULT"}}), params({{"x", {}}})});
+  ObjectId breaks = add("breaks", {broken, params({{"x", {}}})});
+  ObjectId still = add("still broken",
+                       {SignatureState::failed(Status::unresolved, "bound to a call"), params({{"x", {}}})});
+  ObjectId mended = add("mended", {params({{"result", {}}, {"start", {}}}), params({{"x", {}}})});
+  process_in_order({first, breaks, still, mended}, {{"github_issue", Severity::breaking, false}});
+  auto history = *m_store.history(std::string("pkg.f"));
+  ASSERT_EQ(history.size(), 3u);
+  const Json& last = history.back();
+  EXPECT_EQ(last["commit"], mended.hex);
+  EXPECT_EQ(last["severity"], "breaking");
+  std::vector<std::string> kinds;
+  for (const Json& change : last["changes"]) {
+    kinds.push_back(change["kind"]);
+    if (change["kind"] == "state_changed") {
+      EXPECT_FALSE(change.contains("unreadable_since"));
+    } else {
+      EXPECT_EQ(change["unreadable_since"], breaks.hex) << change.dump();
+    }
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"state_changed", "default_removed", "parameter_added"}));
+  auto due = m_store.due_notifications(TimePoint::max(), 100);
+  ASSERT_TRUE(due);
+  ASSERT_EQ(due->size(), 1u);
+  EXPECT_EQ((*due)[0].payload["commit"], mended.hex);
+
+  // The same found in the store's history by a processor started after the stretch began.
+  ObjectId again = add("breaks again", {broken, params({{"x", {}}})});
+  ObjectId back = add("back", {params({{"result", {}}}), params({{"x", {}}})});
+  process_in_order({mended, again});
+  process_in_order({again, back});
+  const Json restarted = m_store.history(std::string("pkg.f"))->back();
+  EXPECT_EQ(restarted["commit"], back.hex);
+  EXPECT_EQ(restarted["severity"], "breaking");
+  bool removed = false;
+  for (const Json& change : restarted["changes"])
+    removed |= change["kind"] == "parameter_removed" && change["unreadable_since"] == again.hex;
+  EXPECT_TRUE(removed) << restarted.dump();
+}
+
 TEST_F(CommitProcessorTest, AFunctionAddedToTheConfigGetsItsHistoryBackFilledWithoutNotifications) {
   m_source.know(m_functions);
   ObjectId one = add("one", {params({{"a", {}}}), params({{"x", {}}, {"y", {}}})});
