@@ -80,7 +80,9 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
     return;
   }
   auto changes = diff_states(*base, state);
-  if (!changes.empty()) compare_with_last_read(commit.id, function, *base, state, changes);
+  // A signature read again is assessed against the one read last: the unreadable base bound nothing.
+  std::optional<SignatureState> read_before;
+  if (!changes.empty()) read_before = compare_with_last_read(commit.id, function, *base, state, changes);
   if (changes.empty()) {  // most functions at most commits: nothing copied
     if (!m_backfilling) log_detail(m_log, "No API change for " + name);
     return;
@@ -88,7 +90,7 @@ void CommitProcessor::judge(const CommitInfo& commit, const MonitoredFunction& f
   FunctionChange change{commit, std::nullopt, function, *base, state, std::move(changes)};
   ++m_tally.changes;
   if (*highest(change.changes) == Severity::breaking) ++m_tally.breaking;
-  assess(change, *base);
+  assess(change, read_before ? *read_before : *base);
   log_change(m_log, change);
   Json json = to_json(change);
   if (m_backfilling) json["backfilled"] = true;
@@ -109,23 +111,27 @@ bool unreadable(Status status) { return status == Status::syntax_error || status
 // again gets two changes of unknown severity, neither of which says what its signature did
 // meanwhile: a parameter removed in that stretch would reach no notifier of breaking changes. So
 // the signature read again is also compared with the one read last, and those changes carry the
-// commit the stretch began at (Change::unreadable_since).
-void CommitProcessor::compare_with_last_read(const ObjectId& commit, const MonitoredFunction& function,
-                                             const SignatureState& base, const SignatureState& state,
-                                             std::vector<Change>& changes) {
+// commit the stretch began at (Change::unreadable_since). Returns the signature read last when the
+// function reads again (nullopt otherwise, or when it is not known).
+std::optional<SignatureState> CommitProcessor::compare_with_last_read(const ObjectId& commit,
+                                                                      const MonitoredFunction& function,
+                                                                      const SignatureState& base,
+                                                                      const SignatureState& state,
+                                                                      std::vector<Change>& changes) {
   const auto key = std::make_pair(function.import_statement, function.function_path);
   if (base.is_ok() && unreadable(state.status)) {
     m_last_read[key] = {base, commit.hex};
-    return;
+    return std::nullopt;
   }
-  if (!unreadable(base.status) || !state.is_ok()) return;
+  if (!unreadable(base.status) || !state.is_ok()) return std::nullopt;
   auto last = last_read(function);
   m_last_read.erase(key);
-  if (!last) return;
+  if (!last) return std::nullopt;
   for (Change& change : diff_states(last->first, state)) {
     change.unreadable_since = last->second;
     changes.push_back(std::move(change));
   }
+  return std::move(last->first);
 }
 
 // The signature read last before the function became unreadable, and the commit it did: kept since

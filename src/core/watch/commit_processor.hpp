@@ -124,9 +124,11 @@ class CommitProcessor {
   Result<void> finish(CommitRecord& record, CommitStates states);
   void judge(const CommitInfo& commit, const MonitoredFunction& function, const SignatureState& state,
              const SignatureState* base, CommitRecord& record);
-  void compare_with_last_read(const ObjectId& commit, const MonitoredFunction& function,
-                              const SignatureState& base, const SignatureState& state,
-                              std::vector<Change>& changes);
+  std::optional<SignatureState> compare_with_last_read(const ObjectId& commit,
+                                                       const MonitoredFunction& function,
+                                                       const SignatureState& base,
+                                                       const SignatureState& state,
+                                                       std::vector<Change>& changes);
   std::optional<std::pair<SignatureState, std::string>> last_read(const MonitoredFunction& function);
   Json event(const char* type, Json function_change) const;
   Result<void> record_failure(const ObjectId& commit, bool advances_line, const Error& error);

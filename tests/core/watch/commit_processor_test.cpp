@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "support/fake_call_binder.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_signature_source.hpp"
 #include "support/memory_git_mirror.hpp"
@@ -173,6 +174,32 @@ TEST_F(CommitProcessorTest, ASignatureReadAgainIsComparedWithTheOneReadBeforeThe
   for (const Json& change : restarted["changes"])
     removed |= change["kind"] == "parameter_removed" && change["unreadable_since"] == again.hex;
   EXPECT_TRUE(removed) << restarted.dump();
+}
+
+// The consumer's call sites are bound against the signature read before the stretch: a call that
+// bound then and fails now is broken by the change, which the unreadable base could not tell.
+TEST_F(CommitProcessorTest, TheConsumerImpactOfASignatureReadAgainIsAssessedAgainstTheOneReadBefore) {
+  test::FakeCallBinder binder;
+  ConsumerScan scan;
+  scan.functions.push_back({m_functions[0], "pkg.f", {test::site("user.py", 7, 2)}});
+  ImpactAssessor assessor(scan, binder);
+  ObjectId first = add("first", {params({{"a", {}}, {"b", {}}}), params({{"x", {}}})});
+  ObjectId breaks =
+      add("breaks", {SignatureState::failed(Status::syntax_error, "pkg/__init__.py:3: invalid syntax"),
+                     params({{"x", {}}})});
+  ObjectId mended = add("mended", {params({{"a", {}}}), params({{"x", {}}})});
+  CommitProcessor processor(m_functions, m_git, m_source, m_store, m_events, *m_log, m_clock, {});
+  processor.use_consumer(&assessor);
+  std::optional<ObjectId> against;
+  for (const ObjectId& commit : {first, breaks, mended}) {
+    ASSERT_TRUE(processor.process(commit, against, true, "Checking commit"));
+    against = commit;
+  }
+  const Json last = m_store.history(std::string("pkg.f"))->back();
+  ASSERT_TRUE(last.contains("consumer_impact")) << last.dump();
+  EXPECT_EQ(last["consumer_impact"]["breaks_consumer"], true) << last.dump();
+  ASSERT_EQ(last["consumer_impact"]["broken"].size(), 1u);
+  EXPECT_EQ(last["consumer_impact"]["broken"][0]["file"], "user.py");
 }
 
 TEST_F(CommitProcessorTest, AFunctionAddedToTheConfigGetsItsHistoryBackFilledWithoutNotifications) {
