@@ -140,7 +140,8 @@ def parameters_of(arguments: ast.arguments, mangle: Optional[str] = None) -> Lis
 def source_text(node) -> str:
     """ast.unparse of a default or an annotation, the same for what Python 3 reads the same: a u''
     prefix (`u'python-requests'`, kept by the parser as the constant's kind) is dropped, as
-    inspect.signature prints such a default without it."""
+    inspect.signature prints such a default without it. The kind is cleared on the nodes
+    themselves (a cached summary's too): nothing else reads it, and a copy would cost more."""
     for child in ast.walk(node):
         if isinstance(child, ast.Constant) and child.kind is not None:
             child.kind = None
