@@ -199,10 +199,12 @@ std::string https_token_for(const Config& config) {
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log,
                                                 std::function<bool()> stop_requested,
                                                 bool clone_on_first_fetch) {
-  // For the daemon, a local repository that is not there is the config's mistake, not an outage to
-  // wait out (the commands that clone at once say so themselves).
+  // A local repository that is not there is the config's mistake, not an outage for the daemon to
+  // wait out; said before anything announces a clone. A mirror made earlier still serves the
+  // commands that only read it.
   if (auto local = local_repository_path(config.repository_url);
-      clone_on_first_fetch && local && !std::filesystem::is_directory(*local))
+      local && !std::filesystem::is_directory(*local) &&
+      (clone_on_first_fetch || !mirror_exists(config.repository_url, StateDir(config.state_dir).mirrors())))
     throw CommandError{"repository_url '" + *local +
                        "': no such directory: a local repository is read where it is, check the path"};
   MirrorOptions options;

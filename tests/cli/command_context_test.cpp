@@ -272,6 +272,36 @@ TEST_F(ConfigTest, RejectsAFunctionPathThatIsNoDottedName) {
       with_functions(R"([{"import_statement": "import a", "function_path": "a._f2.K"}])"), "c.json"));
 }
 
+TEST_F(ConfigTest, RejectsAnImportStatementNoCommitCouldRun) {
+  // Each would be a function missing at every commit, which a range of commits never shows.
+  for (const auto& [statement, why] : std::vector<std::pair<std::string, std::string>>{
+           {"import aiter,", "a name was expected after ',', not the end"},
+           {"from .ops import f", "a relative import has no package to resolve against"},
+           {"import aiter; import os", "it holds more than one statement"}}) {
+    Json functions = Json::array({{{"import_statement", statement}, {"function_path", "aiter.f"}}});
+    std::string message = error_of(with_functions(functions.dump()));
+    EXPECT_NE(message.find("functions_to_monitor[0].import_statement: '" + statement +
+                           "' is not one import statement Python can run: " + why),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST_F(ConfigTest, RejectsAFunctionPathItsImportStatementDoesNotBind) {
+  EXPECT_NE(
+      error_of(with_functions(
+                   R"([{"import_statement": "from aiter import fmoe", "function_path": "aiter.fmoe"}])"))
+          .find("functions_to_monitor[0].function_path: 'aiter' is not bound by 'from aiter import fmoe', "
+                "which binds fmoe"),
+      std::string::npos);
+  EXPECT_NE(error_of(with_functions(
+                         R"([{"import_statement": "import aiter.ops as ops", "function_path": "op.f"}])"))
+                .find("'op' is not bound by 'import aiter.ops as ops'; did you mean 'ops'?"),
+            std::string::npos);
+  EXPECT_TRUE(parse_binary_config(
+      with_functions(R"([{"import_statement": "from aiter import *", "function_path": "fmoe"}])"), "c.json"));
+}
+
 TEST_F(ConfigTest, ReportDirIsRelativeToTheConfigFile) {
   test::TempDir dir;
   auto path = dir.path() / "conf" / "config.json";

@@ -100,6 +100,21 @@ TEST_F(BadInputCliTest, CheckConfigNamesAnImportStatementThatBindsAnotherName) {
       "mean 'rocm_aiter_asm_fmoe'?");
 }
 
+TEST_F(BadInputCliTest, AnImportStatementNoCommitCouldRunIsRefusedBeforeAnythingIsCloned) {
+  auto cfg = config({}, function("import aiter,", "aiter.rms_norm"));
+  for (const char* command : {"check-config", "compare", "watch"}) {
+    std::vector<std::string> args = {command, "--config", cfg.string()};
+    if (std::string(command) == "compare") args.insert(args.end(), {"v0.1", "main"});
+    if (std::string(command) == "watch") args.push_back("--once");
+    auto r = run(args);
+    expect_error(r,
+                 "functions_to_monitor[0].import_statement: 'import aiter,' is not one import statement "
+                 "Python can run: a name was expected after ',', not the end");
+    EXPECT_FALSE(contains(r.out + r.err, "Cloning")) << command << ": " << r.out;
+    EXPECT_FALSE(contains(r.out, "Gate:")) << command << ": " << r.out;
+  }
+}
+
 TEST_F(BadInputCliTest, WithTheRuntimeExtractorANameTheStaticViewMissesIsOnlyAWarning) {
   // A compiled module defines names no static reading sees; the runtime extractor will look.
   auto cfg = config({{"extractor", "runtime"}}, function("import aiter", "aiter.rms_nrom"));
@@ -238,9 +253,10 @@ TEST_F(BadInputCliTest, HistoryOfAFunctionNeitherMonitoredNorRecordedIsASlip) {
 TEST_F(BadInputCliTest, AFatalErrorGoesToStderrAndTheLogFile) {
   auto cfg = config({{"repository_url", (m_dir.path() / "no-such-repo").string()}});
   auto r = run({"compare", "--config", cfg.string(), "main~1", "main"});
-  expect_error(r, "aiter-api-watcher: error: cannot clone '" + (m_dir.path() / "no-such-repo").string() +
+  expect_error(r, "aiter-api-watcher: error: repository_url '" + (m_dir.path() / "no-such-repo").string() +
                       "': no such directory");
-  EXPECT_TRUE(contains(log_text(), "ERROR - Exiting on error: cannot clone")) << log_text();
+  EXPECT_TRUE(contains(log_text(), "ERROR - Exiting on error: repository_url")) << log_text();
+  EXPECT_FALSE(contains(r.out + r.err, "Cloning")) << "nothing announced that cannot start";
 }
 
 // ---- 3. relative paths, and queries that create nothing -----------------------------------------

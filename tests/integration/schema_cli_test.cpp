@@ -277,6 +277,8 @@ TEST_F(ConfigSchemaTest, BadValuesTheBinaryRefusesTheSchemaRefusesToo) {
       {"repository_url", ""},
       {"functions_to_monitor", Json::array()},
       {"functions_to_monitor[0].import_statement", ""},
+      {"functions_to_monitor[0].import_statement", "aiter"},
+      {"functions_to_monitor[0].import_statement", "from .aiter import topk"},
       {"functions_to_monitor[0].function_path", " aiter.topk"},
       {"functions_to_monitor[0].function_path", "aiter.topk()"},
       {"functions_to_monitor[0].function_path", "aiter..topk"},
@@ -336,8 +338,13 @@ TEST_F(ConfigSchemaTest, BadValuesTheBinaryRefusesTheSchemaRefusesToo) {
 
 TEST_F(ConfigSchemaTest, ValuesAtTheEdgesTheBinaryAcceptsTheSchemaAcceptsToo) {
   const std::vector<std::pair<std::string, Json>> good = {
-      {"functions_to_monitor[0].function_path", "_private.fn2"},
-      {"functions_to_monitor[0].function_path", "módulo.función"},
+      {"functions_to_monitor[0]",
+       {{"import_statement", "import _private"}, {"function_path", "_private.fn2"}}},
+      {"functions_to_monitor[0]",
+       {{"import_statement", "import módulo"}, {"function_path", "módulo.función"}}},
+      {"functions_to_monitor[0]",
+       {{"import_statement", "\n from aiter import (a,\n  b as c,)  # comment\n"}, {"function_path", "c.f"}}},
+      {"functions_to_monitor[0]", {{"import_statement", "from aiter import *"}, {"function_path", "fmoe"}}},
       {"compare_pair", Json::array()},
       {"compare_pair", Json::array({"v1", "v2"})},
       {"check_interval_seconds", 1000000000},

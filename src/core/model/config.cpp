@@ -7,6 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/model/import_statement.hpp"
 #include "core/model/json_reader.hpp"
 #include "util/files.hpp"
 #include "util/strings.hpp"
@@ -37,6 +38,23 @@ void check_dotted_name(const std::string& name, const std::string& path) {
   }
 }
 
+// A statement no commit could run, or a function_path it does not bind, would be reported as a
+// function missing at every commit, which a range of commits never shows as a change.
+void check_import(const MonitoredFunction& f, const std::string& statement_path,
+                  const std::string& path_path) {
+  auto statement = read_import_statement(f.import_statement);
+  if (!statement)
+    JsonReader::fail(statement_path,
+                     "'" + f.import_statement +
+                         "' is not one import statement Python can run: " + statement.error().message());
+  std::string head = f.function_path.substr(0, f.function_path.find('.'));
+  if (binds(*statement, head)) return;
+  std::string close = closest_match(head, statement->bound);
+  JsonReader::fail(path_path, "'" + head + "' is not bound by '" + f.import_statement + "'" +
+                                  (close.empty() ? ", which binds " + join(statement->bound)
+                                                 : "; did you mean '" + close + "'?"));
+}
+
 MonitoredFunction read_function(const Json& json, const std::string& path,
                                 std::vector<std::string>& warnings) {
   JsonReader r(json, path, warnings);
@@ -46,6 +64,7 @@ MonitoredFunction read_function(const Json& json, const std::string& path,
   if (f.import_statement.empty()) JsonReader::fail(r.path_of("import_statement"), "must not be empty");
   if (f.function_path.empty()) JsonReader::fail(r.path_of("function_path"), "must not be empty");
   check_dotted_name(f.function_path, r.path_of("function_path"));
+  check_import(f, r.path_of("import_statement"), r.path_of("function_path"));
   r.ignore("last_signature");  // the original script kept its state here
   r.warn_unknown();
   return f;

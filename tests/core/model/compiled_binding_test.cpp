@@ -7,14 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/sample_values.hpp"
+
 namespace aaw {
 namespace {
 
-Parameter param(std::string name, std::optional<std::string> default_value = std::nullopt,
-                std::optional<std::string> annotation = std::nullopt) {
-  return Parameter{std::move(name), ParameterKind::positional_or_keyword, std::move(default_value),
-                   std::move(annotation)};
-}
+using test::param;
 
 Signature sig(std::vector<Parameter> parameters) { return Signature{std::move(parameters), std::nullopt}; }
 

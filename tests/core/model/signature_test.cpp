@@ -9,37 +9,38 @@ namespace {
 
 using K = ParameterKind;
 
-Parameter param(std::string name, K kind = K::positional_or_keyword, std::optional<std::string> def = {},
-                std::optional<std::string> ann = {}) {
+Parameter parameter(std::string name, K kind = K::positional_or_keyword, std::optional<std::string> def = {},
+                    std::optional<std::string> ann = {}) {
   return Parameter{std::move(name), kind, std::move(def), std::move(ann)};
 }
 
 TEST(SignatureTest, PrintsPlainParametersAsPython) {
-  Signature s{{param("a"), param("b", K::positional_or_keyword, "1")}, std::nullopt};
+  Signature s{{parameter("a"), parameter("b", K::positional_or_keyword, "1")}, std::nullopt};
   EXPECT_EQ(s.text(), "(a, b=1)");
 }
 
 TEST(SignatureTest, SpacesEqualsOnlyWithAnAnnotation) {
-  Signature s{{param("a", K::positional_or_keyword, std::nullopt, "int"),
-               param("b", K::positional_or_keyword, "None", "Optional[int]")},
+  Signature s{{parameter("a", K::positional_or_keyword, std::nullopt, "int"),
+               parameter("b", K::positional_or_keyword, "None", "Optional[int]")},
               "None"};
   EXPECT_EQ(s.text(), "(a: int, b: Optional[int] = None) -> None");
 }
 
 TEST(SignatureTest, InsertsSlashAfterPositionalOnlyAndStarBeforeKeywordOnly) {
-  Signature s{{param("a", K::positional_only), param("b"), param("c", K::keyword_only, "2")}, std::nullopt};
+  Signature s{{parameter("a", K::positional_only), parameter("b"), parameter("c", K::keyword_only, "2")},
+              std::nullopt};
   EXPECT_EQ(s.text(), "(a, /, b, *, c=2)");
 }
 
 TEST(SignatureTest, OmitsBareStarWhenVarPositionalPrecedesKeywordOnly) {
-  Signature s{
-      {param("args", K::var_positional), param("c", K::keyword_only), param("kw", K::var_keyword, {}, "Any")},
-      std::nullopt};
+  Signature s{{parameter("args", K::var_positional), parameter("c", K::keyword_only),
+               parameter("kw", K::var_keyword, {}, "Any")},
+              std::nullopt};
   EXPECT_EQ(s.text(), "(*args, c, **kw: Any)");
 }
 
 TEST(SignatureTest, ClosesSlashWhenOnlyPositionalOnlyParameters) {
-  Signature s{{param("a", K::positional_only), param("b", K::positional_only)}, std::nullopt};
+  Signature s{{parameter("a", K::positional_only), parameter("b", K::positional_only)}, std::nullopt};
   EXPECT_EQ(s.text(), "(a, b, /)");
 }
 
@@ -47,7 +48,7 @@ TEST(SignatureTest, PrintsEmptySignature) { EXPECT_EQ(Signature{}.text(), "()");
 
 TEST(SignatureTest, OkStateRoundTripsThroughContractJson) {
   auto state =
-      SignatureState::ok(Signature{{param("x", K::keyword_only, "(1, 2)", "Tuple[int, ...]")}, "int"});
+      SignatureState::ok(Signature{{parameter("x", K::keyword_only, "(1, 2)", "Tuple[int, ...]")}, "int"});
   Json json = to_json(state);
   EXPECT_EQ(json["status"], "ok");
   EXPECT_EQ(json["text"], "(*, x: Tuple[int, ...] = (1, 2)) -> int");
