@@ -31,6 +31,10 @@ Result<void> record_replay(StateStore& store, TimePoint time, const std::string&
   return {};
 }
 
+Result<void> record_replayed_commit(StateStore& store, const ObjectId& commit) {
+  return store.set_value(k_last_replayed_commit, commit.hex);
+}
+
 std::optional<std::string> PollStatus::last_success_time() const {
   std::optional<std::string> replay;
   if (last_replay_result == "ok") replay = last_replay_time;

@@ -29,6 +29,10 @@ struct PollStatus {
 // success time. Each value in its own transaction.
 Result<void> record_poll(StateStore& store, TimePoint time, const std::optional<std::string>& error);
 
+// The last commit a replay processed, as it goes: in the same batch as the commit's record, so
+// that status and a later watch know it even when the replay is killed.
+Result<void> record_replayed_commit(StateStore& store, const ObjectId& commit);
+
 // Records a replay that ended at `time` with `result` ("ok", or why not), having processed
 // `last_commit` last (nullopt: none).
 Result<void> record_replay(StateStore& store, TimePoint time, const std::string& result,

@@ -131,10 +131,24 @@ std::optional<ObjectId> Watcher::configured_start() const {
   return std::nullopt;
 }
 
+// The last commit a replay processed: this run's, or a replay's before it with this state_dir (a
+// `replay --once` then a `watch`), so that monitoring goes on from it either way.
+Result<std::optional<ObjectId>> Watcher::last_replayed() {
+  if (m_replayed) return m_replayed;
+  auto status = read_poll_status(m_deps.store);
+  if (!status) return status.error();
+  if (!status->last_replayed_commit) return std::optional<ObjectId>();
+  return std::optional<ObjectId>(ObjectId{*status->last_replayed_commit});
+}
+
 Result<void> Watcher::start_line(const ObjectId& tip) {
   auto configured = configured_start();
-  if (!configured && m_replayed) return continue_from_replay(*m_replayed, tip);
-  if (!configured) return m_deps.processor.process(tip, std::nullopt, true, "Checking");
+  if (!configured) {
+    auto replayed = last_replayed();
+    if (!replayed) return replayed.error();
+    if (*replayed) return continue_from_replay(**replayed, tip);
+    return m_deps.processor.process(tip, std::nullopt, true, "Checking");
+  }
   const char* key = m_config.start_commit.empty() ? "last_checked_commit" : "start_commit";
   auto start = m_deps.mirror.resolve(configured->hex);
   if (!start && start.error().code() != ErrorCode::network && start.error().code() != ErrorCode::git)
@@ -316,6 +330,7 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
   m_deps.progress.start(revisions.size());
   const ChangeTally before = m_deps.processor.tally();
   std::size_t handled = 0;
+  std::size_t since_noted = 0;
   for (const std::string& revision : revisions) {
     if (m_deps.control.stop_requested()) break;
     ++handled;
@@ -326,6 +341,7 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
       ++unresolved;
       continue;
     }
+    if (previous) warn_unless_descendant(*previous, *commit, revision);
     auto status = m_deps.store.commit_status(*commit);
     if (status && *status && (*status)->outcome == CommitOutcome::processed) {
       log_detail(m_deps.log, "Commit " + commit->hex + " already recorded");
@@ -340,6 +356,13 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
     }
     previous = *commit;
     m_replayed = *commit;
+    // Now and then, not at each commit: a later watch that starts a little before the last one
+    // replayed records those commits again, as they were.
+    if (++since_noted == k_replay_note_commits) {
+      since_noted = 0;
+      if (auto noted = record_replayed_commit(m_deps.store, *commit); !noted)
+        m_deps.log.warn("Cannot record the replay in the state store: {}", noted.error().message());
+    }
     m_deps.progress.step();
   }
   std::string result = "ok";
@@ -356,6 +379,21 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
   }
   note_replay(result);
   return unresolved;
+}
+
+// A replay diffs each commit against the one listed before it, as the original script did; listed
+// out of order (a newer commit first), a change is then blamed on a commit that undid nothing.
+void Watcher::warn_unless_descendant(const ObjectId& previous, const ObjectId& commit,
+                                     const std::string& revision) {
+  if (auto info = m_deps.mirror.commit_info(commit);
+      info && !info->parents.empty() && info->parents.front() == previous)
+    return;  // the usual list, the branch's commits in order: no walk of the graph
+  auto descends = m_deps.mirror.is_ancestor(previous, commit);
+  if (!descends || *descends || previous == commit) return;  // an unreadable graph is not the list's fault
+  m_deps.log.warn(
+      "Replaying '{}' ({}): it does not descend from {}, the commit replayed before it; its changes are "
+      "diffed against that one all the same (list the commits oldest first)",
+      revision, commit.hex.substr(0, 12), previous.hex.substr(0, 12));
 }
 
 // What status and the report say of a store a replay wrote: when it ended, how, and where.

@@ -31,6 +31,8 @@ inline constexpr int k_exit_interrupted = 3;
 // A batch of commits recorded in one transaction (Watcher::process_in_order) is closed after this
 // many commits, or once it has been open this long.
 constexpr std::size_t k_batch_commits = 128;
+// A replay notes the last commit it processed every this many commits (and at its end).
+constexpr std::size_t k_replay_note_commits = 64;
 constexpr auto k_batch_time = std::chrono::milliseconds(250);
 
 struct WatcherDeps {
@@ -83,6 +85,7 @@ class Watcher {
   // Processes what is pending up to `head` on the watched line.
   Result<void> follow(const ObjectId& head);
   void maintain_mirror();
+  Result<std::optional<ObjectId>> last_replayed();
   Result<void> start_line(const ObjectId& tip);
   Result<void> continue_line(const ObjectId& line_head, const ObjectId& tip);
   // After a force-push: records the history_rewritten event and returns what the new commits are
@@ -96,6 +99,7 @@ class Watcher {
   bool bisects(std::size_t pending) const;
   Result<void> ensure_fetched(const ObjectId& head);
   void check_reopen();
+  void warn_unless_descendant(const ObjectId& previous, const ObjectId& commit, const std::string& revision);
   void note_replay(const std::string& result);
   void wait_until(TimePoint deadline);
   Duration backoff(int failures) const;

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <tuple>
 
+#include "core/watch/poll_status.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_control.hpp"
 #include "support/fake_signature_source.hpp"
@@ -138,6 +141,33 @@ TEST_F(WatcherTest, ReplayProcessesTheListInOrderAndSkipsWhatWasRecorded) {
   EXPECT_EQ(m_source.asked().size(), asked) << "both were recorded: nothing extracted again";
 }
 
+TEST_F(WatcherTest, AWatchAfterAReplayOfAnotherRunGoesOnFromTheLastReplayedCommit) {
+  // `replay --once C` then `watch`: the commits after C are processed, not only the head.
+  m_config.start_commit.clear();
+  ASSERT_EQ(watcher().replay({m_first.hex}), 0);
+  EXPECT_EQ(watcher().run(true), 0);
+  EXPECT_EQ(*m_store.commit_count(), 3);
+  EXPECT_EQ(history(), (std::set<Seen>{{m_changed.hex, "pkg.f", "parameter_added"}}));
+  EXPECT_EQ(**m_store.line_head(), m_changed);
+}
+
+TEST_F(WatcherTest, AReplayListedOutOfOrderIsWarnedOf) {
+  m_config.start_commit.clear();
+  LogConfig log;
+  log.file = (m_dir.path() / "w.log").string();
+  std::shared_ptr<Logger> progress_log = m_log;  // m_progress holds it
+  m_log = *make_logger(log, ConsoleStream::none);
+  ASSERT_EQ(watcher().replay({m_changed.hex, m_first.hex}), 0);
+  m_log->flush();
+  std::ifstream in(m_dir.path() / "w.log");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("WARNING - Replaying '" + m_first.hex + "' (" + m_first.hex.substr(0, 12) +
+                      "): it does not descend from " + m_changed.hex.substr(0, 12)),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("does not descend from " + m_first.hex.substr(0, 12)), std::string::npos) << text;
+}
+
 TEST_F(WatcherTest, ReplayCountsTheRevisionsThatDoNotResolve) {
   ASSERT_TRUE(m_mirror.fetch());
   EXPECT_EQ(watcher().replay({m_first.hex, "no-such-branch", m_changed.hex}), 1);
@@ -201,6 +231,39 @@ TEST_F(WatcherTest, AReplayCutShortSaysSo) {
   auto whole = watcher();
   EXPECT_EQ(whole.replay({m_first.hex, m_changed.hex}), 0);
   EXPECT_FALSE(whole.interrupted());
+}
+
+// What the store says of the replay each time a commit is extracted.
+class ReplayNotes final : public SignatureSource {
+ public:
+  ReplayNotes(SignatureSource& inner, StateStore& store) : m_inner(inner), m_store(store) {}
+  Result<std::vector<SignatureState>> extract(const ObjectId& commit,
+                                              const std::vector<MonitoredFunction>& functions) override {
+    seen.push_back(read_poll_status(m_store)->last_replayed_commit.value_or(""));
+    return m_inner.extract(commit, functions);
+  }
+  std::vector<std::string> seen;
+
+ private:
+  SignatureSource& m_inner;
+  StateStore& m_store;
+};
+
+TEST_F(WatcherTest, TheLastReplayedCommitIsNotedAsTheReplayGoes) {
+  // A replay killed before its end still tells status, and a later watch, about where it got to.
+  m_config.start_commit.clear();
+  std::vector<std::string> list;
+  for (std::size_t i = 0; i < k_replay_note_commits + 2; ++i) list.push_back(add("commit", {"a"}, {"x"}).hex);
+  ReplayNotes noting(m_source, m_store);
+  CommitProcessor processor(m_config.functions_to_monitor, m_mirror, noting, m_store, m_events, *m_log,
+                            m_clock);
+  Watcher replaying(m_config,
+                    WatcherDeps{m_mirror, processor, m_store, *m_log, m_clock, m_control, m_progress, [] {}});
+  ASSERT_EQ(replaying.replay(list), 0);
+  ASSERT_EQ(noting.seen.size(), list.size());
+  EXPECT_EQ(noting.seen[k_replay_note_commits - 1], "");
+  EXPECT_EQ(noting.seen[k_replay_note_commits], list[k_replay_note_commits - 1]);
+  EXPECT_EQ(read_poll_status(m_store)->last_replayed_commit, list.back()) << "and at the end";
 }
 
 }  // namespace
