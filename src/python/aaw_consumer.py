@@ -188,7 +188,8 @@ class _Recorder:
         try:
             tree = ast.parse(text, filename=relative)
         except (SyntaxError, ValueError) as error:
-            self.note_error({"file": relative, "error": "not valid Python: %s" % error})
+            self.note_error({"file": relative, "line": getattr(error, "lineno", None) or 0,
+                             "error": "not valid Python: %s" % error})
             return
         _FileVisitor(self, relative).visit_module(tree)
 

@@ -124,7 +124,13 @@ TEST_F(ConsumerCliTest, CheckAtTheHeadFlagsTheBreakingCallsAndBlamesTheCommit) {
   }
   EXPECT_EQ(doc.at("summary").at("breaks"), 7);
   EXPECT_EQ(doc.at("summary").at("unknown_by_cause"), Json({{"forwards", 1}, {"ambiguous", 1}}));
-  EXPECT_EQ(doc.at("summary").at("not_checked"), 1);
+  EXPECT_EQ(doc.at("summary").at("not_checked"), 2);
+  // consumer/broken.py names the package but does not parse: none of its calls is checked.
+  EXPECT_EQ(doc.at("not_checked").at(1).at("file"), "consumer/broken.py");
+  EXPECT_EQ(doc.at("not_checked").at(1).at("line"), 2);
+  EXPECT_TRUE(
+      contains(doc.at("not_checked").at(1).at("what"), "no call in this file is checked: not valid Python"))
+      << doc.at("not_checked");
   EXPECT_TRUE(contains(doc.at("not_checked").at(0).at("what"),
                        "call of torch.ops.aiter.rms_norm (through self.ops.rms_norm): no registration of "
                        "'rms_norm' in the "))
@@ -155,11 +161,15 @@ TEST_F(ConsumerCliTest, CheckBeforeTheBreakingCommitInTextAndMarkdown) {
   EXPECT_FALSE(contains(quiet.out, "binds ")) << quiet.out;
   EXPECT_TRUE(contains(quiet.out, "breaks consumer/ops.py:25 (breaks_missing_argument) aiter.rms_norm"))
       << quiet.out;
-  EXPECT_TRUE(contains(quiet.out, " bind; 1 more place reaches the package in ways that cannot be checked"))
+  EXPECT_TRUE(contains(quiet.out, " bind; 2 more places reach the package in ways that cannot be checked"))
       << "the summary still counts the calls that bind, and the places not checked: " << quiet.out;
   EXPECT_TRUE(contains(quiet.out,
                        "\nnot checked consumer/layer.py:23 (Layer.not_checked_torch_ops): call of "
                        "torch.ops.aiter.rms_norm"))
+      << quiet.out;
+  EXPECT_TRUE(contains(quiet.out,
+                       "\nnot checked consumer/broken.py:2: no call in this file is checked: not valid "
+                       "Python: "))
       << quiet.out;
   auto md = run({"check", "--config", config.string(), "--format", "markdown", "--no-blame"});
   EXPECT_EQ(md.exit_code, 1) << md.err;
@@ -279,7 +289,7 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
   for (const Json& site : step.at("may_break")) may_break.insert(site.at("caller").get<std::string>());
   EXPECT_EQ(may_break, (std::set<std::string>{"unknown_forwarding", "Layer.unknown_ambiguous"}));
   EXPECT_EQ(doc.at("call_sites").size(), 15u) << "every site, as check lists them";
-  EXPECT_EQ(doc.at("not_checked").size(), 1u);
+  EXPECT_EQ(doc.at("not_checked").size(), 2u);
   // rms_norm's call missing 'w' failed at the pin already: listed apart, not blamed on a commit.
   bool missing_w = false;
   for (const Json& site : doc.at("already_broken"))
@@ -292,7 +302,7 @@ TEST_F(ConsumerCliTest, SincePinListsEachBreakingCommitWithTheCallsItBreaksAndIt
                              " topk without c, attn is_causal, legacy gemm deleted (#42) [aiter#42]\n"))
       << text.out;
   EXPECT_TRUE(contains(text.out, "  may break: unknown consumer/ops.py:")) << text.out;
-  EXPECT_TRUE(contains(text.out, "\nCannot be checked (3):\n")) << text.out;
+  EXPECT_TRUE(contains(text.out, "\nCannot be checked (4):\n")) << text.out;
   EXPECT_TRUE(contains(text.out, "  not checked consumer/layer.py:23 (Layer.not_checked_torch_ops)"))
       << text.out;
   EXPECT_TRUE(contains(text.out, "\n15 call sites at ")) << text.out;

@@ -615,6 +615,7 @@ class Tree(unittest.TestCase):
         self.assertEqual(result["functions"][0]["call_sites"][0]["file"], "a/x.py")
         self.assertEqual(result["errors"][0]["file"], "a/bad.py")
         self.assertIn("not valid Python", result["errors"][0]["error"])
+        self.assertEqual(result["errors"][0]["line"], 2, "where it fails, for the check's 'not checked' line")
 
     def test_a_missing_directory_is_an_error_naming_it(self):
         with self.assertRaisesRegex(ValueError, "'/no/such/dir' is not a directory"):

@@ -16,7 +16,8 @@ Result<std::vector<std::string>> strings_at(const Json& json, const char* key, c
 }
 
 std::string location_of(const std::string& file, int line, const std::string& caller) {
-  return file + ":" + std::to_string(line) + " (" + caller + ")";
+  std::string out = line > 0 ? file + ":" + std::to_string(line) : file;
+  return caller.empty() ? out : out + " (" + caller + ")";
 }
 
 }  // namespace
@@ -113,6 +114,15 @@ Result<ConsumerScan> consumer_scan_from_json(const Json& json) {
         unchecked.call = std::move(*site);
       }
       scan.unchecked.push_back(std::move(unchecked));
+    }
+  }
+  // A file that names the package but cannot be read or parsed: none of its calls is checked, so
+  // it is listed with the places that cannot be checked, never dropped.
+  if (json.contains("errors") && json.at("errors").is_array()) {
+    for (const Json& e : json.at("errors")) {
+      if (!e.is_object()) return Error(ErrorCode::invalid_input, "consumer scan: errors: expected objects");
+      scan.unchecked.push_back({e.value("file", ""), e.value("line", 0), "",
+                                "no call in this file is checked: " + e.value("error", ""), "", std::nullopt});
     }
   }
   return scan;
