@@ -187,6 +187,8 @@ class Collector:
         if isinstance(target, ast.Name):
             if target.id == "__all__":
                 _extend_all(scope, value)
+            if target.id == "__getattr__" and module_level:
+                _bound_getattr(scope, "an assignment", line)
             parts = dotted(value)
             if parts is not None:
                 scope.bind(target.id, index, Alias(parts, index))
@@ -242,6 +244,8 @@ class Collector:
             else:
                 scope.bind(alias.asname or alias.name, index,
                            FromImport(node.level or 0, node.module, alias.name, node.lineno))
+                if (alias.asname or alias.name) == "__getattr__" and module_level:
+                    _bound_getattr(scope, "an import", node.lineno)
 
     def _if(self, node, index, scope, module_level):
         # Never true when the module is imported: `if __name__ == "__main__"`, `if TYPE_CHECKING`.
@@ -355,6 +359,14 @@ def _call_alias(value, index, line):
         return None
     positional, keywords = decorator_arguments(value) or ((), {})
     return CallAlias(callee, positional, keywords, index, line, short(value))
+
+
+def _bound_getattr(scope, how, line):
+    """A module-level __getattr__ bound otherwise than by a def (`__getattr__ = make_getattr(__name__)`,
+    as attrs does, or imported): a hook whose cases are not read, so that a name it may answer is
+    unresolved, never missing; a def later in the module reads its own cases again."""
+    scope.dynamic.append("a module-level __getattr__ bound by %s (line %d)" % (how, line))
+    scope.getattr_closed = None
 
 
 def _extend_all(scope, value):

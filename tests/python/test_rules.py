@@ -183,6 +183,25 @@ class ImportHookTest(unittest.TestCase):
             self.assertEqual(state["status"], "unresolved", before)
             self.assertIn("__getattr__", state["detail"])
 
+    def test_a_getattr_bound_otherwise_than_by_a_def_may_answer_anything(self):
+        # attrs 25's shape: a factory's closure, answering lazy submodules and raising otherwise.
+        factory = ("import importlib, sys\n_LAZY = {'validators'}\n"
+                   "def _make_getattr(mod_name):\n    def __getattr__(name):\n"
+                   "        if name in _LAZY:\n            return importlib.import_module('.' + name, mod_name)\n"
+                   "        raise AttributeError(name)\n    return __getattr__\n")
+        for bound in ("__getattr__ = _make_getattr(__name__)\n", "from ._compat import __getattr__\n",
+                      "def __getattr__(name):\n    raise AttributeError(name)\n"
+                      "__getattr__ = _make_getattr(__name__)\n"):
+            files = {"pkg/__init__.py": factory + bound, "pkg/_compat.py": factory + "__getattr__ = 1\n",
+                     "pkg/validators.py": "def instance_of(type_): pass\n"}
+            state = resolve(files, "import pkg", "pkg.validators.instance_of")
+            self.assertEqual(state["status"], "unresolved", bound)
+            self.assertIn("a module-level __getattr__", state["detail"])
+            # What the module defines itself is read as ever.
+            self.assertEqual(resolve(files, "import pkg", "pkg._make_getattr")["status"], "ok")
+            self.assertEqual(names(resolve(files, "from pkg.validators import instance_of", "instance_of")),
+                             ["type_"])
+
 
 class ClassesTest(unittest.TestCase):
     def setUp(self):
