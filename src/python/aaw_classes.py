@@ -51,14 +51,22 @@ class ClassRules:
             found = self._own_member(base, name, None)
             if found is not None:
                 return found
-        return self._class_missing(value, name, " nor in its bases")
+        return self._class_missing(value, name, " nor in its bases", mro)
 
-    def _class_missing(self, value, name, where):
+    def _class_missing(self, value, name, where, mro=None):
         # What the class lacks, its metaclass may still give (Retrying.__call__ is type.__call__).
         if name in _TYPE_ATTRIBUTES:
             return NotFound("unresolved", "'%s' is not defined in class '%s' (%s)%s: it is its metaclass's "
                             "(built-in type's), whose signature is not read statically"
                             % (name, value.cls.name, value.module.path, where))
+        # A decorator writing into its caller's frame, on a method, writes into the class body
+        # (pyparsing's @replaces_prePEP8_function("setDebug") on set_debug).
+        for cls in mro or [value]:
+            writer = self._frame_writer(cls.module, cls.cls.scope) if isinstance(cls, ClassValue) else None
+            if writer is not None:
+                return NotFound("unresolved", "'%s' is not defined statically in class '%s' (%s)%s; the decorator "
+                                "%s writes into its caller's namespace and may define it"
+                                % (name, value.cls.name, value.module.path, where, writer))
         return NotFound("missing", "'%s' not found in class '%s' (%s)%s" % (name, value.cls.name, value.module.path,
                                                                           where))
 

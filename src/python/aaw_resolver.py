@@ -284,6 +284,8 @@ class Session(ClassRules, DecoratorRules):
             return NotFound("missing", "'%s' not found in module '%s' (import cycle)"
                             % (name, module.name), cycle=True)
         writer = self._frame_writer(module, scope) if before is None else None
+        if writer is None and before is None:
+            writer = self._star_frame_writer(module, scope, name, set())
         if writer is not None:
             return NotFound("unresolved", "'%s' is not defined statically in module '%s'; the decorator %s "
                             "writes into its caller's namespace and may define it" % (name, module.name, writer))
@@ -452,6 +454,26 @@ class Session(ClassRules, DecoratorRules):
                         pending.append(target)
         self.loaded = seen
         return seen
+
+    def _star_frame_writer(self, module, scope, name, seen):
+        """_frame_writer of a module `module` star-imports (through its own star imports too) whose
+        star import may bind `name`: what such a decorator writes is exported like the rest
+        (pyparsing's `from .helpers import *` of a helpers.py whose decorators define countedArray).
+        Asked only of a name found nowhere else."""
+        for _, star in scope.stars:
+            target = self.import_target(module, star.level, star.module, star.line)
+            if not isinstance(target, Module) or target.name in seen:
+                continue
+            seen.add(target.name)
+            self.tree.ask(target, name)
+            own = self.tree.summary(target)
+            if name.startswith("_") or (own.all_names is not None and name not in own.all_names
+                                        and not own.all_dynamic):
+                continue
+            writer = self._frame_writer(target, own) or self._star_frame_writer(target, own, name, seen)
+            if writer is not None:
+                return writer
+        return None
 
     def _exports(self, module, name):
         """Whether `from module import *` binds `name`."""

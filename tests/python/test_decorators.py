@@ -432,6 +432,32 @@ class NamesWrittenByCodeTest(unittest.TestCase):
         self.assertIn("@camel (pkg/util.py:2)", state["detail"])
         self.assertEqual(resolve(files, "import pkg", "pkg.camel_name")["status"], "ok")
 
+    def test_what_such_a_decorator_writes_is_found_through_a_star_import_and_in_a_class_body(self):
+        # pyparsing 3.0's shape: @replaces_prePEP8_function("countedArray") in helpers.py, exported
+        # by the package's `from .helpers import *`, and on methods, where it writes into the class.
+        util = ("import inspect\n"
+                "def camel(alias):\n    def deco(f):\n"
+                "        inspect.currentframe().f_back.f_locals[alias] = f\n"
+                "        return f\n    return deco\n")
+        files = {"pkg/__init__.py": "from .helpers import *\nfrom .core import Element\n",
+                 "pkg/util.py": util,
+                 "pkg/helpers.py": "from .util import camel\n@camel('countedArray')\ndef counted_array(expr): pass\n",
+                 "pkg/core.py": "from .util import camel\nclass Base:\n"
+                                "    @camel('setDebug')\n    def set_debug(self, flag=True): pass\n"
+                                "class Element(Base):\n    pass\n"}
+        self.assertEqual(runtime_shape(files, "countedArray"), [("expr", "POSITIONAL_OR_KEYWORD", None)])
+        self.assertEqual(runtime_shape(files, "Element.setDebug"),
+                         [("self", "POSITIONAL_OR_KEYWORD", None), ("flag", "POSITIONAL_OR_KEYWORD", "True")])
+        for path in ("pkg.countedArray", "pkg.Element.setDebug"):
+            state = resolve(files, "import pkg", path)
+            self.assertEqual(state["status"], "unresolved", path)
+            self.assertIn("@camel (pkg/util.py:2) writes into its caller's namespace", state["detail"])
+        # A name no decorator can have written is missing as before.
+        self.assertEqual(resolve(files, "import pkg", "pkg._private")["status"], "missing")
+        files["pkg/helpers.py"] = "__all__ = ['counted_array']\n" + files["pkg/helpers.py"]
+        self.assertEqual(resolve(files, "import pkg", "pkg.countedArray")["status"], "missing",
+                         "__all__ leaves it out of the star import")
+
     def test_a_getattr_answering_a_fixed_set_proves_other_names_missing(self):
         files = {"pkg/__init__.py": "def __getattr__(name):\n    \"\"\"Old names.\"\"\"\n"
                                     "    if name in ('old_f', 'older_f'):\n        from .m import f\n"
