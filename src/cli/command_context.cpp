@@ -196,6 +196,24 @@ std::string https_token_for(const Config& config) {
   return github_token(config);
 }
 
+namespace {
+
+// Why a local path cannot be a git repository ("" when it may be one): what is there is read in
+// place, so a wrong path never becomes right by waiting.
+std::string not_a_repository(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return "no such directory: a local repository is read where it is, check the path";
+  if (!std::filesystem::is_directory(path, ec)) return "not a directory: give the repository's directory";
+  bool bare = std::filesystem::is_regular_file(path / "HEAD", ec) &&
+              std::filesystem::is_directory(path / "objects", ec);
+  if (!bare && !std::filesystem::exists(path / ".git", ec))
+    return "not a git repository (no .git, nor HEAD and objects/ of a bare one)";
+  return "";
+}
+
+}  // namespace
+
 std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* log,
                                                 std::function<bool()> stop_requested,
                                                 bool clone_on_first_fetch) {
@@ -203,10 +221,11 @@ std::unique_ptr<GitMirror> open_mirror_or_throw(const Config& config, Logger* lo
   // wait out; said before anything announces a clone. A mirror made earlier still serves the
   // commands that only read it.
   if (auto local = local_repository_path(config.repository_url);
-      local && !std::filesystem::is_directory(*local) &&
-      (clone_on_first_fetch || !mirror_exists(config.repository_url, StateDir(config.state_dir).mirrors())))
-    throw CommandError{"repository_url '" + *local +
-                       "': no such directory: a local repository is read where it is, check the path"};
+      local &&
+      (clone_on_first_fetch || !mirror_exists(config.repository_url, StateDir(config.state_dir).mirrors()))) {
+    if (std::string why = not_a_repository(*local); !why.empty())
+      throw CommandError{"repository_url '" + *local + "': " + why};
+  }
   MirrorOptions options;
   options.https_token = https_token_for(config);
   // Every clone, fetch and ls-remote in a child process of this binary: abandoned when the remote

@@ -287,6 +287,25 @@ TEST_F(ConfigTest, RejectsAnImportStatementNoCommitCouldRun) {
   }
 }
 
+TEST_F(ConfigTest, RejectsAnEmptyStateDir) {
+  EXPECT_NE(
+      error_of(with_functions(k_one_function, R"(, "state_dir": "")")).find("state_dir: must not be empty"),
+      std::string::npos);
+}
+
+TEST_F(ConfigTest, RejectsModuleAliasesThatLeadBackToWhatTheyRedirect) {
+  for (const char* aliases : {R"({"aiter": "aiter"})", R"({"a": "b", "b": "a"})", R"({"a": "a.b"})"}) {
+    std::string message = error_of(
+        with_functions(k_one_function, std::string(R"(, "static": {"module_aliases": )") + aliases + "}"));
+    EXPECT_NE(message.find("static.module_aliases: '"), std::string::npos) << aliases << ": " << message;
+    EXPECT_NE(message.find("is redirected without end"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(parse_binary_config(
+      with_functions(k_one_function, R"(, "static": {"module_aliases": {"a.old": "a.new", "a.new": "b"}})"),
+      "c.json"))
+      << "a chain that ends is fine";
+}
+
 TEST_F(ConfigTest, RejectsAFunctionPathItsImportStatementDoesNotBind) {
   EXPECT_NE(
       error_of(with_functions(

@@ -228,6 +228,20 @@ TEST_F(BadInputCliTest, ADaemonWhoseLocalRepositoryIsMissingStopsWithAConfigErro
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30)) << "no retry";
 }
 
+TEST_F(BadInputCliTest, ADaemonWhoseLocalRepositoryIsNoRepositoryStopsWithAConfigError) {
+  std::filesystem::create_directories(m_dir.path() / "not-git" / "src");
+  std::ofstream(m_dir.path() / "a-file") << "x";
+  for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+           {"not-git", "not a git repository"}, {"a-file", "not a directory"}}) {
+    auto cfg = config({{"repository_url", (m_dir.path() / path).string()}});
+    auto started = std::chrono::steady_clock::now();
+    auto r = run({"watch", "--config", cfg.string()});  // not --once: a daemon must not wait for it
+    expect_error(r, "error: repository_url '" + (m_dir.path() / path).string() + "': " + why);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30)) << "no retry";
+    EXPECT_FALSE(contains(r.out + r.err, "Cloning")) << r.out;
+  }
+}
+
 TEST_F(BadInputCliTest, ReplayWithoutCommitsReplaysTheConfigsCommitList) {
   auto cfg = config({{"commit_list", json::array({s_commits.base, s_commits.inserted})}});
   auto r = run({"replay", "--once", "--config", cfg.string()});

@@ -275,6 +275,7 @@ TEST_F(ConfigSchemaTest, AWrongTypeAtAnyKeyIsRefusedByTheBinaryAndByTheSchema) {
 TEST_F(ConfigSchemaTest, BadValuesTheBinaryRefusesTheSchemaRefusesToo) {
   const std::vector<std::pair<std::string, Json>> bad = {
       {"repository_url", ""},
+      {"state_dir", ""},
       {"functions_to_monitor", Json::array()},
       {"functions_to_monitor[0].import_statement", ""},
       {"functions_to_monitor[0].import_statement", "aiter"},

@@ -46,12 +46,13 @@ WatchSession::WatchSession(const Config& config, Runtime& runtime)
   m_writer_lock = lock_state_dir_or_throw(config);
   // Not cloned here: a remote that is down at the first start is retried by the watcher like any
   // later outage (replay's first fetch clones it too).
-  m_clone.emplace(config, m_log.get());
   m_mirror = open_mirror_or_throw(
       config, m_log.get(), [this] { return m_control.stop_requested(); }, true);
   m_source =
       make_source_or_throw(config, *m_mirror, runtime, *m_log, [this] { return m_control.stop_requested(); });
   m_store = value_or_throw(open_state_store(StateDir(config.state_dir).database(), config.repository_url));
+  // Announced once the repository is known to be there and the store to be this repository's.
+  m_clone.emplace(config, m_log.get());
   open_api_polling();
   m_events =
       std::make_unique<EventLog>(open_event_log(StateDir(config.state_dir).events(), *m_store, *m_log));

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/model/import_statement.hpp"
 #include "core/model/json_reader.hpp"
@@ -110,6 +111,29 @@ void read_notify(JsonReader& r, NotifyConfig& n, const ConfigSchema& schema) {
   }
 }
 
+// The resolver applies the first alias (in key order) whose old name is the module or a package of
+// it, then looks the result up again: an alias leading back to a name it applies to would be
+// followed forever. Applying more aliases than there are means one was applied twice.
+void check_alias_chains(const std::map<std::string, std::string>& aliases) {
+  auto applied = [&](const std::string& name) -> std::optional<std::string> {
+    for (const auto& [old_name, new_name] : aliases)
+      if (name == old_name || name.rfind(old_name + ".", 0) == 0)
+        return new_name + name.substr(old_name.size());
+    return std::nullopt;
+  };
+  for (const auto& [start, ignored] : aliases) {
+    std::vector<std::string> chain = {start};
+    while (auto next = applied(chain.back())) {
+      chain.push_back(*next);
+      if (chain.size() > aliases.size() + 1)
+        JsonReader::fail("static.module_aliases", "'" + start + "' is redirected without end (" +
+                                                      join(chain, " -> ") +
+                                                      " ...): an alias "
+                                                      "leads back to a module it redirects");
+    }
+  }
+}
+
 void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
   r.object("log", [&](JsonReader& l) {
     l.string("file", c.log.file);
@@ -120,6 +144,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
   r.object("static", [&](JsonReader& s) {
     s.strings("source_roots", c.static_extraction.source_roots);
     s.string_map("module_aliases", c.static_extraction.module_aliases);
+    check_alias_chains(c.static_extraction.module_aliases);
     s.integer("cache_mb", c.static_extraction.cache_mb, 1);
     s.boolean("parse_ahead", c.static_extraction.parse_ahead);
     s.choice("unverified", c.static_extraction.unverified, {"ok", "unresolved"});
@@ -200,6 +225,8 @@ Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std
                      "expected two commits [old, new], got " + std::to_string(c.compare_pair.size()));
   std::string state_dir = c.state_dir.string();
   r.string("state_dir", state_dir);
+  if (state_dir.empty())
+    JsonReader::fail("state_dir", "must not be empty (leave the key out for the default)");
   c.state_dir = state_dir;
   r.choice("extractor", c.extractor, schema.extractors);
   read_sections(r, c, schema);
