@@ -115,6 +115,23 @@ TEST_F(BadInputCliTest, AnImportStatementNoCommitCouldRunIsRefusedBeforeAnything
   }
 }
 
+TEST_F(BadInputCliTest, CheckConfigRefusesWhatTheOtherCommandsWouldRefuseAtTheirStart) {
+  for (const auto& [overrides, message] : std::vector<std::pair<json, std::string>>{
+           {{{"branch", "v0.1"}}, "branch 'v0.1' not found on "},
+           {{{"start_commit", "nope"}}, "start_commit 'nope': unknown commit, branch or tag 'nope'"},
+           {{{"last_checked_commit", "main~1..main"}},
+            "last_checked_commit 'main~1..main': 'main~1..main' is a range"},
+           {{{"commit_list", json::array({"main", "nope"})}}, "commit_list[1] 'nope': unknown commit"},
+           {{{"compare_pair", json::array({"nope", "main"})}}, "compare_pair[0] 'nope': unknown commit"},
+           {{{"waivers", "no-such-waivers.json"}}, "no-such-waivers.json"},
+           {{{"consumer", {{"path", "no-such-consumer"}}}}, "consumer.path '"},
+           {{{"consumer", {{"path", "."}, {"pinned_commit", "nope"}}}}, "consumer.pinned_commit 'nope'"}}) {
+    auto r = run({"check-config", "--config", config(overrides).string()});
+    expect_error(r, message);
+    EXPECT_FALSE(contains(r.out, "\nok\n")) << overrides.dump() << ": " << r.out;
+  }
+}
+
 TEST_F(BadInputCliTest, WithTheRuntimeExtractorANameTheStaticViewMissesIsOnlyAWarning) {
   // A compiled module defines names no static reading sees; the runtime extractor will look.
   auto cfg = config({{"extractor", "runtime"}}, function("import aiter", "aiter.rms_nrom"));

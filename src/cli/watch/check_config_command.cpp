@@ -10,6 +10,7 @@
 #include "cli/command_context.hpp"
 #include "cli/watch/notification_service.hpp"
 #include "cli/watch/startup_lookup.hpp"
+#include "core/compare/waivers.hpp"
 #include "core/model/state_dir.hpp"
 #include "extract/static/static_function_finder.hpp"
 #include "notify/channel_registry.hpp"
@@ -43,11 +44,37 @@ NamedCommit commit_to_check(GitMirror& mirror, const Config& config, const std::
     if (!commit) throw CommandError{"--at '" + at + "': " + commit.error().message()};
     return {"'" + at + "'", *commit};
   }
-  auto commit = mirror.resolve(config.branch);
+  // Continuous mode follows a branch: a tag or a commit id that resolves here is no branch to it.
+  if (auto remote = mirror.remote_head(config.branch);
+      !remote && remote.error().code() == ErrorCode::not_found)
+    throw CommandError{remote.error().message()};
+  auto commit = mirror.resolve("refs/heads/" + config.branch);
+  if (!commit) commit = mirror.resolve(config.branch);
   if (commit) return {"branch '" + config.branch + "'", *commit};
   auto remote = mirror.remote_head(config.branch);
   throw CommandError{remote ? "branch '" + config.branch + "': " + commit.error().message()
                             : remote.error().message()};
+}
+
+// The commits and files the config names that watch, replay, compare or check would refuse at
+// their start: refused here first, naming the key.
+void check_references(GitMirror& mirror, const Config& config) {
+  std::vector<std::pair<std::string, std::string>> revisions = {
+      {"start_commit", config.start_commit},
+      {"last_checked_commit", config.last_checked_commit},
+      {"consumer.pinned_commit", config.consumer.pinned_commit}};
+  for (std::size_t i = 0; i < config.commit_list.size(); ++i)
+    revisions.emplace_back("commit_list[" + std::to_string(i) + "]", config.commit_list[i]);
+  for (std::size_t i = 0; i < config.compare_pair.size(); ++i)
+    revisions.emplace_back("compare_pair[" + std::to_string(i) + "]", config.compare_pair[i]);
+  for (const auto& [key, revision] : revisions) {
+    if (revision.empty()) continue;
+    if (auto commit = mirror.resolve(revision); !commit)
+      throw CommandError{key + " '" + revision + "': " + commit.error().message()};
+  }
+  if (!config.gate.waivers.empty()) value_or_throw(load_waivers(config.gate.waivers));
+  if (!config.consumer.path.empty() && !std::filesystem::is_directory(config.consumer.path))
+    throw CommandError{"consumer.path '" + config.consumer.path + "': no such directory"};
 }
 
 const char* verdict_name(FunctionLookup::Verdict verdict) {
@@ -100,9 +127,11 @@ void add_check_config_command(CLI::App& app, Commands& commands) {
       "Look the functions up at this commit instead of the branch head (any revision git rev-parse "
       "accepts: SHA, branch, tag, main~5, ...)");
   cmd->footer(
-      "Exit codes: 0 valid, every function found; 2 an invalid config (or one watch would refuse: "
-      "only_if_consumer_breaks without a consumer, a state_dir recorded for another repository), or a "
-      "function not found.");
+      "Exit codes: 0 valid, every function found; 2 an invalid config, or one watch, replay, compare or "
+      "check would refuse (only_if_consumer_breaks without a consumer, a state_dir recorded for another "
+      "repository, a branch that is not one, a commit of start_commit, last_checked_commit, commit_list, "
+      "compare_pair or consumer.pinned_commit that does not resolve, a waivers file that does not read, a "
+      "consumer.path that is not there), or a function not found.");
   commands.on(cmd, shared, run_check_config);
 }
 
@@ -122,6 +151,7 @@ int run_check_config(const CheckConfigOptions& options, Runtime& runtime) {
   auto mirror = open_mirror_or_throw(config, log.get());
   if (auto fetched = mirror->fetch(); !fetched)
     log->warn("{}; looking the functions up in the mirror as it is", fetched.error().message());
+  check_references(*mirror, config);
   NamedCommit at = commit_to_check(*mirror, config, options.at);
   StaticFunctionFinder finder(*mirror, runtime.python(), config.static_extraction);
   auto lookups = value_or_throw(finder.lookup(at.commit, config.functions_to_monitor));
