@@ -191,6 +191,10 @@ Result<void> Watcher::continue_line(const ObjectId& line_head, const ObjectId& t
   }
   auto range = m_deps.mirror.first_parent_range(against, tip);
   if (!range) return range.error();
+  // The branch moved back to a commit the line had passed (a force-push to an older commit): no
+  // commit of its own to process, yet the tip is the line's head from now on; without a record
+  // of it every poll would find the same rewrite again.
+  if (range->empty() && tip != line_head) return m_deps.processor.process(tip, against, true, "Checking");
   return process_range(*range, against);
 }
 

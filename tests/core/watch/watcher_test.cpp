@@ -168,6 +168,23 @@ TEST_F(WatcherTest, AReplayListedOutOfOrderIsWarnedOf) {
   EXPECT_EQ(text.find("does not descend from " + m_first.hex.substr(0, 12)), std::string::npos) << text;
 }
 
+TEST_F(WatcherTest, ABranchMovedBackToAnOlderCommitIsSettledAtOnce) {
+  for (bool start_at_first : {true, false}) {  // the old commit recorded, or never processed
+    SCOPED_TRACE(start_at_first);
+    m_store = test::InMemoryStateStore{};
+    m_config.start_commit = start_at_first ? m_first.hex : "";
+    m_git.set_branch("main", m_changed);
+    ASSERT_EQ(watcher().run(true), 0);
+    m_git.set_branch("main", m_first);  // f loses b again, without a commit of its own
+    ASSERT_EQ(watcher().run(true), 0);
+    EXPECT_EQ(**m_store.line_head(), m_first);
+    const std::size_t asked = m_source.asked().size();
+    ASSERT_EQ(watcher().run(true), 0);
+    EXPECT_EQ(m_source.asked().size(), asked) << "the next poll finds nothing to do";
+    EXPECT_EQ(**m_store.line_head(), m_first);
+  }
+}
+
 TEST_F(WatcherTest, ReplayCountsTheRevisionsThatDoNotResolve) {
   ASSERT_TRUE(m_mirror.fetch());
   EXPECT_EQ(watcher().replay({m_first.hex, "no-such-branch", m_changed.hex}), 1);
