@@ -41,7 +41,8 @@ void add_watch_command(CLI::App& app, Commands& commands) {
   add_common(cmd, *shared);
   cmd->footer(
       "Exit codes: 0 stopped by SIGTERM/SIGINT, or --once done; 2 an error: a bad config, no such branch or "
-      "start_commit, another writer on the state_dir, or with --once an unreachable remote; 3 --once "
+      "start_commit, another writer on the state_dir, or with --once an unreachable remote or a commit that "
+      "could not be processed (recorded with its error; the others are processed); 3 --once "
       "interrupted by SIGTERM/SIGINT before everything pending was processed (what was processed is kept: "
       "run "
       "it again to resume).");
@@ -56,7 +57,8 @@ void add_replay_command(CLI::App& app, Commands& commands) {
   add_common(cmd, *shared);
   cmd->footer(
       "Exit codes: 0 replayed (and, without --once, stopped by SIGTERM/SIGINT); 2 an error, or a commit that "
-      "could not be resolved (the others are processed); 3 --once interrupted by SIGTERM/SIGINT before the "
+      "could not be resolved or processed (the others are processed); 3 --once interrupted by SIGTERM/SIGINT "
+      "before the "
       "last commit (what was processed is kept: run it again to resume).");
   commands.on(cmd, shared, run_replay);
 }

@@ -7,6 +7,7 @@
 #include "core/model/function_change.hpp"
 #include "core/watch/history_rewrite.hpp"
 #include "core/watch/poll_status.hpp"
+#include "util/strings.hpp"
 
 namespace aaw {
 
@@ -19,6 +20,7 @@ int Watcher::run(bool once) {
   if (auto added = add_new_functions(); !added) log.error("{}", added.error().message());
   int failures = 0;
   bool polled_once = false;
+  const std::size_t failed_before = m_deps.processor.tally().failed;
   while (!m_deps.control.stop_requested()) {
     auto polled = poll();
     if (!polled && polled.error().code() == ErrorCode::cancelled) {
@@ -47,12 +49,24 @@ int Watcher::run(bool once) {
       log.info("Remote {} reachable again after {} failed polls", m_deps.mirror.display_url(), failures);
     failures = 0;
     polled_once = true;
-    if (once) return m_interrupted ? k_exit_interrupted : 0;
+    if (once) return m_interrupted ? k_exit_interrupted : failed_exit_code(failed_before);
     wait_until(now + std::chrono::seconds(m_config.check_interval_seconds));
   }
   log.info("Stopping on request");
   // --once promised to process everything pending: stopped before that, it says so.
   return once && (m_interrupted || !polled_once) ? k_exit_interrupted : 0;
+}
+
+// A commit that could not be processed is recorded with its error and the rest goes on; a run
+// that was to process everything pending then says it did not, in its exit code too.
+int Watcher::failed_exit_code(std::size_t failed_before) const {
+  const std::size_t failed = m_deps.processor.tally().failed - failed_before;
+  if (failed == 0) return 0;
+  m_deps.log.error(
+      "{} could not be processed (recorded with the error, the next commit is diffed against the "
+      "last one read: `show COMMIT` says why)",
+      counted(failed, "commit", "commits"));
+  return 2;
 }
 
 void Watcher::announce_mirror_ready() {
@@ -323,6 +337,7 @@ Result<void> Watcher::process_bisected(const std::vector<ObjectId>& commits, con
 }
 
 int Watcher::replay(const std::vector<std::string>& revisions) {
+  const std::size_t failed_before = m_deps.processor.tally().failed;
   m_deps.log.info("Replaying {} commits", revisions.size());
   if (auto fetched = m_deps.mirror.fetch(); !fetched)
     m_deps.log.warn("{}; replaying from the mirror as it is", fetched.error().message());
@@ -380,9 +395,12 @@ int Watcher::replay(const std::vector<std::string>& revisions) {
     if (unresolved > 0)
       result = std::to_string(unresolved) + " of " + std::to_string(revisions.size()) +
                " commits could not be resolved";
+    if (std::size_t failed = m_deps.processor.tally().failed - failed_before; failed > 0)
+      result = (result == "ok" ? "" : result + "; ") + counted(failed, "commit", "commits") +
+               " could not be processed";
   }
   note_replay(result);
-  return unresolved;
+  return unresolved + (failed_exit_code(failed_before) != 0 ? 1 : 0);
 }
 
 // A replay diffs each commit against the one listed before it, as the original script did; listed

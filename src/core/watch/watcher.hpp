@@ -73,7 +73,8 @@ class Watcher {
 
   // Replay: those commits in that order, each diffed against the previous one in the list; the
   // ones already recorded are skipped (so an interrupted replay resumes). Returns how many
-  // revisions could not be resolved (each is logged with its reason; the others are processed).
+  // revisions could not be resolved (each is logged with its reason; the others are processed),
+  // plus one when commits could not be processed (each recorded with its error): 0 when all went.
   int replay(const std::vector<std::string>& revisions);
 
   // Whether a stop request cut a range of commits or a replay short (run(true) and replay()).
@@ -99,6 +100,7 @@ class Watcher {
   bool bisects(std::size_t pending) const;
   Result<void> ensure_fetched(const ObjectId& head);
   void check_reopen();
+  int failed_exit_code(std::size_t failed_before) const;
   void warn_unless_descendant(const ObjectId& previous, const ObjectId& commit, const std::string& revision);
   void note_replay(const std::string& result);
   void wait_until(TimePoint deadline);

@@ -185,6 +185,17 @@ TEST_F(WatcherTest, ABranchMovedBackToAnOlderCommitIsSettledAtOnce) {
   }
 }
 
+TEST_F(WatcherTest, ACommitThatCannotBeProcessedIsRecordedTheRestGoesOnAndTheRunSaysSo) {
+  m_config.start_commit.clear();
+  ObjectId docs_only = m_git.commit({{"other.txt", "x"}}, "unreadable");
+  ObjectId last = add("last", {"a", "b"}, {"x"});
+  m_source.fail(docs_only.hex, Error(ErrorCode::git, "object missing"));
+  EXPECT_NE(watcher().replay({m_first.hex, m_changed.hex, docs_only.hex, last.hex}), 0);
+  EXPECT_EQ((*m_store.commit_status(docs_only))->outcome, CommitOutcome::failed);
+  EXPECT_TRUE(*m_store.commit_status(last)) << "the commit after it was processed";
+  EXPECT_EQ(watcher().replay({m_first.hex, m_changed.hex, last.hex}), 0) << "a run without one says all went";
+}
+
 TEST_F(WatcherTest, ReplayCountsTheRevisionsThatDoNotResolve) {
   ASSERT_TRUE(m_mirror.fetch());
   EXPECT_EQ(watcher().replay({m_first.hex, "no-such-branch", m_changed.hex}), 1);
