@@ -15,11 +15,13 @@
 #include <git2.h>
 #include <git2/sys/repository.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -348,6 +350,8 @@ class Libgit2Mirror final : public GitMirror {
  private:
   git_repository* repository() const { return m_session->repository.get(); }
 
+  std::string staging_prefix() const;
+  void remove_abandoned_staging() const;
   Result<fs::path> make_staging_directory() const;
   Result<void> move_into_place(const fs::path& staging);
   Result<void> adopt_url();
@@ -415,6 +419,7 @@ Result<void> Libgit2Mirror::adopt_url() {
 // Cloned into a hidden sibling and renamed into place: a mirror directory that exists is always
 // complete, and a failed clone leaves nothing behind.
 Result<void> Libgit2Mirror::clone() {
+  remove_abandoned_staging();
   auto staging = make_staging_directory();
   if (!staging) return staging.error();
   Result<void> cloned = without_value(on_remote(detail::RemoteOp::clone, *staging));
@@ -425,11 +430,31 @@ Result<void> Libgit2Mirror::clone() {
   return open_existing();
 }
 
+std::string Libgit2Mirror::staging_prefix() const { return "." + m_directory.filename().string() + ".tmp-"; }
+
+// A clone killed before its end (SIGKILL, a power cut) cannot remove its staging directory: the
+// next clone of the URL does, once the process that made it is gone. Its name holds that process's
+// id; a name without one, or of a process still running, is left alone.
+void Libgit2Mirror::remove_abandoned_staging() const {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(m_directory.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(staging_prefix(), 0) != 0) continue;
+    const std::string rest = name.substr(staging_prefix().size());
+    const std::size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash) continue;
+    const long pid = std::strtol(rest.c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    fs::remove_all(entry.path(), ignored);
+  }
+}
+
 Result<fs::path> Libgit2Mirror::make_staging_directory() const {
   const fs::path parent = m_directory.parent_path();
   std::error_code ec;
   fs::create_directories(parent, ec);
-  std::string staging = (parent / ("." + m_directory.filename().string() + ".tmp-XXXXXX")).string();
+  std::string staging = (parent / (staging_prefix() + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (!ec && ::mkdtemp(staging.data()) != nullptr) return fs::path(staging);
   const std::string cause = ec ? ec.message() : std::generic_category().message(errno);
   return Error(ErrorCode::io, "cannot create a directory in " + in_quotes(parent.string()) + ": " + cause);

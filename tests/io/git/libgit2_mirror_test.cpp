@@ -3,6 +3,7 @@
 #include "io/git/libgit2_mirror.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -190,6 +191,20 @@ TEST_F(Libgit2MirrorTest, FailedCloneLeavesNothingBehind) {
   const std::string url = "git://127.0.0.1:" + std::to_string(test::free_loopback_port()) + "/x";
   ASSERT_FALSE(open_mirror(url, mirrors_dir(), {}));
   EXPECT_TRUE(mirrors_dir_entries().empty());
+}
+
+TEST_F(Libgit2MirrorTest, ACloneRemovesTheStagingLeftByAKilledOne) {
+  fs::path mirror_dir = open_origin()->path();
+  fs::remove_all(mirror_dir);
+  const std::string prefix = "." + mirror_dir.filename().string() + ".tmp-";
+  const fs::path killed = mirrors_dir() / (prefix + "2147483646-aB3dE9");  // no such process
+  const fs::path running = mirrors_dir() / (prefix + std::to_string(::getppid()) + "-aB3dE9");
+  const fs::path unnamed = mirrors_dir() / (prefix + "aB3dE9");  // whose it is, nothing says
+  for (const fs::path& dir : {killed, running, unnamed}) fs::create_directories(dir / "objects");
+  ASSERT_TRUE(open_origin());
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_TRUE(fs::exists(running)) << "a clone still under way is left alone";
+  EXPECT_TRUE(fs::exists(unnamed));
 }
 
 TEST_F(Libgit2MirrorTest, MissingLocalRepositoryIsNetworkError) {
