@@ -108,12 +108,18 @@ TEST_F(ConsumerCheckTest, EveryCallGetsItsVerdictAtTheHeadWithPythonsReason) {
   EXPECT_EQ(verdict("Layer.unknown_ambiguous").reason,
             "'self.attention' is also assigned functools.partial(aiter.attn, scale=2) at line 14");
   EXPECT_EQ(verdict("Layer.unknown_ambiguous").cause, "ambiguous");
-  // The scan alone lists the calls through torch.ops (check binds those it finds registered).
-  ASSERT_EQ(check.unchecked.size(), 2u);
+  // The scan alone lists the calls through torch.ops (check binds those it finds registered), and
+  // the file that names the package but does not parse.
+  ASSERT_EQ(check.unchecked.size(), 3u);
   EXPECT_EQ(
       describe(check.unchecked[0]),
       "not checked consumer/layer.py:23 (Layer.not_checked_torch_ops): call of torch.ops.aiter.rms_norm "
       "(through self.ops.rms_norm)");
+  EXPECT_EQ(
+      describe(check.unchecked[2])
+          .rfind("not checked consumer/broken.py:2: no call in this file is checked: not valid Python: ", 0),
+      0u)
+      << describe(check.unchecked[2]);
   EXPECT_EQ(consumer_exit_code(check), 1);
 }
 
