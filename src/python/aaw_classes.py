@@ -150,6 +150,17 @@ class ClassRules:
                         % (".".join(parts), value.cls.name, value.module.path))
 
     def _constructor_state(self, value, path):
+        state = self._constructor_reading(value, path)
+        # A class decorator may replace the class, or write its __init__ (attrs' early
+        # @_add_methods did, with exec): what the body says is then not what callers meet.
+        changing = [d for d in value.cls.decorators if d not in _KEEPING_CLASS_DECORATORS]
+        if changing and state.get("status") == "ok" and not state.get("unverified"):
+            state = dict(state)
+            state["unverified"] = "class '%s' (%s) is decorated with @%s, which may replace its constructor" % (
+                value.cls.name, value.module.path, changing[0])
+        return state
+
+    def _constructor_reading(self, value, path):
         # As inspect.signature(cls) (Python 3.11): a metaclass's own __call__; else the class's own
         # __new__, its own __init__, an inherited __new__, an inherited __init__; without any,
         # object's "()". Each minus its first parameter.

@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 import aaw_summary
-from test_rules import resolve
+from test_rules import names, resolve
 
 _PACKAGES = itertools.count()
 
@@ -278,6 +278,23 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
 
     def judge(self, files, path):
         return DecoratorModelTest.judge(self, files, path)
+
+    def test_a_class_decorator_that_may_write_the_constructor_leaves_it_unverified(self):
+        # attrs 15.0's shape: @_add_methods writes __init__ with exec; the body says ().
+        files = {"pkg/__init__.py": "from .make import add_methods\nimport functools\n"
+                                    "@add_methods(['type_'])\nclass InstanceOf:\n    pass\n"
+                                    "@functools.total_ordering\nclass Version:\n"
+                                    "    def __init__(self, major): pass\n    def __lt__(self, other): pass\n",
+                 "pkg/make.py": "def add_methods(names):\n    def wrap(cl):\n"
+                                "        namespace = {}\n"
+                                "        exec('def __init__(self, %s): pass' % ', '.join(names), namespace)\n"
+                                "        cl.__init__ = namespace['__init__']\n        return cl\n    return wrap\n"}
+        self.assertEqual(runtime_shape(files, "InstanceOf"), [("type_", "POSITIONAL_OR_KEYWORD", None)])
+        state = resolve(files, "import pkg", "pkg.InstanceOf")
+        self.assertEqual(names(state), [])
+        self.assertIn("is decorated with @add_methods, which may replace its constructor", state.get("unverified", ""))
+        # A decorator known to keep the constructor leaves it vouched for.
+        self.assertNotIn("unverified", resolve(files, "import pkg", "pkg.Version"))
 
     def test_a_callable_instance_is_its_classs_call_without_self(self):
         # tenacity's stop_never = _stop_never(); render = Renderer(option).
