@@ -189,6 +189,10 @@ class Collector:
                 _extend_all(scope, value)
             if target.id == "__getattr__" and module_level:
                 _bound_getattr(scope, "an assignment", line)
+            if target.id == "__slots__" and not module_level:
+                # Each slot is a member of the class (a descriptor, set on instances at run time).
+                for slot in _literal_strings(value):
+                    scope.bind(slot, index, Opaque("a slot of __slots__", line))
             parts = dotted(value)
             if parts is not None:
                 scope.bind(target.id, index, Alias(parts, index))
@@ -359,6 +363,15 @@ def _call_alias(value, index, line):
         return None
     positional, keywords = decorator_arguments(value) or ((), {})
     return CallAlias(callee, positional, keywords, index, line, short(value))
+
+
+def _literal_strings(value):
+    """The strings a literal string, or a tuple, list, set or dict (its keys) of them, holds."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return [value.value]
+    items = value.keys if isinstance(value, ast.Dict) else getattr(value, "elts", None) \
+        if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else None
+    return [item.value for item in items or () if isinstance(item, ast.Constant) and isinstance(item.value, str)]
 
 
 def _bound_getattr(scope, how, line):

@@ -207,6 +207,19 @@ class ClassesTest(unittest.TestCase):
     def setUp(self):
         aaw_summary.clear_cache()
 
+    def test_a_slot_is_a_member_whose_value_is_set_at_run_time(self):
+        # pluggy's PluginManager.__slots__ held "hook" and "trace": PluginManager.hook exists.
+        files = {"pkg/__init__.py": "class PM:\n    __slots__ = (\n        'trace',\n        'hook',\n    )\n"
+                                    "    def __init__(self):\n        self.hook = 1\n"
+                                    "    def register(self, plugin): pass\n"
+                                    "class One:\n    __slots__ = 'only'\n"}
+        for path in ("pkg.PM.hook", "pkg.PM.trace", "pkg.One.only"):
+            state = resolve(files, "import pkg", path)
+            self.assertEqual(state["status"], "unresolved", path)
+            self.assertIn("a slot of __slots__", state["detail"])
+        self.assertEqual(names(resolve(files, "import pkg", "pkg.PM.register")), ["self", "plugin"])
+        self.assertEqual(resolve(files, "import pkg", "pkg.PM.regster")["status"], "missing")
+
     def test_inherited_methods_and_constructors_in_mro_order(self):
         files = {"pkg/__init__.py": "from .base import Base\n"
                                     "class Mixin:\n    def run(self, fast): pass\n"
