@@ -54,6 +54,13 @@ std::optional<int> zone_offset(std::string_view zone) {
   return (zone[0] == '-' ? -1 : 1) * (hours * 3600 + minutes * 60);
 }
 
+// February 30th is no date: timegm would read it as March 2nd.
+int days_in_month(int year, int month) {
+  static constexpr int k_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : k_days[month - 1];
+}
+
 }  // namespace
 
 std::optional<std::int64_t> parse_iso8601(std::string_view text) {
@@ -75,8 +82,9 @@ std::optional<std::int64_t> parse_iso8601(std::string_view text) {
     rest = rest.substr(1 + static_cast<std::size_t>(time_consumed));
   }
   auto offset = zone_offset(rest);
-  if (!offset || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
-      tm.tm_min > 59 || tm.tm_sec > 60)
+  if (!offset || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+      tm.tm_mday > days_in_month(tm.tm_year, tm.tm_mon) || tm.tm_hour > 23 || tm.tm_min > 59 ||
+      tm.tm_sec > 60)
     return std::nullopt;
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;

@@ -31,9 +31,12 @@ TEST(TimeTest, ParsesTheIsoDatesPeopleAndGitWrite) {
   EXPECT_EQ(parse_iso8601("2023-11-14T22:13"), 1700000000 - 20);
   EXPECT_EQ(parse_iso8601("2023-11-15T00:13:20+02:00"), 1700000000) << "as history's commit_date";
   EXPECT_EQ(parse_iso8601("2023-11-14T16:43:20-0530"), 1700000000);
-  for (const char* bad : {"", "yesterday", "2023-13-01", "2023-11-14T25:00", "2023-11-14X",
-                          "2023-11-14T22:13:20+2", "2023-11-14T22:13:20Zjunk", "20231114"})
+  for (const char* bad :
+       {"", "yesterday", "2023-13-01", "2023-11-14T25:00", "2023-11-14X", "2023-11-14T22:13:20+2",
+        "2023-11-14T22:13:20Zjunk", "20231114", "2025-02-30", "2025-04-31", "2025-02-29", "1900-02-29"})
     EXPECT_EQ(parse_iso8601(bad), std::nullopt) << bad;
+  EXPECT_EQ(parse_iso8601("2024-02-29"), 1709164800) << "a leap day";
+  EXPECT_EQ(parse_iso8601("2000-02-29"), 951782400);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "core/report/history_query.hpp"
 
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -36,7 +37,10 @@ std::optional<std::int64_t> ago(std::string_view text) {
   static const std::pair<std::string_view, std::int64_t> k_units[] = {
       {"minute", 60}, {"hour", 3600}, {"day", k_day}, {"week", 7 * k_day}};
   for (const auto& [unit_name, seconds] : k_units)
-    if (name == unit_name) return count * seconds;
+    if (name == unit_name)  // further back than anything recorded: the start of time
+      return count > std::numeric_limits<std::int64_t>::max() / seconds / 2
+                 ? std::numeric_limits<std::int64_t>::max() / 2
+                 : count * seconds;
   return std::nullopt;
 }
 

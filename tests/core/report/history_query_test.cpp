@@ -74,6 +74,9 @@ TEST(HistoryQueryTest, DatesAreIsoOrAgo) {
   EXPECT_EQ(bad.error().code(), ErrorCode::invalid_input);
   EXPECT_NE(bad.error().message().find("'last tuesday' is not a date"), std::string::npos);
   EXPECT_FALSE(parse_history_date("3 fortnights ago", now, false));
+  // Further back than any date: before every change, never past the integers' end.
+  for (const char* far : {"9223372036854775807 days ago", "99999999999999999999 weeks ago"})
+    EXPECT_LT(*parse_history_date(far, now, false), 0) << far;
 }
 
 }  // namespace
