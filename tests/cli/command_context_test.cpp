@@ -287,6 +287,12 @@ TEST_F(ConfigTest, RejectsAnImportStatementNoCommitCouldRun) {
   }
 }
 
+TEST_F(ConfigTest, RejectsAConsumerPackageThatIsNoDottedName) {
+  EXPECT_NE(error_of(with_functions(k_one_function, R"(, "consumer": {"path": "v", "package": "ai ter"})"))
+                .find("consumer.package: 'ai ter' is not a dotted Python name"),
+            std::string::npos);
+}
+
 TEST_F(ConfigTest, RejectsAnEmptyStateDir) {
   EXPECT_NE(
       error_of(with_functions(k_one_function, R"(, "state_dir": "")")).find("state_dir: must not be empty"),

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/command_context.hpp"
+#include "core/model/import_statement.hpp"
 #include "extract/consumer/consumer_scanner.hpp"
 #include "util/files.hpp"
 
@@ -124,7 +125,11 @@ void add_discover_command(CLI::App& app, Commands& commands) {
       "discover", "Scan a consumer's Python files for what it calls in the package, with every call site");
   cmd->add_option("--consumer", shared->consumer,
                   "The consumer's directory (default: the config's consumer.path)");
-  cmd->add_option("--package", shared->package, "The package whose imports to find (default: aiter)");
+  cmd->add_option("--package", shared->package, "The package whose imports to find (default: aiter)")
+      ->check([](const std::string& package) {
+        return is_dotted_name(package) ? std::string()
+                                       : "'" + package + "' is not a dotted Python name like 'aiter'";
+      });
   cmd->add_option("--exclude", shared->exclude,
                   "Leave out the consumer's paths this glob matches, relative to its root (repeatable: "
                   "--exclude tests --exclude 'benchmarks/*'); with the config's consumer.exclude");

@@ -17,26 +17,12 @@
 namespace aaw {
 namespace {
 
-bool is_identifier(std::string_view word) {
-  if (word.empty() || std::isdigit(static_cast<unsigned char>(word.front()))) return false;
-  // Non-ASCII bytes: Python identifiers may be any Unicode letter; the resolver has the last word.
-  return std::all_of(word.begin(), word.end(), [](char c) {
-    auto byte = static_cast<unsigned char>(c);
-    return std::isalnum(byte) || c == '_' || byte >= 0x80;
-  });
-}
-
 // "a.b.c" with every part an identifier: anything else (stray spaces, a call, a slash) would be
 // missing at every commit, and a function missing on both sides of a range never shows a change.
 void check_dotted_name(const std::string& name, const std::string& path) {
-  std::size_t start = 0;
-  for (std::size_t dot = 0; dot != std::string::npos; start = dot + 1) {
-    dot = name.find('.', start);
-    if (is_identifier(std::string_view(name).substr(start, dot == std::string::npos ? dot : dot - start)))
-      continue;
-    std::string why = name != trim(name) ? " (stray spaces?)" : "";
-    JsonReader::fail(path, "'" + name + "' is not a dotted Python name like 'module.function'" + why);
-  }
+  if (is_dotted_name(name)) return;
+  std::string why = name != trim(name) ? " (stray spaces?)" : "";
+  JsonReader::fail(path, "'" + name + "' is not a dotted Python name like 'module.function'" + why);
 }
 
 // A statement no commit could run, or a function_path it does not bind, would be reported as a
@@ -182,6 +168,7 @@ void read_sections(JsonReader& r, Config& c, const ConfigSchema& schema) {
     k.string("repository_url", c.consumer.repository_url);
     k.string("branch", c.consumer.branch);
     k.string("package", c.consumer.package);
+    check_dotted_name(c.consumer.package, "consumer.package");
     k.string("pinned_commit", c.consumer.pinned_commit);
     k.strings("exclude", c.consumer.exclude);
   });

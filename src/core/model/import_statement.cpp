@@ -180,6 +180,18 @@ Result<ImportStatement> read_import_statement(std::string_view statement) {
   return read;
 }
 
+bool is_dotted_name(std::string_view name) {
+  std::size_t start = 0;
+  for (std::size_t dot = 0; dot != std::string_view::npos; start = dot + 1) {
+    dot = name.find('.', start);
+    std::string_view part = name.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (part.empty() || !identifier_byte(part.front(), true) ||
+        !std::all_of(part.begin(), part.end(), [](char c) { return identifier_byte(c, false); }))
+      return false;
+  }
+  return true;
+}
+
 bool binds(const ImportStatement& statement, std::string_view name) {
   return statement.star ||
          std::find(statement.bound.begin(), statement.bound.end(), name) != statement.bound.end();

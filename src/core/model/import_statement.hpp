@@ -21,6 +21,10 @@ struct ImportStatement {
 // The error (invalid_input) says what is wrong, not which statement: the caller names it.
 Result<ImportStatement> read_import_statement(std::string_view statement);
 
+// "a.b.c" with every part an identifier (non-ASCII bytes count as letters: the resolver has the
+// last word on them); keywords are not checked.
+bool is_dotted_name(std::string_view name);
+
 // Whether `name` is bound by the statement (any name is, after a star import).
 bool binds(const ImportStatement& statement, std::string_view name);
 

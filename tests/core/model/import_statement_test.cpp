@@ -52,6 +52,13 @@ TEST(ImportStatementTest, AStarImportBindsAnyName) {
   EXPECT_FALSE(binds(*plain, "ops"));
 }
 
+TEST(ImportStatementTest, DottedNames) {
+  for (const char* good : {"aiter", "aiter.ops.shuffle", "_p.f2", "módulo.función"})
+    EXPECT_TRUE(is_dotted_name(good)) << good;
+  for (const char* bad : {"", "ai ter", " aiter", "aiter.", ".aiter", "a..b", "1x.f", "a/b", "f()"})
+    EXPECT_FALSE(is_dotted_name(bad)) << bad;
+}
+
 TEST(ImportStatementTest, SaysWhatIsWrongWithAStatementPythonWouldRefuse) {
   EXPECT_EQ(error_of("import aiter,"), "a name was expected after ',', not the end");
   EXPECT_EQ(error_of("from aiter import"), "a name was expected after 'import', not the end");
