@@ -276,6 +276,7 @@ TEST_F(ConfigSchemaTest, BadValuesTheBinaryRefusesTheSchemaRefusesToo) {
   const std::vector<std::pair<std::string, Json>> bad = {
       {"repository_url", ""},
       {"state_dir", ""},
+      {"consumer", {{"path", "v"}, {"package", "ai ter"}}},
       {"functions_to_monitor", Json::array()},
       {"functions_to_monitor[0].import_statement", ""},
       {"functions_to_monitor[0].import_statement", "aiter"},
