@@ -93,7 +93,7 @@ Result<WaiverFile> parse_waivers(std::string_view text, const std::filesystem::p
   try {
     json = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return Error(ErrorCode::invalid_input, name + ": malformed JSON: " + e.what());
+    return Error(ErrorCode::invalid_input, JsonReader::describe_parse_error(name, e.what()));
   }
   std::vector<std::string> warnings;
   try {

@@ -229,19 +229,6 @@ Config read_config(const Json& json, const ConfigSchema& schema, std::vector<std
   return c;
 }
 
-// nlohmann's message: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax
-// error while parsing object - ..."; we keep the position and the reason.
-std::string describe_parse_error(std::string_view source, const std::string& what) {
-  int line = 0, column = 0, consumed = 0;
-  auto at = what.find("at line ");
-  if (at != std::string::npos &&
-      std::sscanf(what.c_str() + at, "at line %d, column %d: %n", &line, &column, &consumed) == 2 &&
-      consumed > 0)
-    return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
-           ": malformed JSON: " + what.substr(at + static_cast<std::size_t>(consumed));
-  return std::string(source) + ": malformed JSON: " + what;
-}
-
 namespace fs = std::filesystem;
 
 void anchor(fs::path& path, const fs::path& base) {
@@ -280,7 +267,7 @@ Result<LoadedConfig> parse_config(std::string_view text, std::string_view source
   try {
     json = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    std::string message = describe_parse_error(source, e.what());
+    std::string message = JsonReader::describe_parse_error(source, e.what());
     // The usual slip with a JSON config: a comment. Say so, not what the parser expected instead.
     if (Json::accept(text, /*ignore_comments=*/true))
       message = message.substr(0, message.find(": malformed JSON: ")) +

@@ -1,6 +1,7 @@
 #include "core/model/json_reader.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "util/strings.hpp"
@@ -111,6 +112,19 @@ std::vector<std::string> JsonReader::as_strings(const Json& v, const std::string
   for (std::size_t i = 0; i < v.size(); ++i)
     out.push_back(as_string(v[i], path + "[" + std::to_string(i) + "]"));
   return out;
+}
+
+std::string JsonReader::describe_parse_error(std::string_view source, const std::string& what) {
+  int line = 0, column = 0, consumed = 0;
+  auto at = what.find("at line ");
+  if (at != std::string::npos &&
+      std::sscanf(what.c_str() + at, "at line %d, column %d: %n", &line, &column, &consumed) == 2 &&
+      consumed > 0)
+    return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+           ": malformed JSON: " + what.substr(at + static_cast<std::size_t>(consumed));
+  auto id = what.find("] ");
+  return std::string(source) + ": malformed JSON: " +
+         (what.rfind("[json.exception.", 0) == 0 && id != std::string::npos ? what.substr(id + 2) : what);
 }
 
 }  // namespace aaw

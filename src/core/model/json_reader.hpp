@@ -48,6 +48,9 @@ class JsonReader {
   std::vector<std::string>& warnings() { return m_warnings; }
 
   [[noreturn]] static void fail(const std::string& path, const std::string& message);
+  // "SOURCE:3:5: malformed JSON: syntax error while parsing object - ...": nlohmann's parse_error
+  // text (`what`) with the position in front and its exception id left out.
+  static std::string describe_parse_error(std::string_view source, const std::string& what);
   static std::string as_string(const Json& value, const std::string& path);
   static int as_integer(const Json& value, const std::string& path, int minimum);
   static std::vector<std::string> as_strings(const Json& value, const std::string& path);
