@@ -568,6 +568,8 @@ Result<ObjectId> Libgit2Mirror::resolve(std::string_view revision) {
     return Error(ErrorCode::ambiguous, "short commit id " + in_quotes(text) + " is ambiguous");
   if (rc == GIT_ENOTFOUND && !is_expression(text))
     return Error(ErrorCode::not_found, "unknown commit, branch or tag " + in_quotes(text));
+  if (rc == GIT_ENOTFOUND && git_error_last() == nullptr)  // ":/message" that no commit matches
+    return Error(ErrorCode::not_found, "cannot resolve " + in_quotes(text) + ": no commit matches it");
   if (rc == GIT_ENOTFOUND) return git_failure(ErrorCode::not_found, "cannot resolve " + in_quotes(text));
   if (rc == GIT_EINVALIDSPEC)
     return git_failure(ErrorCode::invalid_input, in_quotes(text) + " is not a valid revision");

@@ -554,6 +554,8 @@ TEST_F(Libgit2MirrorTest, ExpressionsThatNameNoCommitAreErrorsNamingThem) {
     ASSERT_FALSE(resolved) << revision;
     EXPECT_NE(resolved.error().message().find("'" + revision + "'"), std::string::npos)
         << resolved.error().message();
+    EXPECT_EQ(resolved.error().message().find("unknown libgit2 error"), std::string::npos)
+        << "a cause people can read: " << resolved.error().message();
   }
 }
 
