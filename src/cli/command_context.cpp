@@ -151,6 +151,7 @@ void report_fatal(const std::string& message) {
 
 FileLock lock_state_dir_or_throw(const Config& config) {
   StateDir state(config.state_dir);
+  refuse_what_is_no_state_dir(state);
   std::error_code ec;
   std::filesystem::create_directories(state.root(), ec);
   if (ec) throw CommandError{"cannot create state_dir '" + state.root().string() + "': " + ec.message()};
@@ -167,6 +168,7 @@ FileLock lock_state_dir_or_throw(const Config& config) {
 
 StateDir existing_state_dir_or_throw(const Config& config) {
   StateDir state(config.state_dir);
+  refuse_what_is_no_state_dir(state);
   if (!std::filesystem::is_directory(state.root()))
     throw CommandError{"state_dir '" + state.root().string() +
                        "' does not exist: nothing has been recorded with this config yet (watch or replay "
@@ -174,7 +176,18 @@ StateDir existing_state_dir_or_throw(const Config& config) {
   return state;
 }
 
+void refuse_what_is_no_state_dir(const StateDir& state) {
+  std::error_code ec;
+  if (std::filesystem::exists(state.root(), ec) && !std::filesystem::is_directory(state.root(), ec))
+    throw CommandError{"state_dir '" + state.root().string() +
+                       "' is not a directory: give a directory's path"};
+  if (std::filesystem::is_directory(state.database(), ec))
+    throw CommandError{"state store '" + state.database().string() +
+                       "' is a directory, not a SQLite file: move it away and run again"};
+}
+
 std::unique_ptr<StateStore> open_recorded_store(const StateDir& state, const Config& config) {
+  refuse_what_is_no_state_dir(state);
   if (!std::filesystem::exists(state.database())) return nullptr;
   return value_or_throw(open_state_store_read_only(state.database(), config.repository_url));
 }

@@ -119,6 +119,9 @@ FileLock lock_state_dir_or_throw(const Config& config);
 // none when it does not exist, as a query never creates it.
 StateDir existing_state_dir_or_throw(const Config& config);
 
+// A state_dir that is a file, or a state.db that is a directory: CommandError naming it.
+void refuse_what_is_no_state_dir(const StateDir& state);
+
 // The state store a query reads in `state`: opened read-only (a query writes nothing, and an
 // operator may read a state_dir the service's user owns), never created; nullptr when there is
 // none yet.

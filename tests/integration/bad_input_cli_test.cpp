@@ -148,6 +148,21 @@ TEST_F(BadInputCliTest, WithTheRuntimeExtractorANameTheStaticViewMissesIsOnlyAWa
 
 // check-config must not say "ok" to a config the daemon then refuses: a state_dir that records
 // another repository (a copied config with a new repository_url) fails both alike.
+TEST_F(BadInputCliTest, AStateDirThatIsAFileOrAStoreThatIsADirectoryIsNamed) {
+  std::filesystem::create_directories(etc());
+  std::ofstream(etc() / "a-file") << "x";
+  auto file_state = config({{"state_dir", "a-file"}});
+  for (const char* command : {"status", "history", "watch"}) {
+    std::vector<std::string> args = {command, "--config", file_state.string()};
+    if (std::string(command) == "watch") args.push_back("--once");
+    expect_error(run(args), "state_dir '" + (etc() / "a-file").string() + "' is not a directory");
+  }
+  std::filesystem::create_directories(etc() / "state" / "state.db");
+  expect_error(
+      run({"watch", "--once", "--config", config().string()}),
+      "state store '" + (etc() / "state" / "state.db").string() + "' is a directory, not a SQLite file");
+}
+
 TEST_F(BadInputCliTest, CheckConfigRefusesAStateDirRecordedForAnotherRepository) {
   auto cfg = config();
   auto watched = run({"watch", "--config", cfg.string(), "--once"});
