@@ -184,6 +184,16 @@ Result<std::int64_t> InMemoryStateStore::commit_count() {
   return static_cast<std::int64_t>(m_commits.size());
 }
 
+Result<FailedCommits> InMemoryStateStore::failed_commits() {
+  FailedCommits out;
+  for (const auto& [sha, commit] : m_commits) {
+    if (commit.status.outcome != CommitOutcome::failed) continue;
+    ++out.count;
+    if (!out.last || commit.status.sequence > out.last->sequence) out.last = commit.status;
+  }
+  return out;
+}
+
 Result<std::vector<ObjectId>> InMemoryStateStore::processed_commits() {
   std::vector<std::pair<std::int64_t, ObjectId>> ordered;
   for (const auto& [sha, commit] : m_commits)

@@ -25,6 +25,7 @@ class InMemoryStateStore final : public StateStore {
   Result<std::vector<Json>> history(const std::optional<std::string>& function_path) override;
   Result<std::vector<StoredEvent>> events_after(std::int64_t after) override;
   Result<std::int64_t> commit_count() override;
+  Result<FailedCommits> failed_commits() override;
   Result<std::vector<ObjectId>> processed_commits() override;
   Result<void> set_value(std::string_view key, std::string_view value) override;
   Result<std::optional<std::string>> value(std::string_view key) override;

@@ -49,6 +49,23 @@ Json sandbox_json(const std::optional<SandboxRecord>& record) {
   return {{"kind", record->kind}, {"confinement", record->confinement}, {"since", record->since}};
 }
 
+// "0", or "2 (their states are unknown; the last: SHA at TIME: error; `show SHA`)".
+std::string describe(const FailedCommits& failed) {
+  if (!failed.last) return std::to_string(failed.count);
+  const std::string sha = failed.last->commit.hex.substr(0, 12);
+  return std::to_string(failed.count) + " (their states are unknown; the last: " + sha + " at " +
+         failed.last->recorded_at + ": " + failed.last->error + "; `show " + sha + "`)";
+}
+
+Json failed_commits_json(const FailedCommits& failed) {
+  Json last = nullptr;
+  if (failed.last)
+    last = {{"commit", failed.last->commit.hex},
+            {"error", failed.last->error},
+            {"recorded_at", failed.last->recorded_at}};
+  return {{"count", failed.count}, {"last", last}};
+}
+
 Json to_json(const Config& config, const DaemonStatus& s, const DiskUse& disk, int exit_code) {
   Json failed = Json::array();
   for (const OutboxItem& item : s.failed)
@@ -73,6 +90,7 @@ Json to_json(const Config& config, const DaemonStatus& s, const DiskUse& disk, i
           {"remote_head", optional_json(s.poll.remote_head)},
           {"last_processed_commit", optional_json(s.line_head)},
           {"pending_commits", s.pending_commits ? Json(*s.pending_commits) : Json(nullptr)},
+          {"failed_commits", failed_commits_json(s.failed_commits)},
           {"outbox",
            {{"pending", s.outbox.pending},
             {"delivered", s.outbox.delivered},
@@ -106,6 +124,7 @@ void print_text(const Config& config, const DaemonStatus& s, const DiskUse& disk
             << "last processed commit: " << or_never(s.line_head, "none") << "\n"
             << "pending commits: " << (s.pending_commits ? std::to_string(*s.pending_commits) : "unknown")
             << "\n"
+            << "failed commits: " << describe(s.failed_commits) << "\n"
             << "outbox: " << s.outbox.pending << " pending, " << s.outbox.delivered << " delivered, "
             << s.outbox.failed << " failed\n";
   for (const OutboxItem& item : s.failed)

@@ -124,6 +124,12 @@ bool is_history_rewrite(const Json& json);
 // history_rewritten notice (a notification's payload) needs no "commit".
 Result<MonitoredFunction> function_of_change(const Json& change, const ObjectId& commit);
 
+// The commits recorded as failed (not processed: their states are unknown), and the latest.
+struct FailedCommits {
+  std::int64_t count = 0;
+  std::optional<CommitStatus> last;
+};
+
 class StateStore {
  public:
   virtual ~StateStore() = default;
@@ -164,6 +170,7 @@ class StateStore {
   virtual Result<std::vector<StoredEvent>> events_after(std::int64_t after) = 0;
 
   virtual Result<std::int64_t> commit_count() = 0;
+  virtual Result<FailedCommits> failed_commits() = 0;
   // The commits recorded as processed, in processing order (what a back-fill walks again).
   virtual Result<std::vector<ObjectId>> processed_commits() = 0;
 

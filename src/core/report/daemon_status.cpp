@@ -60,6 +60,9 @@ Result<DaemonStatus> read_daemon_status(StateStore* store, GitMirror* mirror, in
     auto failed = store->notifications(OutboxState::failed, k_failed_notifications_shown);
     if (!failed) return failed.error();
     s.failed = std::move(*failed);
+    auto failed_commits = store->failed_commits();
+    if (!failed_commits) return failed_commits.error();
+    s.failed_commits = std::move(*failed_commits);
     auto error = last_error(*store, s);
     if (!error) return error.error();
     s.last_error = std::move(*error);

@@ -24,6 +24,7 @@ struct DaemonStatus {
   std::optional<std::int64_t> pending_commits;  // unknown without a mirror holding both ends
   OutboxCounts outbox;
   std::vector<OutboxItem> failed;         // the most recent failed notifications
+  FailedCommits failed_commits;           // commits recorded without their states
   std::optional<std::string> last_error;  // of the last poll, else of a delivery being retried
   bool healthy = false;
   std::string health;  // why, in words

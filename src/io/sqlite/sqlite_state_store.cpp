@@ -438,6 +438,18 @@ class SqliteStateStore final : public StateStore {
     return query->integer(0);
   }
 
+  Result<FailedCommits> failed_commits() override {
+    auto query = m_db.query(
+        "SELECT count(*) OVER (), sha, error, sequence, recorded_at FROM commits WHERE outcome = 'failed' "
+        "ORDER BY sequence DESC LIMIT 1");
+    if (!query) return query.error();
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return FailedCommits{};
+    return FailedCommits{query->integer(0), CommitStatus{ObjectId{query->text(1)}, CommitOutcome::failed,
+                                                         query->text(2), query->integer(3), query->text(4)}};
+  }
+
   Result<std::vector<ObjectId>> processed_commits() override {
     auto query = m_db.query("SELECT sha FROM commits WHERE outcome = 'processed' ORDER BY sequence");
     if (!query) return query.error();

@@ -34,6 +34,24 @@ class DaemonStatusTest : public ::testing::Test {
   std::unique_ptr<StateStore> m_store = std::make_unique<test::InMemoryStateStore>();
 };
 
+TEST_F(DaemonStatusTest, CommitsRecordedAsFailedAreCountedWithTheLatest) {
+  EXPECT_EQ(status().failed_commits.count, 0);
+  EXPECT_FALSE(status().failed_commits.last);
+  record_commit(std::string(40, 'a'));
+  for (char c : {'b', 'c'}) {
+    CommitRecord failed;
+    failed.commit.id = ObjectId{std::string(40, c)};
+    failed.outcome = CommitOutcome::failed;
+    failed.error = std::string("object ") + c + " is missing from the mirror";
+    ASSERT_TRUE(m_store->record(failed));
+  }
+  DaemonStatus s = status();
+  EXPECT_EQ(s.failed_commits.count, 2);
+  ASSERT_TRUE(s.failed_commits.last);
+  EXPECT_EQ(s.failed_commits.last->commit.hex, std::string(40, 'c'));
+  EXPECT_EQ(s.failed_commits.last->error, "object c is missing from the mirror");
+}
+
 TEST_F(DaemonStatusTest, NeverRunIsStale) {
   auto s = read_daemon_status(nullptr, nullptr, 60, k_fixed_now);
   ASSERT_TRUE(s);

@@ -246,17 +246,22 @@ TEST_F(SqliteStateStoreTest, ReRecordingACommitDuplicatesNothing) {
 
 TEST_F(SqliteStateStoreTest, ReRecordingACommitReplacesItsStatesAndOutcome) {
   auto store = open_store();
+  EXPECT_EQ(store->failed_commits()->count, 0);
   CommitRecord failed;
   failed.commit = commit_info(1);
   failed.outcome = CommitOutcome::failed;
   failed.error = "missing object";
   record(*store, failed);
+  EXPECT_EQ(store->failed_commits()->count, 1);
+  EXPECT_EQ(store->failed_commits()->last->commit, sha(1));
+  EXPECT_EQ(store->failed_commits()->last->error, "missing object");
   record(*store, processed(2));
   record(*store, processed(1, 2, 5));
 
   auto status = *store->commit_status(sha(1));
   EXPECT_EQ(status->outcome, CommitOutcome::processed);
   EXPECT_EQ(status->error, "");
+  EXPECT_EQ(store->failed_commits()->count, 0) << "processed since: no longer counted";
   EXPECT_EQ(status->sequence, 1);
   EXPECT_EQ(*store->states_at(sha(1)), processed(1, 2, 5).states);
 }
