@@ -376,6 +376,11 @@ std::string header_html(const Report& report) {
   out +=
       fact("last processed commit", report.line_head ? commit_html(report, *report.line_head) : "none yet");
   out += fact("commits recorded", std::to_string(report.commits_recorded));
+  if (const FailedCommits& failed = report.failed_commits; failed.last)
+    out +=
+        fact("failed commits",
+             html_escape(std::to_string(failed.count) + " (their states are unknown; the last: ") +
+                 commit_html(report, failed.last->commit.hex) + html_escape(": " + failed.last->error + ")"));
   const PollStatus& poll = report.poll;
   out += fact("last poll", poll.last_poll_time ? html_escape(*poll.last_poll_time + " (" +
                                                              poll.last_poll_result.value_or("?") + ")")

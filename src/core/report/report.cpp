@@ -123,6 +123,9 @@ Result<void> add_facts(StateStore& store, Report& report) {
   auto count = store.commit_count();
   if (!count) return count.error();
   report.commits_recorded = *count;
+  auto failed = store.failed_commits();
+  if (!failed) return failed.error();
+  report.failed_commits = std::move(*failed);
   auto poll = read_poll_status(store);
   if (!poll) return poll.error();
   auto head = last_processed_commit(store, *poll);

@@ -62,6 +62,7 @@ struct Report {
   std::string generated_at;              // UTC, ISO 8601
   std::optional<std::string> line_head;  // the last processed commit
   std::int64_t commits_recorded = 0;
+  FailedCommits failed_commits;  // recorded without their states
   PollStatus poll;
   std::vector<FunctionReport> functions;  // functions_to_monitor's order, then the others
 };

@@ -111,6 +111,17 @@ TEST(HtmlReportTest, TextFromTheStoreIsEscaped) {
   EXPECT_FALSE(contains(html, "<moe>"));
 }
 
+TEST(HtmlReportTest, TheHeaderCountsTheCommitsRecordedAsFailed) {
+  Report report = sample();
+  EXPECT_FALSE(contains(render_html_report(report), "failed commits")) << "none: nothing said";
+  report.failed_commits = {2, CommitStatus{ObjectId{std::string(40, 'c')}, CommitOutcome::failed,
+                                           "object <x> is missing from the mirror", 3, "t"}};
+  std::string html = render_html_report(report);
+  EXPECT_TRUE(contains(html, "<dt>failed commits</dt><dd>2 (their states are unknown; the last: ")) << html;
+  EXPECT_TRUE(
+      contains(html, std::string(12, 'c') + "</a>: object &lt;x&gt; is missing from the mirror)</dd>"));
+}
+
 TEST(HtmlReportTest, CommitsAndPullRequestsLinkToGithub) {
   std::string html = render_html_report(sample());
   EXPECT_TRUE(contains(html, "href=\"https://github.com/ROCm/aiter/commit/" + std::string(40, 'b') + "\">" +
