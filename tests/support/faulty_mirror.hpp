@@ -12,8 +12,12 @@ class FaultyMirror final : public GitMirror {
  public:
   explicit FaultyMirror(GitMirror& inner) : m_inner(inner) {}
 
-  // The next `count` remote_head()/fetch() calls fail with a network error.
-  void fail_remote(int count) { m_failures = count; }
+  // The next `count` remote_head()/fetch() calls fail with a network error (or `code`'s: io for a
+  // full disk).
+  void fail_remote(int count, ErrorCode code = ErrorCode::network) {
+    m_failures = count;
+    m_code = code;
+  }
   int remote_calls() const { return m_remote_calls; }
   int fetches() const { return m_fetches; }
 
@@ -47,11 +51,13 @@ class FaultyMirror final : public GitMirror {
   std::optional<Error> injected() {
     if (m_failures <= 0) return std::nullopt;
     --m_failures;
+    if (m_code != ErrorCode::network) return Error(m_code, "injected failure");
     return Error(ErrorCode::network, "cannot reach '" + display_url() + "': injected failure");
   }
 
   GitMirror& m_inner;
   int m_failures = 0;
+  ErrorCode m_code = ErrorCode::network;
   int m_remote_calls = 0;
   int m_fetches = 0;
 };

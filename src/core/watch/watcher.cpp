@@ -19,6 +19,7 @@ int Watcher::run(bool once) {
   if (auto flushed = m_deps.processor.flush_events(); !flushed) log.error("{}", flushed.error().message());
   if (auto added = add_new_functions(); !added) log.error("{}", added.error().message());
   int failures = 0;
+  bool outage = false;  // whether the last failed poll could not reach the remote
   bool polled_once = false;
   const std::size_t failed_before = m_deps.processor.tally().failed;
   while (!m_deps.control.stop_requested()) {
@@ -40,13 +41,16 @@ int Watcher::run(bool once) {
         log.error("{}", polled.error().message());
         return 2;
       }
+      outage = polled.error().code() == ErrorCode::network || polled.error().code() == ErrorCode::timeout;
       if (failures++ == 0)
         log.warn("{}; retrying with backoff, logged once until it recovers", polled.error().message());
       wait_until(now + backoff(failures));
       continue;
     }
-    if (failures > 0)
+    if (failures > 0 && outage)
       log.info("Remote {} reachable again after {} failed polls", m_deps.mirror.display_url(), failures);
+    else if (failures > 0)  // a full disk, a store that could not be written: not the remote's doing
+      log.info("Polls succeed again after {} failed ones", failures);
     failures = 0;
     polled_once = true;
     if (once) return m_interrupted ? k_exit_interrupted : failed_exit_code(failed_before);

@@ -131,6 +131,23 @@ TEST_F(WatcherTest, AnOutageIsRetriedWithBackoffUntilTheRemoteAnswers) {
   EXPECT_EQ(*m_store.commit_count(), 3) << "the poll after the outage processed the history";
 }
 
+TEST_F(WatcherTest, ARecoveryIsBlamedOnTheRemoteOnlyWhenItWasTheRemote) {
+  LogConfig log;
+  log.file = (m_dir.path() / "w.log").string();
+  std::shared_ptr<Logger> progress_log = m_log;  // m_progress holds it
+  m_log = *make_logger(log, ConsoleStream::none);
+  m_mirror.fail_remote(2, ErrorCode::io);  // a full disk, say
+  m_clock.on_sleep([this](std::size_t sleeps) {
+    if (sleeps == 3) m_control.request_stop();
+  });
+  EXPECT_EQ(watcher().run(false), 0);
+  m_log->flush();
+  std::ifstream in(m_dir.path() / "w.log");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("INFO - Polls succeed again after 2 failed ones"), std::string::npos) << text;
+  EXPECT_EQ(text.find("reachable again"), std::string::npos) << text;
+}
+
 TEST_F(WatcherTest, ReplayProcessesTheListInOrderAndSkipsWhatWasRecorded) {
   m_config.start_commit.clear();
   auto first = watcher();
