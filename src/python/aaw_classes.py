@@ -220,7 +220,22 @@ class ClassRules:
             return aaw_signature.failed("unresolved", "class '%s' (%s) has no Python __new__ or __init__: its "
                                         "signature is built-in %s's" % (value.cls.name, value.module.path,
                                                                         builtins[0]))
+        if any(self._is_protocol(klass, parts) for klass in mro if isinstance(klass, ClassValue)
+               for parts in klass.cls.bases):
+            # typing.Protocol gives its classes an __init__ of its own, which takes anything.
+            return aaw_signature.with_parameters([
+                {"name": "args", "kind": "VAR_POSITIONAL", "default": None, "annotation": None},
+                {"name": "kwargs", "kind": "VAR_KEYWORD", "default": None, "annotation": None}])
         return aaw_signature.with_parameters([])
+
+    def _is_protocol(self, klass, parts):
+        """Whether base `parts` of ClassValue `klass` is typing's Protocol."""
+        if parts is None or parts[-1] != "Protocol":
+            return False
+        base = self.member(klass.module, parts[0], klass.cls.index)
+        for attribute in parts[1:]:
+            base = self.attribute(base, attribute)
+        return isinstance(base, Outside) and _unqualified(base) in ("typing.Protocol", "typing_extensions.Protocol")
 
     def _is_named_tuple(self, value):
         bases = value.cls.bases

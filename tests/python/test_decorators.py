@@ -296,6 +296,19 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
         # A decorator known to keep the constructor leaves it vouched for.
         self.assertNotIn("unverified", resolve(files, "import pkg", "pkg.Version"))
 
+    def test_a_protocol_class_without_a_constructor_of_its_own_takes_anything(self):
+        # attrs' AttrsInstance(Protocol): typing gives it an __init__ of its own.
+        files = {"pkg/__init__.py": "import typing\nfrom typing import Protocol\n"
+                                    "class P(Protocol):\n    def f(self): ...\n"
+                                    "class C(P):\n    pass\n"
+                                    "class D(typing.Protocol):\n    def __init__(self, a): pass\n"
+                                    "class Plain:\n    pass\n"}
+        for path in ("P", "C", "D", "Plain"):
+            expected = runtime_shape(files, path)
+            state = resolve(files, "import pkg", "pkg." + path)
+            self.assertEqual([(p["name"], p["kind"], p["default"]) for p in state["signature"]["parameters"]],
+                             expected, path)
+
     def test_a_callable_instance_is_its_classs_call_without_self(self):
         # tenacity's stop_never = _stop_never(); render = Renderer(option).
         files = {"pkg/__init__.py": "class _Never:\n    def __call__(self, retry_state, *, why=None): pass\n"
