@@ -99,8 +99,13 @@ TEST_F(ParseAheadTest, SummariesOfTheCommitsExpectedArriveAndAreTakenOnce) {
   EXPECT_NE(made->pickled.find("Scope"), std::string::npos) << "a pickle of aaw_summary.Scope";
   EXPECT_FALSE(prefetch->take(blob(m_commits[0])).has_value()) << "taken once";
   prefetch->reach(m_commits[2]);
-  EXPECT_TRUE(take_when_made(*prefetch, blob(m_commits[2]), 3).has_value()) << prefetch->failure();
-  EXPECT_EQ(prefetch->made(), 3);
+  std::optional<PickledSummary> third;
+  wait_until([&] { return (third = prefetch->take(blob(m_commits[2]))).has_value(); });
+  EXPECT_TRUE(third.has_value()) << prefetch->failure();
+  // Commit 1's summary too, unless the helper was still behind when told the replay had passed it
+  // (on a loaded machine): it then goes on from commit 2.
+  EXPECT_GE(prefetch->made(), 2);
+  EXPECT_LE(prefetch->made(), 3);
   EXPECT_EQ(prefetch->taken(), 2);
   EXPECT_EQ(prefetch->failure(), "");
 }
