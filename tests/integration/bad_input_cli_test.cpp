@@ -360,6 +360,11 @@ TEST_F(BadInputCliTest, HistoryFiltersRefuseWhatTheyCannotRead) {
   expect_error(
       run({"history", "--config", cfg.string(), "--since", "last tuesday"}),
       "--since: 'last tuesday' is not a date: expected YYYY-MM-DD, an ISO 8601 date-time or 'N days ago'");
+  for (const char* flag : {"--since", "--until", "--range"})
+    expect_error(run({"history", "--config", cfg.string(), flag, ""}),
+                 std::string(flag) + ": an empty value filters nothing");
+  expect_error(run({"history", "--config", cfg.string(), "--since", "2025-02-30"}),
+               "--since: '2025-02-30' is not a date");
   expect_error(run({"history", "--config", cfg.string(), "--range", "main"}),
                "--range 'main': expected A..B");
   expect_error(run({"history", "--config", cfg.string(), "--range", "nope..main"}),

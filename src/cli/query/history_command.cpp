@@ -185,12 +185,21 @@ void add_history_command(CLI::App& app, Commands& commands) {
   HistoryOptions& options = *shared;
   CLI::App* cmd = app.add_subcommand("history", "Every recorded signature change, oldest first");
   cmd->add_option("FUNCTION_PATH", options.function_path, "Only this function (as in functions_to_monitor)");
+  // Given empty (an unset shell variable, say), a filter would silently filter nothing.
+  const CLI::Validator given = CLI::Validator(
+      [](std::string& value) {
+        return value.empty() ? std::string("an empty value filters nothing") : std::string();
+      },
+      "NONEMPTY");
   cmd->add_option(
-      "--since", options.since,
-      "Only changes whose commit date is at or after DATE (YYYY-MM-DD, ISO 8601, or 'N days ago')");
+         "--since", options.since,
+         "Only changes whose commit date is at or after DATE (YYYY-MM-DD, ISO 8601, or 'N days ago')")
+      ->check(given);
   cmd->add_option("--until", options.until,
-                  "Only changes whose commit date is at or before DATE (a day is included)");
-  cmd->add_option("--range", options.range, "Only changes of commits in A..B (B reaches them, A does not)");
+                  "Only changes whose commit date is at or before DATE (a day is included)")
+      ->check(given);
+  cmd->add_option("--range", options.range, "Only changes of commits in A..B (B reaches them, A does not)")
+      ->check(given);
   cmd->add_option("--severity", options.severity, "Only changes of at least this severity")
       ->check(CLI::IsMember({"annotation", "compatible", "behavioural", "unknown", "breaking"}));
   cmd->add_option("--limit", options.limit, "Only the newest N changes (0: all)")
