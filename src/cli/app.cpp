@@ -65,6 +65,13 @@ std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
   word = word.substr(0, word.find(' '));  // the first of several
   const bool option = word.rfind("-", 0) == 0;
   const std::string name = option ? word.substr(0, word.find('=')) : word;
+  if (!option) {
+    // After a command: one argument more than it takes (compare A B C), not a command.
+    for (const CLI::App* sub : app.get_subcommands())
+      if (sub->parsed())
+        return "unexpected argument '" + name + "' for '" + sub->get_name() + "' (see " + sub->get_name() +
+               " --help)";
+  }
   std::string suggestion = closest_match(name, option ? option_names(app) : command_names(app));
   std::string message = std::string(option ? "unknown option '" : "unknown command '") + name + "'";
   if (!suggestion.empty()) return message + ", did you mean '" + suggestion + "'?";

@@ -232,6 +232,9 @@ TEST_F(BadInputCliTest, AMistypedCommandOrOptionGetsTheClosestOne) {
                "error: unknown option '--onse', did you mean '--once'?");
   expect_error(run({"history", "--config", cfg.string(), "--limt=3"}),
                "error: unknown option '--limt', did you mean '--limit'?");
+  // One argument more than a command takes is no command.
+  expect_error(run({"compare", "--config", cfg.string(), "v0.1", "main", "main~1"}),
+               "error: unexpected argument 'main~1' for 'compare' (see compare --help)");
 }
 
 TEST_F(BadInputCliTest, ADirectoryOrACommentInPlaceOfAConfigIsSaidInWords) {
