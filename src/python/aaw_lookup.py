@@ -51,6 +51,10 @@ def lookup(function: Dict[str, Any], session: "aaw_resolver.Session") -> Dict[st
         missed = None
     if missed is not None:
         return _verdict("not_found", detail, *missed)
+    if detail.endswith(aaw_resolver.MODULE_NOT_FUNCTION):
+        # Unresolved when extracted (a module swapping its __class__ can be called), but as a
+        # monitored function a module is the config's mistake: nothing there has a signature.
+        return _verdict("not_found", detail + ": name a function of it")
     return _verdict("not_found" if state.get("status") == "missing" else "unknown", detail)
 
 

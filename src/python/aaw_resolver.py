@@ -553,7 +553,7 @@ class Session(ClassRules, DecoratorRules):
         if isinstance(value, Container):
             return aaw_signature.failed("unresolved", "%s (a %s, not a function)" % (value.detail, value.kind))
         if isinstance(value, Module):
-            return aaw_signature.failed("unresolved", "'%s' is a module, not a function" % path)
+            return aaw_signature.failed("unresolved", "'%s' %s" % (path, MODULE_NOT_FUNCTION))
         if isinstance(value, Outside):
             return aaw_signature.failed("unresolved", "defined outside the repository: %s" % value.name)
         return aaw_signature.failed(value.status, value.detail)
@@ -620,6 +620,9 @@ class Session(ClassRules, DecoratorRules):
 # packages need a handful; this stays well inside Python's recursion limit, so a longer chain is
 # reported as such instead of failing the whole call.
 _MAX_CHAIN = 100
+
+# What a monitored path that names a module is (aaw_lookup tells the config it names no function).
+MODULE_NOT_FUNCTION = "is a module, not a function"
 
 
 # Defaults that are constants, never names to follow.

@@ -40,6 +40,13 @@ class LookupTest(unittest.TestCase):
         self.assertNotIn("_private", entry["names"], "a star import does not bind private names")
         self.assertIn("not found in module 'pkg'", entry["detail"])
 
+    def test_a_path_that_names_a_module_is_no_function_to_watch(self):
+        for statement, path in [("import pkg.moe as m", "m"), ("import pkg", "pkg.ops")]:
+            with self.subTest(path):
+                entry = lookup(statement, path)
+                self.assertEqual(entry["verdict"], "not_found")
+                self.assertIn("is a module, not a function: name a function of it", entry["detail"])
+
     def test_a_misspelt_method_gives_the_names_of_its_class(self):
         entry = lookup("import pkg", "pkg.Runner.runn")
         self.assertEqual((entry["verdict"], entry["name"]), ("not_found", "runn"))
