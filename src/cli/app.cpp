@@ -60,6 +60,10 @@ std::vector<std::string> option_names(CLI::App& app) {
 // with the closest one when it looks like a slip.
 std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
   const std::string what = error.what();
+  // "--config: At Most 1 required but received 2": an option given twice.
+  constexpr std::string_view k_twice = ": At Most 1 required but received ";
+  if (auto at = what.find(k_twice); at != std::string::npos)
+    return what.substr(0, at) + ": given " + what.substr(at + k_twice.size()) + " times; give it once";
   if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return what;
   std::string word = what.substr(what.rfind(": ") + 2);
   word = word.substr(0, word.find(' '));  // the first of several

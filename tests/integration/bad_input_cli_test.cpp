@@ -3,6 +3,7 @@
 // no C++ error leaks, and errors go to stderr and the log file, never to stdout.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <fstream>
@@ -232,6 +233,8 @@ TEST_F(BadInputCliTest, AMistypedCommandOrOptionGetsTheClosestOne) {
                "error: unknown option '--onse', did you mean '--once'?");
   expect_error(run({"history", "--config", cfg.string(), "--limt=3"}),
                "error: unknown option '--limt', did you mean '--limit'?");
+  expect_error(run({"status", "--config", cfg.string(), "--config", cfg.string()}),
+               "error: --config: given 2 times; give it once");
   // One argument more than a command takes is no command.
   expect_error(run({"compare", "--config", cfg.string(), "v0.1", "main", "main~1"}),
                "error: unexpected argument 'main~1' for 'compare' (see compare --help)");
@@ -239,6 +242,10 @@ TEST_F(BadInputCliTest, AMistypedCommandOrOptionGetsTheClosestOne) {
 
 TEST_F(BadInputCliTest, ADirectoryOrACommentInPlaceOfAConfigIsSaidInWords) {
   config();  // makes etc/
+  const std::filesystem::path fifo = etc() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_error(run({"check-config", "--config", fifo.string()}),
+               "error: config '" + fifo.string() + "' is not a regular file: give --config the JSON file");
   expect_error(run({"check-config", "--config", etc().string()}),
                "error: config '" + etc().string() + "' is a directory, not a config file");
   auto path = etc() / "commented.json";
@@ -363,6 +370,8 @@ TEST_F(BadInputCliTest, HistoryFiltersRefuseWhatTheyCannotRead) {
   expect_error(
       run({"history", "--config", cfg.string(), "--since", "last tuesday"}),
       "--since: 'last tuesday' is not a date: expected YYYY-MM-DD, an ISO 8601 date-time or 'N days ago'");
+  expect_error(run({"history", "--config", cfg.string(), "--range", ".."}),
+               "--range '..': give A.., ..B or A..B");
   for (const char* flag : {"--since", "--until", "--range"})
     expect_error(run({"history", "--config", cfg.string(), flag, ""}),
                  std::string(flag) + ": an empty value filters nothing");

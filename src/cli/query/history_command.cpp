@@ -35,6 +35,8 @@ std::function<Result<bool>(const ObjectId&)> range_predicate(GitMirror& mirror, 
   if (dots == std::string::npos || range.find("...") != std::string::npos)
     throw CommandError{"--range '" + range + "': expected A..B (the commits B reaches and A does not)"};
   std::string from = range.substr(0, dots), to = range.substr(dots + 2);
+  if (from.empty() && to.empty())
+    throw CommandError{"--range '..': give A.., ..B or A..B (as it is, it leaves nothing out)"};
   auto resolve = [&](const std::string& revision) {
     auto commit = mirror.resolve(revision);
     if (!commit) throw CommandError{"--range '" + range + "': " + commit.error().message()};

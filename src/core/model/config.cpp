@@ -290,6 +290,10 @@ Result<LoadedConfig> load_config(const std::filesystem::path& path, const Config
     return Error(
         ErrorCode::invalid_input,
         "config '" + path.string() + "' is a directory, not a config file: give --config the JSON file");
+  // A FIFO or a device would block the read, or never end it.
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+    return Error(ErrorCode::invalid_input,
+                 "config '" + path.string() + "' is not a regular file: give --config the JSON file");
   errno = 0;
   auto text = read_file(path);
   if (!text)
