@@ -45,13 +45,12 @@ NamedCommit commit_to_check(GitMirror& mirror, const Config& config, const std::
     return {"'" + at + "'", *commit};
   }
   // Continuous mode follows a branch: a tag or a commit id that resolves here is no branch to it.
-  if (auto remote = mirror.remote_head(config.branch);
-      !remote && remote.error().code() == ErrorCode::not_found)
-    throw CommandError{remote.error().message()};
+  // One question to the remote serves both that and, when the mirror lacks the branch, the error.
+  auto remote = mirror.remote_head(config.branch);
+  if (!remote && remote.error().code() == ErrorCode::not_found) throw CommandError{remote.error().message()};
   auto commit = mirror.resolve("refs/heads/" + config.branch);
   if (!commit) commit = mirror.resolve(config.branch);
   if (commit) return {"branch '" + config.branch + "'", *commit};
-  auto remote = mirror.remote_head(config.branch);
   throw CommandError{remote ? "branch '" + config.branch + "': " + commit.error().message()
                             : remote.error().message()};
 }
