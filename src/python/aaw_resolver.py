@@ -467,8 +467,7 @@ class Session(ClassRules, DecoratorRules):
             seen.add(target.name)
             self.tree.ask(target, name)
             own = self.tree.summary(target)
-            if name.startswith("_") or (own.all_names is not None and name not in own.all_names
-                                        and not own.all_dynamic):
+            if not _star_may_bind(own, name):
                 continue
             writer = self._frame_writer(target, own) or self._star_frame_writer(target, own, name, seen)
             if writer is not None:
@@ -479,12 +478,9 @@ class Session(ClassRules, DecoratorRules):
         """Whether `from module import *` binds `name`."""
         self.tree.ask(module, name)
         scope = self.tree.summary(module)
-        if scope.all_names is not None:
-            if name in scope.all_names:
-                return True
-            if not scope.all_dynamic:
-                return False
-        if name.startswith("_"):
+        if scope.all_names is not None and name in scope.all_names:
+            return True
+        if not _star_may_bind(scope, name):
             return False
         if name in scope.bindings:
             return True
@@ -620,6 +616,16 @@ class Session(ClassRules, DecoratorRules):
 # packages need a handful; this stays well inside Python's recursion limit, so a longer chain is
 # reported as such instead of failing the whole call.
 _MAX_CHAIN = 100
+
+def _star_may_bind(scope, name):
+    """Whether `from M import *` may bind `name`, by what M's summary `scope` says of its __all__
+    (the names it lists; or none readable, then every public name)."""
+    if scope.all_names is not None and name in scope.all_names:
+        return True
+    if scope.all_names is not None and not scope.all_dynamic:
+        return False
+    return not name.startswith("_")
+
 
 # What a monitored path that names a module is (aaw_lookup tells the config it names no function).
 MODULE_NOT_FUNCTION = "is a module, not a function"

@@ -445,6 +445,14 @@ class InstancesAndGeneratedConstructorsTest(unittest.TestCase):
         self.assertEqual(resolve(files, "import pkg", "pkg.Retrying.wait")["status"], "missing")
 
 
+# pkg/util.py of a decorator that writes an alias into its caller's namespace through
+# inspect.currentframe().f_back.f_locals (pyparsing's replaces_prePEP8_function).
+_CAMEL_ALIAS = ("import inspect\n"
+                "def camel(alias):\n    def deco(f):\n"
+                "        inspect.currentframe().f_back.f_locals[alias] = f\n"
+                "        return f\n    return deco\n")
+
+
 class NamesWrittenByCodeTest(unittest.TestCase):
     def setUp(self):
         aaw_summary.clear_cache()
@@ -452,10 +460,7 @@ class NamesWrittenByCodeTest(unittest.TestCase):
     def test_a_decorator_writing_its_callers_namespace_makes_a_name_unresolved_not_missing(self):
         # An alias written through inspect.currentframe().f_back.f_locals: Python finds camelName.
         files = {"pkg/__init__.py": "from .util import camel\n@camel('camelName')\ndef camel_name(a): pass\n",
-                 "pkg/util.py": "import inspect\n"
-                                "def camel(alias):\n    def deco(f):\n"
-                                "        inspect.currentframe().f_back.f_locals[alias] = f\n"
-                                "        return f\n    return deco\n"}
+                 "pkg/util.py": _CAMEL_ALIAS}
         self.assertEqual(runtime_shape(files, "camelName"), [("a", "POSITIONAL_OR_KEYWORD", None)])
         state = resolve(files, "import pkg", "pkg.camelName")
         self.assertEqual(state["status"], "unresolved")
@@ -465,12 +470,8 @@ class NamesWrittenByCodeTest(unittest.TestCase):
     def test_what_such_a_decorator_writes_is_found_through_a_star_import_and_in_a_class_body(self):
         # pyparsing 3.0's shape: @replaces_prePEP8_function("countedArray") in helpers.py, exported
         # by the package's `from .helpers import *`, and on methods, where it writes into the class.
-        util = ("import inspect\n"
-                "def camel(alias):\n    def deco(f):\n"
-                "        inspect.currentframe().f_back.f_locals[alias] = f\n"
-                "        return f\n    return deco\n")
         files = {"pkg/__init__.py": "from .helpers import *\nfrom .core import Element\n",
-                 "pkg/util.py": util,
+                 "pkg/util.py": _CAMEL_ALIAS,
                  "pkg/helpers.py": "from .util import camel\n@camel('countedArray')\ndef counted_array(expr): pass\n",
                  "pkg/core.py": "from .util import camel\nclass Base:\n"
                                 "    @camel('setDebug')\n    def set_debug(self, flag=True): pass\n"
